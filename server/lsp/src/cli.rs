@@ -1,0 +1,66 @@
+//! The command line (DESIGN.md §2). Parsing only; `main.rs` dispatches.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rein",
+    version,
+    about = "A coding agent that lives in your editor"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the language server on stdio (this is what editors start).
+    Lsp,
+    /// Run a task without an editor: edits go to disk after approval.
+    Run(RunArgs),
+    /// Fix a failing test in a sample project, end to end, and show each step.
+    Demo,
+    /// Show the timeline of a task.
+    Trace(TraceArgs),
+    /// Check configuration, provider reachability and sandbox support.
+    Doctor,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("task").required(true).args(["fix_test", "instruction"]))]
+pub struct RunArgs {
+    /// The project to work in (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// Approve every proposed edit and command without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// The test to fix, as `PATH::NAME` (e.g. `tests/test_cart.py::test_total`).
+    #[arg(long, value_name = "PATH::NAME")]
+    pub fix_test: Option<String>,
+    /// What to do, in plain words.
+    pub instruction: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    pub task_id: String,
+    /// Write a self-contained HTML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+impl Command {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Lsp => "lsp",
+            Self::Run(_) => "run",
+            Self::Demo => "demo",
+            Self::Trace(_) => "trace",
+            Self::Doctor => "doctor",
+        }
+    }
+}

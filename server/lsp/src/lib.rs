@@ -1,0 +1,25 @@
+//! `rein` is the binary and the only crate that knows LSP: it adapts the
+//! editor's messages to the plain Rust types of `rein-text` and `rein-core`
+//! and back (`proto.rs`), hosts the document store, and runs the CLI.
+//!
+//! Handlers stay thin and follow two rules that keep the transport sound
+//! (tower-lsp-server runs handlers concurrently):
+//! - document notifications change the store **before their first
+//!   `.await`**, so edits apply in the order the editor sent them;
+//! - **no handler awaits a server→client request**: such requests are
+//!   spawned with a timeout (`client_requests.rs`), because awaiting one
+//!   inside a handler can deadlock the transport.
+//!
+//! It must never hold domain logic of its own, and never write anything but
+//! LSP frames to stdout.
+
+pub mod cli;
+mod client_requests;
+mod ext;
+mod framing;
+mod guard;
+pub mod logging;
+mod proto;
+mod server;
+
+pub use server::{Backend, ServerHandle, ServerOptions, build_service, serve, start};

@@ -1,0 +1,52 @@
+//! The command line of the real binary.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Command;
+
+use rein_testkit::rein_binary;
+
+fn rein(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(rein_binary().unwrap())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn help_lists_every_subcommand() {
+    let (code, stdout, _) = rein(&["--help"]);
+    assert_eq!(code, 0);
+    for sub in ["lsp", "run", "demo", "trace", "doctor"] {
+        assert!(stdout.contains(sub), "{sub} missing from:\n{stdout}");
+    }
+}
+
+#[test]
+fn unbuilt_subcommands_say_so_and_fail() {
+    for args in [
+        &["run", "--yes", "fix the cart"][..],
+        &["run", "--fix-test", "tests/test_cart.py::test_total"],
+        &["demo"],
+        &["trace", "t-1"],
+        &["doctor"],
+    ] {
+        let (code, stdout, stderr) = rein(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stderr.contains("not built yet"), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+    }
+}
+
+#[test]
+fn run_needs_a_task() {
+    let (code, _, stderr) = rein(&["run"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--fix-test"), "{stderr}");
+}

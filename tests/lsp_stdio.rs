@@ -1,0 +1,127 @@
+//! The real `rein` binary, spawned and spoken to over stdio as an editor
+//! would: framing, logging to stderr only, and exit codes.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use rein_testkit::{LspClient, rein_binary};
+use serde_json::json;
+use tokio::process::{Child, ChildStdin, Command};
+
+const URI: &str = "file:///project/src/cart.py";
+
+fn spawn() -> (Child, LspClient<ChildStdin>) {
+    let mut child = Command::new(rein_binary().unwrap())
+        .arg("lsp")
+        .env("REIN_LOG", "debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    (
+        child,
+        LspClient::new(stdout, stdin).with_timeout(Duration::from_secs(30)),
+    )
+}
+
+async fn initialize(client: &mut LspClient<ChildStdin>) {
+    let response = client
+        .request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        response["result"]["capabilities"]["positionEncoding"],
+        "utf-16"
+    );
+    client.notify("initialized", json!({})).await.unwrap();
+}
+
+async fn finish(child: Child) -> (i32, String) {
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("rein lsp did not exit")
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_whole_session_over_stdio() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "python", "version": 1, "text": "def total(items):\r\n    return 0  # 😀\r\n"}}),
+    )
+    .await
+    .unwrap();
+    // UTF-16: after the first change 😀 spans columns 25..27.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 1, "character": 11}, "end": {"line": 1, "character": 12}}, "text": "sum(items)"},
+            {"range": {"start": {"line": 1, "character": 27}, "end": {"line": 1, "character": 27}}, "text": "!"}
+        ]}),
+    )
+    .await
+    .unwrap();
+    // A broken frame on the way does not end the session.
+    c.send_raw(b"Content-Length: 3\r\n\r\n{{{").await.unwrap();
+    assert_eq!(c.recv().await.unwrap()["error"]["code"], -32700);
+
+    let state = c
+        .request(
+            "rein/documentState",
+            json!({"uri": URI, "includeText": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        state["result"]["text"],
+        "def total(items):\r\n    return sum(items)  # 😀!\r\n"
+    );
+    assert_eq!(state["result"]["version"], 2);
+
+    assert_eq!(
+        c.request("shutdown", json!(null)).await.unwrap()["result"],
+        json!(null)
+    );
+    c.notify("exit", json!(null)).await.unwrap();
+    let (code, stderr) = finish(child).await;
+    assert_eq!(code, 0, "stderr:\n{stderr}");
+    // Logs went to stderr (stdout carried only frames, or parsing above
+    // would have failed).
+    assert!(stderr.contains("initialize"), "stderr:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "stderr:\n{stderr}");
+}
+
+#[tokio::test]
+async fn exit_without_shutdown_is_exit_code_one() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    c.notify("exit", json!(null)).await.unwrap();
+    let (code, stderr) = finish(child).await;
+    assert_eq!(code, 1, "stderr:\n{stderr}");
+}
+
+#[tokio::test]
+async fn the_editor_going_away_ends_the_server() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    drop(c); // Closes stdin, as a crashed editor would.
+    let (code, stderr) = finish(child).await;
+    assert_eq!(code, 1, "stderr:\n{stderr}");
+}
