@@ -1,10 +1,30 @@
 //! `rein-models` talks to language models: one provider-neutral
-//! `ModelClient` trait with Anthropic Messages and OpenAI-compatible Chat
+//! [`ModelClient`] trait with Anthropic Messages and OpenAI-compatible Chat
 //! Completions adapters (streamed over SSE), retries, token counting and cost.
 //!
 //! It is the only crate that knows provider wire formats. It must never
 //! decide what to do with a reply (that is `rein-core`'s job), never send a
 //! request whose tool calls and results are unpaired, and never let an API
 //! key reach a log, a trace, an error message or `Debug` output.
-//!
-//! Not built yet: see the open issue "Model providers".
+
+mod anthropic;
+mod assemble;
+mod client;
+pub mod config;
+mod error;
+mod openai;
+pub mod pairing;
+pub mod pricing;
+mod reply;
+pub mod retry;
+mod secret;
+pub mod sse;
+pub mod tokens;
+mod types;
+
+pub use client::{EventStream, ModelClient, anthropic_client, build_client, openai_client};
+pub use config::{ConfigError, ProviderConfig, ProviderKind, ProviderSettings, Timeouts};
+pub use error::ModelError;
+pub use reply::{ModelReply, collect};
+pub use secret::{ApiKey, redact};
+pub use types::*;

@@ -1,0 +1,371 @@
+//! The `ModelClient` trait and the HTTP driver both adapters share:
+//! pairing repair, the request, retries with backoff, timeouts, streaming
+//! and cancellation. Adapters only translate (see [`Wire`]).
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::{Stream, StreamExt};
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ProviderConfig, ProviderKind};
+use crate::error::ModelError;
+use crate::pairing;
+use crate::sse::{SseEvent, SseParser};
+use crate::types::{ModelEvent, ModelRequest};
+
+/// The events of one model call. Ends after `Stop`, or with one `Err`.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;
+
+/// A model behind some wire format. Cheap to share (`Arc`).
+pub trait ModelClient: Send + Sync {
+    /// "anthropic", "openai", …: for messages and traces.
+    fn provider(&self) -> &'static str;
+
+    fn model(&self) -> &str;
+
+    /// Starts a call. The stream stops at once when `cancel` fires (ending
+    /// with `Err(ModelError::Cancelled)`) or when it is dropped.
+    fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> EventStream;
+}
+
+/// A wire format: how to phrase a request and read the answer.
+pub(crate) trait Wire: Send + Sync + 'static {
+    fn provider(&self) -> &'static str;
+    fn url(&self) -> String;
+    fn headers(&self) -> Result<HeaderMap, ModelError>;
+    fn body(&self, request: &ModelRequest, stream: bool) -> Value;
+    fn decoder(&self) -> Box<dyn Decoder>;
+    /// A whole non-streamed reply as events.
+    fn parse_reply(&self, body: &[u8]) -> Result<Vec<ModelEvent>, ModelError>;
+    /// A non-2xx response as an error.
+    fn error(&self, status: u16, headers: &HeaderMap, body: &[u8], model: &str) -> ModelError;
+}
+
+/// Turns SSE events into model events, statefully.
+pub(crate) trait Decoder: Send {
+    fn event(&mut self, event: SseEvent) -> Result<Vec<ModelEvent>, ModelError>;
+    /// The stream ended: the closing events, or why the reply is incomplete.
+    fn end(&mut self) -> Result<Vec<ModelEvent>, ModelError>;
+    /// The reply is complete; nothing more is expected.
+    fn is_done(&self) -> bool;
+}
+
+/// Builds the client for `config`. The scripted provider is not built here:
+/// the binary starts the fake server and points an HTTP client at it.
+pub fn build_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, ModelError> {
+    match config.provider {
+        ProviderKind::Anthropic => {
+            let key = config.api_key.clone().ok_or(ModelError::MissingApiKey {
+                provider: "Anthropic",
+                env_var: "ANTHROPIC_API_KEY",
+            })?;
+            let wire = crate::anthropic::Anthropic::new(&config.base_url, key);
+            Ok(Arc::new(HttpClient::new(wire, config)?))
+        }
+        ProviderKind::OpenAi => {
+            if config.api_key.is_none() && config.base_url.contains("api.openai.com") {
+                return Err(ModelError::MissingApiKey {
+                    provider: "OpenAI",
+                    env_var: "OPENAI_API_KEY",
+                });
+            }
+            let wire = crate::openai::OpenAi::new(&config.base_url, config.api_key.clone());
+            Ok(Arc::new(HttpClient::new(wire, config)?))
+        }
+        ProviderKind::Scripted => Err(ModelError::InvalidRequest(
+            "the scripted provider is started by the rein binary, not built from a config alone"
+                .into(),
+        )),
+    }
+}
+
+/// Builds an Anthropic-format client for any base URL (the scripted
+/// provider and tests use it with the fake server).
+pub fn anthropic_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, ModelError> {
+    let key = config.api_key.clone().ok_or(ModelError::MissingApiKey {
+        provider: "Anthropic",
+        env_var: "ANTHROPIC_API_KEY",
+    })?;
+    Ok(Arc::new(HttpClient::new(
+        crate::anthropic::Anthropic::new(&config.base_url, key),
+        config,
+    )?))
+}
+
+/// Builds an OpenAI-format client for any base URL.
+pub fn openai_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, ModelError> {
+    Ok(Arc::new(HttpClient::new(
+        crate::openai::OpenAi::new(&config.base_url, config.api_key.clone()),
+        config,
+    )?))
+}
+
+pub(crate) struct HttpClient<W> {
+    inner: Arc<Inner<W>>,
+}
+
+struct Inner<W> {
+    wire: W,
+    http: reqwest::Client,
+    config: ProviderConfig,
+}
+
+impl<W: Wire> HttpClient<W> {
+    pub(crate) fn new(wire: W, config: &ProviderConfig) -> Result<Self, ModelError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.timeouts.connect)
+            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ModelError::Transport {
+                provider: wire.provider(),
+                reason: e.to_string(),
+            })?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                wire,
+                http,
+                config: config.clone(),
+            }),
+        })
+    }
+}
+
+impl<W: Wire> ModelClient for HttpClient<W> {
+    fn provider(&self) -> &'static str {
+        self.inner.wire.provider()
+    }
+
+    fn model(&self) -> &str {
+        &self.inner.config.model
+    }
+
+    fn stream(&self, mut request: ModelRequest, cancel: CancellationToken) -> EventStream {
+        let (tx, rx) = mpsc::channel(64);
+        let inner = Arc::clone(&self.inner);
+        tokio::spawn(async move {
+            match pairing::repair(&mut request.messages) {
+                Ok(repairs) if !repairs.is_empty() => {
+                    tracing::warn!(?repairs, "repaired tool call pairing")
+                }
+                Ok(_) => {}
+                Err(error) => {
+                    let _ = tx.send(Err(error)).await;
+                    return;
+                }
+            }
+            inner.run(request, cancel, tx).await;
+        });
+        Box::pin(futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|item| (item, rx))
+        }))
+    }
+}
+
+type Sender = mpsc::Sender<Result<ModelEvent, ModelError>>;
+
+/// The consumer went away: stop quietly.
+struct Gone;
+
+impl<W: Wire> Inner<W> {
+    async fn run(&self, request: ModelRequest, cancel: CancellationToken, tx: Sender) {
+        let body = self.wire.body(&request, self.config.stream);
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let outcome = tokio::select! {
+                biased;
+                () = cancel.cancelled() => Err(Ok(ModelError::Cancelled)),
+                outcome = self.attempt(&body, &request.model, &tx) => outcome,
+            };
+            let error = match outcome {
+                Ok(()) | Err(Err(Gone)) => return,
+                Err(Ok(error)) => error,
+            };
+            let Some(delay) = self.config.retry.plan(attempts, &error) else {
+                let error = if attempts > 1 && error.is_transient() {
+                    ModelError::RetriesExhausted {
+                        attempts,
+                        last: Box::new(error),
+                    }
+                } else {
+                    error
+                };
+                let _ = tx.send(Err(error)).await;
+                return;
+            };
+            tracing::warn!(provider = self.wire.provider(), attempt = attempts, ?delay, %error, "retrying model call");
+            let retrying = ModelEvent::Retrying {
+                attempt: attempts,
+                delay,
+                reason: error.to_string(),
+            };
+            if tx.send(Ok(retrying)).await.is_err() {
+                return;
+            }
+            tokio::select! {
+                () = cancel.cancelled() => {
+                    let _ = tx.send(Err(ModelError::Cancelled)).await;
+                    return;
+                }
+                () = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+
+    /// One HTTP attempt. `Err(Ok(e))`: failed with `e`; `Err(Err(Gone))`:
+    /// nobody is listening any more.
+    async fn attempt(
+        &self,
+        body: &Value,
+        model: &str,
+        tx: &Sender,
+    ) -> Result<(), Result<ModelError, Gone>> {
+        let provider = self.wire.provider();
+        let url = self.wire.url();
+        let headers = self.wire.headers().map_err(Ok)?;
+        let response = self
+            .http
+            .post(&url)
+            .headers(headers)
+            .json(body)
+            .timeout(self.config.timeouts.request)
+            .send()
+            .await
+            .map_err(|e| Ok(self.send_error(&url, &e)))?;
+
+        let status = response.status().as_u16();
+        if !(200..300).contains(&status) {
+            let headers = response.headers().clone();
+            let body = read_body(response, provider, self.config.timeouts.idle)
+                .await
+                .map_err(Ok)?;
+            return Err(Ok(self.wire.error(status, &headers, &body, model)));
+        }
+
+        if !self.config.stream {
+            let body = read_body(response, provider, self.config.timeouts.idle)
+                .await
+                .map_err(Ok)?;
+            for event in self.wire.parse_reply(&body).map_err(Ok)? {
+                tx.send(Ok(event)).await.map_err(|_| Err(Gone))?;
+            }
+            return Ok(());
+        }
+
+        let mut bytes = response.bytes_stream();
+        let mut sse = SseParser::new();
+        let mut decoder = self.wire.decoder();
+        while !decoder.is_done() {
+            let chunk = match tokio::time::timeout(self.config.timeouts.idle, bytes.next()).await {
+                Err(_) => {
+                    return Err(Ok(ModelError::IdleTimeout {
+                        provider,
+                        after: self.config.timeouts.idle,
+                    }));
+                }
+                Ok(None) => break,
+                Ok(Some(Err(e))) => return Err(Ok(self.body_error(&e))),
+                Ok(Some(Ok(chunk))) => chunk,
+            };
+            for event in sse.feed(&chunk) {
+                for model_event in decoder.event(event).map_err(Ok)? {
+                    tx.send(Ok(model_event)).await.map_err(|_| Err(Gone))?;
+                }
+            }
+        }
+        if !decoder.is_done() {
+            for model_event in decoder.end().map_err(Ok)? {
+                tx.send(Ok(model_event)).await.map_err(|_| Err(Gone))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn send_error(&self, url: &str, e: &reqwest::Error) -> ModelError {
+        let provider = self.wire.provider();
+        if e.is_timeout() {
+            ModelError::RequestTimeout {
+                provider,
+                after: self.config.timeouts.request,
+            }
+        } else if e.is_connect() {
+            ModelError::Connect {
+                url: url.to_owned(),
+                reason: root_cause(e),
+            }
+        } else {
+            ModelError::Transport {
+                provider,
+                reason: root_cause(e),
+            }
+        }
+    }
+
+    fn body_error(&self, e: &reqwest::Error) -> ModelError {
+        let provider = self.wire.provider();
+        if e.is_timeout() {
+            ModelError::RequestTimeout {
+                provider,
+                after: self.config.timeouts.request,
+            }
+        } else {
+            ModelError::StreamCut {
+                provider,
+                reason: root_cause(e),
+            }
+        }
+    }
+}
+
+/// Reads a whole (error or non-streamed) body, bounded in size and time.
+async fn read_body(
+    response: reqwest::Response,
+    provider: &'static str,
+    idle: std::time::Duration,
+) -> Result<Vec<u8>, ModelError> {
+    const LIMIT: usize = 64 * 1024 * 1024;
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    loop {
+        match tokio::time::timeout(idle, stream.next()).await {
+            Err(_) => {
+                return Err(ModelError::IdleTimeout {
+                    provider,
+                    after: idle,
+                });
+            }
+            Ok(None) => return Ok(body),
+            Ok(Some(Err(e))) => {
+                return Err(ModelError::StreamCut {
+                    provider,
+                    reason: root_cause(&e),
+                });
+            }
+            Ok(Some(Ok(chunk))) => {
+                if body.len() + chunk.len() > LIMIT {
+                    return Err(ModelError::Protocol {
+                        provider,
+                        reason: format!("the reply is over {LIMIT} bytes"),
+                    });
+                }
+                body.extend_from_slice(&chunk);
+            }
+        }
+    }
+}
+
+/// The innermost error's text: reqwest's outer message ("error sending
+/// request for url …") says less than what caused it.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = e;
+    let mut text = current.to_string();
+    while let Some(source) = current.source() {
+        current = source;
+        text = current.to_string();
+    }
+    text
+}

@@ -1,0 +1,366 @@
+//! Which provider, model, endpoint and key to use, resolved from layered
+//! settings (DESIGN.md §3): the editor, then `.rein/config.toml`, then the
+//! user's config file (each a [`ProviderSettings`], highest first), then the
+//! environment, then defaults.
+//!
+//! The environment is passed in as a function, never read here directly,
+//! so tests never touch the process environment.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pricing::{Price, PriceTable};
+use crate::retry::RetryPolicy;
+use crate::secret::ApiKey;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    Anthropic,
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// A scenario played by the fake model server (`rein demo`, tests).
+    Scripted,
+}
+
+impl ProviderKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::OpenAi => "openai",
+            Self::Scripted => "scripted",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "anthropic" | "claude" => Some(Self::Anthropic),
+            "openai" | "openai-compatible" | "ollama" | "llamacpp" | "llama.cpp" | "vllm" => {
+                Some(Self::OpenAi)
+            }
+            "scripted" | "fake" => Some(Self::Scripted),
+            _ => None,
+        }
+    }
+}
+
+/// One layer of settings. Every field is optional; JSON from an editor may
+/// use camelCase (`baseUrl`), TOML files snake_case (`base_url`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ProviderSettings {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    #[serde(alias = "baseUrl")]
+    pub base_url: Option<String>,
+    /// Accepted from an editor's secret storage; discouraged in files.
+    #[serde(alias = "apiKey")]
+    pub api_key: Option<String>,
+    pub stream: Option<bool>,
+    #[serde(alias = "maxRetries")]
+    pub max_retries: Option<u32>,
+    #[serde(alias = "connectTimeoutSecs")]
+    pub connect_timeout_secs: Option<u64>,
+    #[serde(alias = "requestTimeoutSecs")]
+    pub request_timeout_secs: Option<u64>,
+    #[serde(alias = "idleTimeoutSecs")]
+    pub idle_timeout_secs: Option<u64>,
+    pub prices: BTreeMap<String, Price>,
+    /// The scenario file for the scripted provider.
+    pub scenario: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timeouts {
+    pub connect: Duration,
+    /// The whole call, stream included.
+    pub request: Duration,
+    /// The longest silence tolerated inside a stream.
+    pub idle: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(10),
+            request: Duration::from_secs(600),
+            // Anthropic pings every few seconds; local servers can think for
+            // a while before the first token on a cold model.
+            idle: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Everything needed to build a client. `Debug` never shows the key.
+#[derive(Clone, Debug)]
+pub struct ProviderConfig {
+    pub provider: ProviderKind,
+    pub model: String,
+    /// Without the endpoint path: `https://api.anthropic.com`,
+    /// `https://api.openai.com/v1`, `http://localhost:11434/v1`.
+    pub base_url: String,
+    pub api_key: Option<ApiKey>,
+    pub stream: bool,
+    pub retry: RetryPolicy,
+    pub timeouts: Timeouts,
+    pub prices: PriceTable,
+    pub scenario: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "no model provider is configured: set ANTHROPIC_API_KEY (Anthropic), OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server such as Ollama (http://localhost:11434/v1) or llama.cpp (http://localhost:8080/v1); or REIN_PROVIDER=scripted for the demo scenario"
+    )]
+    NoProvider,
+    #[error(
+        "unknown provider {0:?}: use anthropic, openai (also for Ollama, llama.cpp, vLLM, DeepSeek, OpenRouter) or scripted"
+    )]
+    UnknownProvider(String),
+    #[error(
+        "no model is set for {base_url}: set REIN_MODEL to a model that server serves (e.g. qwen2.5-coder:7b on Ollama)"
+    )]
+    NoModel { base_url: String },
+    #[error("the base URL {0:?} is not an http(s) URL")]
+    BadBaseUrl(String),
+}
+
+pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
+pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+const ANTHROPIC_DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+const OPENAI_DEFAULT_MODEL: &str = "gpt-5-mini";
+
+impl ProviderConfig {
+    /// Resolves `layers` (highest precedence first), then `env`, then
+    /// defaults.
+    pub fn resolve(
+        layers: &[ProviderSettings],
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let env = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let first = |get: &dyn Fn(&ProviderSettings) -> Option<String>| layers.iter().find_map(get);
+
+        let provider = match first(&|l| l.provider.clone()).or_else(|| env("REIN_PROVIDER")) {
+            Some(name) => ProviderKind::parse(&name).ok_or(ConfigError::UnknownProvider(name))?,
+            None if env("ANTHROPIC_API_KEY").is_some() => ProviderKind::Anthropic,
+            None if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() => {
+                ProviderKind::OpenAi
+            }
+            None => return Err(ConfigError::NoProvider),
+        };
+        let (key_var, base_var, default_base) = match provider {
+            ProviderKind::Anthropic => (
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_BASE_URL",
+                ANTHROPIC_DEFAULT_BASE,
+            ),
+            ProviderKind::OpenAi => ("OPENAI_API_KEY", "OPENAI_BASE_URL", OPENAI_DEFAULT_BASE),
+            // The fake server's address is only known once it runs.
+            ProviderKind::Scripted => (
+                "REIN_SCRIPTED_API_KEY",
+                "REIN_SCRIPTED_BASE_URL",
+                "http://127.0.0.1",
+            ),
+        };
+        let base_url = first(&|l| l.base_url.clone())
+            .or_else(|| env(base_var))
+            .unwrap_or_else(|| default_base.to_owned());
+        let base_url = normalize_base_url(provider, &base_url)?;
+        let model = match first(&|l| l.model.clone()).or_else(|| env("REIN_MODEL")) {
+            Some(model) => model,
+            None => match provider {
+                ProviderKind::Anthropic => ANTHROPIC_DEFAULT_MODEL.to_owned(),
+                ProviderKind::OpenAi if base_url == OPENAI_DEFAULT_BASE => {
+                    OPENAI_DEFAULT_MODEL.to_owned()
+                }
+                ProviderKind::OpenAi => return Err(ConfigError::NoModel { base_url }),
+                ProviderKind::Scripted => "scripted".to_owned(),
+            },
+        };
+        let api_key = first(&|l| l.api_key.clone())
+            .or_else(|| env(key_var))
+            .and_then(ApiKey::new);
+
+        let mut retry = RetryPolicy::default();
+        if let Some(n) = layers.iter().find_map(|l| l.max_retries) {
+            retry.max_retries = n;
+        }
+        let mut timeouts = Timeouts::default();
+        let secs = |get: fn(&ProviderSettings) -> Option<u64>| {
+            layers.iter().find_map(get).map(Duration::from_secs)
+        };
+        if let Some(t) = secs(|l| l.connect_timeout_secs) {
+            timeouts.connect = t;
+        }
+        if let Some(t) = secs(|l| l.request_timeout_secs) {
+            timeouts.request = t;
+        }
+        if let Some(t) = secs(|l| l.idle_timeout_secs) {
+            timeouts.idle = t;
+        }
+        // Lower layers' prices first, so higher layers overwrite them.
+        let mut prices = PriceTable::default();
+        for layer in layers.iter().rev() {
+            prices.overrides.extend(layer.prices.clone());
+        }
+        Ok(Self {
+            provider,
+            model,
+            base_url,
+            api_key,
+            stream: layers.iter().find_map(|l| l.stream).unwrap_or(true),
+            retry,
+            timeouts,
+            prices,
+            scenario: layers
+                .iter()
+                .find_map(|l| l.scenario.clone())
+                .or_else(|| env("REIN_SCENARIO").map(PathBuf::from)),
+        })
+    }
+
+    /// The environment variable that holds this provider's key, for messages.
+    pub fn key_env_var(&self) -> &'static str {
+        match self.provider {
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            ProviderKind::OpenAi => "OPENAI_API_KEY",
+            ProviderKind::Scripted => "REIN_SCRIPTED_API_KEY",
+        }
+    }
+}
+
+/// Trims trailing slashes; for Anthropic also a trailing `/v1` (the
+/// endpoint adds it), so both `https://api.anthropic.com` and
+/// `https://api.anthropic.com/v1` work. OpenAI-format bases keep their
+/// path: servers differ (`/v1`, `/api/v1`, none) and users copy them from
+/// their server's docs.
+fn normalize_base_url(provider: ProviderKind, url: &str) -> Result<String, ConfigError> {
+    let trimmed = url.trim().trim_end_matches('/');
+    if !(trimmed.starts_with("http://") || trimmed.starts_with("https://")) {
+        return Err(ConfigError::BadBaseUrl(url.to_owned()));
+    }
+    let trimmed = match provider {
+        ProviderKind::Anthropic => trimmed.strip_suffix("/v1").unwrap_or(trimmed),
+        _ => trimmed,
+    };
+    Ok(trimmed.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn provider_is_inferred_from_keys() {
+        let c = ProviderConfig::resolve(&[], &env(&[("ANTHROPIC_API_KEY", "sk-ant-xyz")])).unwrap();
+        assert_eq!(
+            (c.provider, c.model.as_str(), c.base_url.as_str()),
+            (
+                ProviderKind::Anthropic,
+                "claude-sonnet-4-5",
+                "https://api.anthropic.com"
+            )
+        );
+        assert_eq!(c.api_key.as_ref().map(ApiKey::expose), Some("sk-ant-xyz"));
+
+        let c = ProviderConfig::resolve(
+            &[],
+            &env(&[
+                ("OPENAI_BASE_URL", "http://localhost:11434/v1/"),
+                ("REIN_MODEL", "qwen2.5-coder:7b"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            (c.provider, c.base_url.as_str(), c.api_key.is_none()),
+            (ProviderKind::OpenAi, "http://localhost:11434/v1", true)
+        );
+
+        assert_eq!(
+            ProviderConfig::resolve(&[], &env(&[])).unwrap_err(),
+            ConfigError::NoProvider
+        );
+        assert_eq!(
+            ProviderConfig::resolve(
+                &[],
+                &env(&[("OPENAI_BASE_URL", "http://localhost:8080/v1")])
+            )
+            .unwrap_err(),
+            ConfigError::NoModel {
+                base_url: "http://localhost:8080/v1".into()
+            }
+        );
+    }
+
+    #[test]
+    fn layers_beat_the_environment_in_order() {
+        let editor = ProviderSettings {
+            model: Some("claude-opus-4-5".into()),
+            ..Default::default()
+        };
+        let workspace: ProviderSettings = serde_json::from_str(r#"{"provider": "anthropic", "model": "ignored", "baseUrl": "https://proxy.example/v1", "maxRetries": 1}"#).unwrap();
+        let c = ProviderConfig::resolve(
+            &[editor, workspace],
+            &env(&[
+                ("REIN_PROVIDER", "openai"),
+                ("ANTHROPIC_API_KEY", "k-123456789"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                c.provider,
+                c.model.as_str(),
+                c.base_url.as_str(),
+                c.retry.max_retries
+            ),
+            (
+                ProviderKind::Anthropic,
+                "claude-opus-4-5",
+                "https://proxy.example",
+                1
+            )
+        );
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        assert_eq!(
+            ProviderConfig::resolve(&[], &env(&[("REIN_PROVIDER", "gemini")]))
+                .unwrap_err()
+                .to_string(),
+            "unknown provider \"gemini\": use anthropic, openai (also for Ollama, llama.cpp, vLLM, DeepSeek, OpenRouter) or scripted"
+        );
+        assert!(matches!(
+            ProviderConfig::resolve(
+                &[],
+                &env(&[
+                    ("ANTHROPIC_API_KEY", "k"),
+                    ("ANTHROPIC_BASE_URL", "api.anthropic.com")
+                ])
+            ),
+            Err(ConfigError::BadBaseUrl(_))
+        ));
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        let c = ProviderConfig::resolve(&[], &env(&[("ANTHROPIC_API_KEY", "sk-ant-SUPERSECRET")]))
+            .unwrap();
+        let debug = format!("{c:?}");
+        assert!(!debug.contains("SUPERSECRET"), "{debug}");
+        assert!(debug.contains("ApiKey(<redacted>)"), "{debug}");
+    }
+}
