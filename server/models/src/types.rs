@@ -124,7 +124,7 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_output_tokens: u32,
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
     pub cache: CachePlan,
 }
 

@@ -1,12 +1,16 @@
 //! `rein-testkit` is what Rein's tests stand on: an LSP client that speaks
 //! raw JSON-RPC frames (so tests compare whole messages, exactly as an editor
 //! would see them), helpers to find and spawn the real `rein` binary, and
-//! (with the providers issue) the fake model server and fixture projects.
+//! [`fake_model`], a scripted model server speaking the Anthropic and OpenAI
+//! wire formats.
 //!
-//! It must never be a dependency of shipping code, and it must never reach
-//! the network: everything it serves listens on 127.0.0.1.
+//! One part ships: `rein demo` uses the fake model server as its "scripted"
+//! provider, so the binary depends on this crate for that purpose alone.
+//! Nothing here ever reaches the network: everything it serves listens on
+//! 127.0.0.1.
 
 mod bin;
+pub mod fake_model;
 mod lsp_client;
 
 pub use bin::{BinaryError, rein_binary};

@@ -1,0 +1,231 @@
+//! What goes back on the socket for one request: a [`Plan`] built from the
+//! rendered reply and the faults, then sent. Fault behaviour that is the same
+//! for both providers (cutting, slowing, resetting) lives here once.
+
+use std::time::Duration;
+
+use super::WireFormat;
+use super::api_error::{ApiError, anthropic_status, openai_status};
+use super::http::{Connection, response_head};
+use super::openai::StreamStyle;
+use super::resolve::ResolvedReply;
+use super::scenario::Fault;
+use super::sse::split_point;
+use super::{anthropic, openai};
+
+/// How to answer one request.
+#[derive(Debug)]
+pub(crate) enum Plan {
+    /// A body with `Content-Length`.
+    Whole {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        body: Vec<u8>,
+        delay: Option<Duration>,
+        /// Send half the body, then drop the connection.
+        cut: bool,
+    },
+    /// SSE events in a chunked body.
+    Stream {
+        headers: Vec<(&'static str, String)>,
+        events: Vec<String>,
+        delay: Option<Duration>,
+        /// Drop the connection after the events, without the final chunk.
+        cut: bool,
+    },
+    /// Reset the connection without answering.
+    Reset,
+}
+
+/// Everything about the request that shapes the answer.
+pub(crate) struct Context {
+    pub(crate) format: WireFormat,
+    pub(crate) stream: bool,
+    pub(crate) request_id: String,
+    /// Unix seconds for OpenAI's `created`.
+    pub(crate) created: u64,
+    pub(crate) style: StreamStyle,
+}
+
+impl Context {
+    fn headers(&self, content_type: &str) -> Vec<(&'static str, String)> {
+        let request_id_header = match self.format {
+            WireFormat::Anthropic => "request-id",
+            WireFormat::OpenAi => "x-request-id",
+        };
+        vec![
+            ("content-type", content_type.to_string()),
+            (request_id_header, self.request_id.clone()),
+        ]
+    }
+}
+
+/// An error answer in the provider's format.
+pub(crate) fn error_plan(context: &Context, error: &ApiError, retry_after: Option<u64>) -> Plan {
+    let body = match context.format {
+        WireFormat::Anthropic => anthropic::error_body(error, &context.request_id),
+        WireFormat::OpenAi => openai::error_body(error),
+    };
+    let mut headers = context.headers("application/json");
+    if let Some(seconds) = retry_after {
+        headers.push(("retry-after", seconds.to_string()));
+    }
+    Plan::Whole {
+        status: error.status,
+        headers,
+        body,
+        delay: None,
+        cut: false,
+    }
+}
+
+/// The answer for a scripted reply, faults applied.
+pub(crate) fn reply_plan(context: &Context, reply: &ResolvedReply, faults: &[Fault]) -> Plan {
+    for fault in faults {
+        match fault {
+            Fault::ConnectionReset => return Plan::Reset,
+            Fault::Status {
+                status,
+                retry_after,
+                message,
+            } => {
+                let error =
+                    ApiError::for_status(context.format, *status, message.clone(), &reply.model);
+                return error_plan(context, &error, *retry_after);
+            }
+            _ => {}
+        }
+    }
+    let delay = faults.iter().find_map(|fault| match fault {
+        Fault::Slow { delay_ms } => Some(Duration::from_millis(*delay_ms)),
+        _ => None,
+    });
+    let stream_error = faults.iter().find_map(|fault| match fault {
+        Fault::StreamError {
+            after_events,
+            error_type,
+            message,
+        } => Some((*after_events, error_type.as_str(), message.as_str())),
+        _ => None,
+    });
+    let cut_after = faults.iter().find_map(|fault| match fault {
+        Fault::CutAfterEvents(events) => Some(*events),
+        _ => None,
+    });
+    if !context.stream {
+        if let Some((_, error_type, message)) = stream_error {
+            // Without a stream to break, the same failure is an HTTP status.
+            let status = match context.format {
+                WireFormat::Anthropic => anthropic_status(error_type),
+                WireFormat::OpenAi => openai_status(error_type),
+            };
+            return error_plan(context, &ApiError::with_status(status, message), None);
+        }
+        let body = match context.format {
+            WireFormat::Anthropic => anthropic::message_body(reply),
+            WireFormat::OpenAi => openai::completion_body(reply, context.created),
+        };
+        return Plan::Whole {
+            status: 200,
+            headers: context.headers("application/json"),
+            body,
+            delay,
+            cut: cut_after.is_some(),
+        };
+    }
+    let mut events = match context.format {
+        WireFormat::Anthropic => anthropic::stream_events(reply, context.style.chunk_chars),
+        WireFormat::OpenAi => openai::stream_events(reply, context.created, context.style),
+    };
+    if let Some((after, error_type, message)) = stream_error {
+        events.truncate(after);
+        events.push(match context.format {
+            WireFormat::Anthropic => anthropic::error_event(error_type, message),
+            WireFormat::OpenAi => openai::error_event(error_type, message),
+        });
+    }
+    if let Some(after) = cut_after {
+        events.truncate(after);
+    }
+    let mut headers = context.headers("text/event-stream; charset=utf-8");
+    headers.push(("cache-control", "no-cache".to_string()));
+    Plan::Stream {
+        headers,
+        events,
+        delay,
+        cut: cut_after.is_some(),
+    }
+}
+
+impl Plan {
+    /// Sends the answer; returns the connection if it can serve another
+    /// request. `close` is the client's wish (or ours) to end after this one.
+    pub(crate) async fn send(self, mut connection: Connection, close: bool) -> Option<Connection> {
+        let keep = match self {
+            Plan::Reset => {
+                connection.reset();
+                return None;
+            }
+            Plan::Whole {
+                status,
+                mut headers,
+                body,
+                delay,
+                cut,
+            } => {
+                // Announce the close when we know we will cut, so pooling
+                // clients do not reuse the connection on their own.
+                let close = close || cut;
+                headers.push(("content-length", body.len().to_string()));
+                headers.push(("connection", connection_value(close)));
+                if let Some(delay) = delay {
+                    tokio::time::sleep(delay).await;
+                }
+                let sent_body = if cut {
+                    &body[..body.len() / 2]
+                } else {
+                    &body[..]
+                };
+                let mut bytes = response_head(status, &headers);
+                bytes.extend_from_slice(sent_body);
+                connection.write_all(&bytes).await.ok()?;
+                !close
+            }
+            Plan::Stream {
+                mut headers,
+                events,
+                delay,
+                cut,
+            } => {
+                let close = close || cut;
+                headers.push(("transfer-encoding", "chunked".to_string()));
+                headers.push(("connection", connection_value(close)));
+                connection
+                    .write_all(&response_head(200, &headers))
+                    .await
+                    .ok()?;
+                for (index, event) in events.iter().enumerate() {
+                    if index > 0
+                        && let Some(delay) = delay
+                    {
+                        tokio::time::sleep(delay).await;
+                    }
+                    let bytes = event.as_bytes();
+                    let (first, second) = bytes.split_at(split_point(bytes, index).unwrap_or(0));
+                    connection.write_chunk(first).await.ok()?;
+                    connection.write_chunk(second).await.ok()?;
+                }
+                if cut {
+                    return None;
+                }
+                connection.finish_chunks().await.ok()?;
+                !close
+            }
+        };
+        keep.then_some(connection)
+    }
+}
+
+fn connection_value(close: bool) -> String {
+    if close { "close" } else { "keep-alive" }.to_string()
+}

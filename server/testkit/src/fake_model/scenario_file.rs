@@ -1,0 +1,344 @@
+//! How scenarios look in JSON files: flat objects meant to be written by
+//! hand. Each type here mirrors one in `scenario.rs`; the conversions check
+//! what serde's derive cannot (exactly one kind of fault, no branch inside a
+//! branch), and their messages gain serde_json's line and column.
+
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+
+use super::scenario::{Block, Case, Fault, Reply, ReplyParts, Step, StopReason, ToolCall, Usage};
+
+/// A step or a reply. `branch`/`otherwise` are only accepted for a step.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReplyFile {
+    #[serde(default, skip_serializing, rename = "comment")]
+    _comment: IgnoredAny,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    thinking: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<ToolCall>,
+    /// The general form, for blocks in any order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    content: Vec<BlockFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stop: Option<StopReason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fault: Option<Fault>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    faults: Vec<Fault>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    branch: Option<Vec<Case>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    otherwise: Option<Reply>,
+}
+
+/// One element of `content`: `{"thinking": "…"}`, `{"text": "…"}` or
+/// `{"tool_call": {"name": …, "input": …}}`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum BlockFile {
+    Thinking(String),
+    Text(String),
+    ToolCall(ToolCall),
+}
+
+impl TryFrom<ReplyFile> for Step {
+    type Error = String;
+
+    fn try_from(file: ReplyFile) -> Result<Self, String> {
+        let Some(cases) = file.branch else {
+            return Reply::try_from(file).map(Step::Reply);
+        };
+        let Some(otherwise) = file.otherwise else {
+            return Err("a `branch` needs an `otherwise` reply".into());
+        };
+        let has_reply_fields = file.thinking.is_some()
+            || file.text.is_some()
+            || !file.tool_calls.is_empty()
+            || !file.content.is_empty()
+            || file.stop.is_some()
+            || file.usage.is_some()
+            || file.fault.is_some()
+            || !file.faults.is_empty();
+        if has_reply_fields {
+            return Err(
+                "a step with `branch` only takes `branch` and `otherwise`; put the reply fields in the cases"
+                    .into(),
+            );
+        }
+        Ok(Step::Branch { cases, otherwise })
+    }
+}
+
+impl TryFrom<ReplyFile> for Reply {
+    type Error = String;
+
+    fn try_from(file: ReplyFile) -> Result<Self, String> {
+        if file.branch.is_some() || file.otherwise.is_some() {
+            return Err(
+                "`branch`/`otherwise` are only allowed for a step of `replies`, not inside a branch"
+                    .into(),
+            );
+        }
+        let shorthand =
+            file.thinking.is_some() || file.text.is_some() || !file.tool_calls.is_empty();
+        if shorthand && !file.content.is_empty() {
+            return Err("use either `content` or `thinking`/`text`/`tool_calls`, not both".into());
+        }
+        let mut content: Vec<Block> = file.thinking.into_iter().map(Block::Thinking).collect();
+        content.extend(file.text.map(Block::Text));
+        content.extend(file.tool_calls.into_iter().map(Block::ToolCall));
+        content.extend(file.content.into_iter().map(|block| match block {
+            BlockFile::Thinking(text) => Block::Thinking(text),
+            BlockFile::Text(text) => Block::Text(text),
+            BlockFile::ToolCall(call) => Block::ToolCall(call),
+        }));
+        if let Some(call) = content.iter().find_map(|block| match block {
+            Block::ToolCall(call) if !call.input.is_object() => Some(call),
+            _ => None,
+        }) {
+            return Err(format!(
+                "the input of tool call `{}` must be a JSON object",
+                call.name
+            ));
+        }
+        Ok(Reply {
+            parts: ReplyParts {
+                content,
+                stop: file.stop,
+                usage: file.usage,
+                faults: file.fault.into_iter().chain(file.faults).collect(),
+            },
+        })
+    }
+}
+
+impl From<Step> for ReplyFile {
+    fn from(step: Step) -> Self {
+        match step {
+            Step::Reply(reply) => reply.into(),
+            Step::Branch { cases, otherwise } => ReplyFile {
+                branch: Some(cases),
+                otherwise: Some(otherwise),
+                ..ReplyFile::default()
+            },
+        }
+    }
+}
+
+impl From<Reply> for ReplyFile {
+    fn from(reply: Reply) -> Self {
+        let reply = reply.parts;
+        let mut file = ReplyFile {
+            stop: reply.stop,
+            usage: reply.usage,
+            ..ReplyFile::default()
+        };
+        if reply.faults.len() == 1 {
+            file.fault = reply.faults.into_iter().next();
+        } else {
+            file.faults = reply.faults;
+        }
+        if fits_shorthand(&reply.content) {
+            for block in reply.content {
+                match block {
+                    Block::Thinking(text) => file.thinking = Some(text),
+                    Block::Text(text) => file.text = Some(text),
+                    Block::ToolCall(call) => file.tool_calls.push(call),
+                }
+            }
+        } else {
+            file.content = reply
+                .content
+                .into_iter()
+                .map(|block| match block {
+                    Block::Thinking(text) => BlockFile::Thinking(text),
+                    Block::Text(text) => BlockFile::Text(text),
+                    Block::ToolCall(call) => BlockFile::ToolCall(call),
+                })
+                .collect();
+        }
+        file
+    }
+}
+
+/// Whether `thinking`/`text`/`tool_calls` can say it: at most one thinking
+/// block, then at most one text block, then tool calls.
+fn fits_shorthand(content: &[Block]) -> bool {
+    let rank = |block: &Block| match block {
+        Block::Thinking(_) => 0,
+        Block::Text(_) => 1,
+        Block::ToolCall(_) => 2,
+    };
+    content.windows(2).all(|pair| match (&pair[0], &pair[1]) {
+        (Block::ToolCall(_), Block::ToolCall(_)) => true,
+        (a, b) => rank(a) < rank(b),
+    })
+}
+
+/// A fault: an object whose one "kind" key says what goes wrong.
+///
+/// `{"status": 429, "retry_after": 1, "message": "…"}`, `{"connection_reset": true}`,
+/// `{"cut_after_events": 5}`, `{"malformed_tool_json": true}`, `{"delay_ms": 20}`,
+/// `{"stream_error": "overloaded_error", "after_events": 3, "message": "Overloaded"}`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FaultFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retry_after: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    connection_reset: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cut_after_events: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    malformed_tool_json: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    delay_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stream_error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    after_events: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+}
+
+const FAULT_KINDS: &str = "`status`, `connection_reset`, `cut_after_events`, `malformed_tool_json`, `delay_ms`, `stream_error`";
+
+impl TryFrom<FaultFile> for Fault {
+    type Error = String;
+
+    fn try_from(file: FaultFile) -> Result<Self, String> {
+        let kinds = [
+            ("status", file.status.is_some()),
+            ("connection_reset", file.connection_reset.is_some()),
+            ("cut_after_events", file.cut_after_events.is_some()),
+            ("malformed_tool_json", file.malformed_tool_json.is_some()),
+            ("delay_ms", file.delay_ms.is_some()),
+            ("stream_error", file.stream_error.is_some()),
+        ];
+        let present: Vec<&str> = kinds
+            .iter()
+            .filter(|(_, present)| *present)
+            .map(|(name, _)| *name)
+            .collect();
+        let [kind] = present.as_slice() else {
+            return Err(format!(
+                "a fault needs exactly one of {FAULT_KINDS}; found {}",
+                if present.is_empty() {
+                    "none".to_string()
+                } else {
+                    present.join(", ")
+                }
+            ));
+        };
+        if file.retry_after.is_some() && *kind != "status" {
+            return Err("`retry_after` only goes with `status`".into());
+        }
+        if file.after_events.is_some() && *kind != "stream_error" {
+            return Err("`after_events` only goes with `stream_error`".into());
+        }
+        if file.message.is_some() && !matches!(*kind, "status" | "stream_error") {
+            return Err("`message` only goes with `status` or `stream_error`".into());
+        }
+        let fault = match *kind {
+            "status" => Fault::Status {
+                status: file.status.unwrap_or_default(),
+                retry_after: file.retry_after,
+                message: file.message,
+            },
+            "connection_reset" => flag(
+                file.connection_reset,
+                "connection_reset",
+                Fault::ConnectionReset,
+            )?,
+            "cut_after_events" => Fault::CutAfterEvents(file.cut_after_events.unwrap_or_default()),
+            "malformed_tool_json" => flag(
+                file.malformed_tool_json,
+                "malformed_tool_json",
+                Fault::MalformedToolJson,
+            )?,
+            "delay_ms" => Fault::Slow {
+                delay_ms: file.delay_ms.unwrap_or_default(),
+            },
+            _ => {
+                let error_type = file.stream_error.unwrap_or_default();
+                Fault::StreamError {
+                    after_events: file.after_events.unwrap_or_default(),
+                    message: file
+                        .message
+                        .unwrap_or_else(|| default_stream_error_message(&error_type)),
+                    error_type,
+                }
+            }
+        };
+        Ok(fault)
+    }
+}
+
+/// `true` selects the fault; `false` would be a confusing way to say nothing.
+fn flag(value: Option<bool>, name: &str, fault: Fault) -> Result<Fault, String> {
+    match value {
+        Some(true) => Ok(fault),
+        _ => Err(format!(
+            "`{name}` must be true (leave the fault out instead)"
+        )),
+    }
+}
+
+fn default_stream_error_message(error_type: &str) -> String {
+    match error_type {
+        "overloaded_error" => "Overloaded".into(),
+        "api_error" | "server_error" => "Internal server error".into(),
+        other => other.to_string(),
+    }
+}
+
+impl From<Fault> for FaultFile {
+    fn from(fault: Fault) -> Self {
+        match fault {
+            Fault::Status {
+                status,
+                retry_after,
+                message,
+            } => FaultFile {
+                status: Some(status),
+                retry_after,
+                message,
+                ..FaultFile::default()
+            },
+            Fault::ConnectionReset => FaultFile {
+                connection_reset: Some(true),
+                ..FaultFile::default()
+            },
+            Fault::CutAfterEvents(events) => FaultFile {
+                cut_after_events: Some(events),
+                ..FaultFile::default()
+            },
+            Fault::MalformedToolJson => FaultFile {
+                malformed_tool_json: Some(true),
+                ..FaultFile::default()
+            },
+            Fault::Slow { delay_ms } => FaultFile {
+                delay_ms: Some(delay_ms),
+                ..FaultFile::default()
+            },
+            Fault::StreamError {
+                after_events,
+                error_type,
+                message,
+            } => FaultFile {
+                stream_error: Some(error_type),
+                after_events: Some(after_events),
+                message: Some(message),
+                ..FaultFile::default()
+            },
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! The running server: accepting connections on 127.0.0.1, routing each
+//! request, validating it, consuming a scenario step, and recording it all.
+
+use std::collections::VecDeque;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::api_error::ApiError;
+use super::conditions::RequestTexts;
+use super::http::{Connection, HttpError, HttpRequest};
+use super::openai::StreamStyle;
+use super::plan::{Context, Plan, error_plan, reply_plan};
+use super::resolve::{Ids, RequestFacts, resolve};
+use super::scenario::{Scenario, Step};
+use super::validate::validate;
+use super::{RecordedRequest, WireFormat};
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum FakeModelError {
+    /// Binding or inspecting the listening socket failed.
+    #[error("cannot listen on 127.0.0.1: {0}")]
+    Bind(#[source] std::io::Error),
+}
+
+/// A fake model server listening on `127.0.0.1:<random port>`, answering
+/// Anthropic and OpenAI requests from a [`Scenario`]. Stops when dropped.
+#[derive(Debug)]
+pub struct FakeModel {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: JoinHandle<()>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    require_api_key: bool,
+    ollama_tool_calls: bool,
+    chunk_chars: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    steps: VecDeque<Step>,
+    consumed: usize,
+    requests: Vec<RecordedRequest>,
+    violations: Vec<String>,
+    ids: Ids,
+}
+
+impl FakeModel {
+    /// Binds 127.0.0.1 on a free port and starts serving `scenario`. Must be
+    /// called inside a tokio runtime.
+    pub async fn start(scenario: Scenario) -> Result<FakeModel, FakeModelError> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .map_err(FakeModelError::Bind)?;
+        let addr = listener.local_addr().map_err(FakeModelError::Bind)?;
+        let shared = Arc::new(Shared {
+            require_api_key: scenario.require_api_key,
+            ollama_tool_calls: scenario.ollama_parallel_tool_calls,
+            chunk_chars: scenario.text_chunk_chars,
+            state: Mutex::new(State {
+                steps: scenario.replies.into(),
+                consumed: 0,
+                requests: Vec::new(),
+                violations: Vec::new(),
+                ids: Ids::default(),
+            }),
+        });
+        let task = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
+        Ok(FakeModel { addr, shared, task })
+    }
+
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// Every validation failure so far, as `"<METHOD> <path>: <message>"`.
+    pub fn violations(&self) -> Vec<String> {
+        self.shared.lock().violations.clone()
+    }
+
+    /// Scenario steps not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.shared.lock().steps.len()
+    }
+}
+
+impl Drop for FakeModel {
+    /// Aborting the accept loop drops its `JoinSet`, which aborts every
+    /// connection task too.
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(serve_connection(stream, Arc::clone(&shared)));
+                }
+                // Out of file descriptors, say: back off instead of spinning.
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+}
+
+async fn serve_connection(stream: TcpStream, shared: Arc<Shared>) {
+    let mut connection = Connection::new(stream);
+    loop {
+        let request = match connection.read_request().await {
+            Ok(Some(request)) => request,
+            Ok(None) | Err(HttpError::Io(_) | HttpError::Truncated) => return,
+            Err(HttpError::Bad { status, message }) => {
+                shared
+                    .lock()
+                    .violations
+                    .push(format!("malformed HTTP request: {message}"));
+                let _ = malformed_http_plan(status, &message)
+                    .send(connection, true)
+                    .await;
+                return;
+            }
+        };
+        let close = request.wants_close;
+        let plan = shared.answer(&request);
+        match plan.send(connection, close).await {
+            Some(open) => connection = open,
+            None => return,
+        }
+    }
+}
+
+/// Before we know which API the client meant, a neutral JSON error.
+fn malformed_http_plan(status: u16, message: &str) -> Plan {
+    let body = serde_json::json!({"error": {"type": "invalid_request_error", "message": message}});
+    Plan::Whole {
+        status,
+        headers: vec![("content-type", "application/json".to_string())],
+        body: body.to_string().into_bytes(),
+        delay: None,
+        cut: false,
+    }
+}
+
+enum Route {
+    Api(WireFormat),
+    NotFound(WireFormat),
+}
+
+fn route(request: &HttpRequest) -> Route {
+    let format = match (request.method.as_str(), request.path()) {
+        ("POST", "/v1/messages") => return Route::Api(WireFormat::Anthropic),
+        ("POST", "/chat/completions" | "/v1/chat/completions") => {
+            return Route::Api(WireFormat::OpenAi);
+        }
+        // Answer strays in the dialect the client seems to speak.
+        _ if request.headers.contains_key("anthropic-version")
+            || request.headers.contains_key("x-api-key") =>
+        {
+            WireFormat::Anthropic
+        }
+        _ => WireFormat::OpenAi,
+    };
+    Route::NotFound(format)
+}
+
+impl Shared {
+    /// A poisoned lock only means a test thread panicked elsewhere; the data
+    /// is still the best record we have.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Validates, records, consumes a step and plans the answer. Recording
+    /// happens before anything is sent, so a client that has its response
+    /// always finds its request in `requests()`.
+    fn answer(&self, request: &HttpRequest) -> Plan {
+        let (format, found) = match route(request) {
+            Route::Api(format) => (format, true),
+            Route::NotFound(format) => (format, false),
+        };
+        let parsed: Result<Value, serde_json::Error> = serde_json::from_slice(&request.body);
+        let body = match &parsed {
+            Ok(body) => body.clone(),
+            // Keep what was sent, readable, for the test to look at.
+            Err(_) => Value::String(String::from_utf8_lossy(&request.body).into_owned()),
+        };
+        let stream = body.get("stream").and_then(Value::as_bool) == Some(true);
+        let include_usage = body
+            .pointer("/stream_options/include_usage")
+            .and_then(Value::as_bool)
+            == Some(true);
+        let mut state = self.lock();
+        let context = Context {
+            format,
+            stream,
+            request_id: state.ids.request(),
+            created: unix_now(),
+            style: StreamStyle {
+                include_usage,
+                ollama_tool_calls: self.ollama_tool_calls,
+                chunk_chars: self.chunk_chars,
+            },
+        };
+        let errors = match &parsed {
+            _ if !found => vec![not_found(format, request)],
+            Err(error) => vec![invalid_json(format, error)],
+            Ok(body) => validate(format, &request.headers, body, self.require_api_key),
+        };
+        let mut record = RecordedRequest {
+            format,
+            method: request.method.clone(),
+            path: request.target.clone(),
+            headers: request.headers.clone(),
+            body,
+            violations: errors.iter().map(|e| e.message.clone()).collect(),
+            step: None,
+        };
+        if let Some(first) = errors.first() {
+            state.record(record);
+            return error_plan(&context, first, None);
+        }
+        let Some(step) = state.steps.pop_front() else {
+            let error = ApiError::with_status(
+                500,
+                format!(
+                    "fake model: scenario exhausted after {} replies",
+                    state.consumed
+                ),
+            );
+            record.violations.push(error.message.clone());
+            state.record(record);
+            return error_plan(&context, &error, None);
+        };
+        record.step = Some(state.consumed);
+        state.consumed += 1;
+        let texts = RequestTexts::of(format, &record.body);
+        let reply = step.choose(|condition| texts.matches(condition));
+        let facts = RequestFacts {
+            format,
+            body: &record.body,
+            body_bytes: request.body.len(),
+        };
+        let resolved = resolve(reply, &facts, &mut state.ids);
+        let plan = reply_plan(&context, &resolved, &reply.faults);
+        state.record(record);
+        plan
+    }
+}
+
+impl State {
+    fn record(&mut self, request: RecordedRequest) {
+        for violation in &request.violations {
+            self.violations
+                .push(format!("{} {}: {violation}", request.method, request.path));
+        }
+        self.requests.push(request);
+    }
+}
+
+fn not_found(format: WireFormat, request: &HttpRequest) -> ApiError {
+    let message = match format {
+        WireFormat::Anthropic => "Not Found".to_string(),
+        WireFormat::OpenAi => format!("Invalid URL ({} {})", request.method, request.path()),
+    };
+    ApiError::with_status(404, message)
+}
+
+fn invalid_json(format: WireFormat, error: &serde_json::Error) -> ApiError {
+    match format {
+        WireFormat::Anthropic => ApiError::invalid(format!(
+            "There was an error parsing the body of your request: {error}"
+        )),
+        WireFormat::OpenAi => ApiError::invalid(
+            "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. \
+             The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+        ),
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or_default()
+}
