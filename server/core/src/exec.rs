@@ -1,0 +1,79 @@
+//! The `Exec` trait: running a shell command for `run_tests` and
+//! `run_command`, and what the harness needs back from it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+/// How many output lines the model sees from a command.
+pub const TAIL_LINES: usize = 50;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandKind {
+    /// The project's test command (failing tests are extracted).
+    Test,
+    /// Any other command.
+    Other,
+}
+
+/// A command to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// Run with `sh -c`.
+    pub command: String,
+    /// Inside the workspace.
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    /// Where the full output (stdout and stderr interleaved) is written.
+    pub log_path: PathBuf,
+    pub kind: CommandKind,
+}
+
+/// What a command did. The full output is in `log_path`; only a bounded
+/// amount is held here, however much the command printed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandResult {
+    /// `None` when killed (timeout, cancel) or ended by a signal.
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    pub duration: Duration,
+    /// The last [`TAIL_LINES`] lines of output.
+    pub tail: Vec<String>,
+    /// Failing tests found in the output (test commands), in order, deduplicated.
+    pub failures: Vec<String>,
+    pub log_path: PathBuf,
+    pub total_lines: u64,
+    pub total_bytes: u64,
+}
+
+impl CommandResult {
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.cancelled
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    #[error("could not start `{command}`: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("could not write the command log {path}: {reason}")]
+    Log { path: String, reason: String },
+}
+
+/// Runs commands. The host implementation (`crate::host::process`) runs
+/// each in its own process group, kills the whole group on timeout or
+/// cancellation, scrubs API keys from the environment and spills the
+/// output to the log file.
+#[async_trait]
+pub trait Exec: Send + Sync {
+    async fn run(
+        &self,
+        spec: CommandSpec,
+        cancel: CancellationToken,
+    ) -> Result<CommandResult, ExecError>;
+}

@@ -1,0 +1,8 @@
+//! The host: the only code in `rein-core` that touches the disk or spawns
+//! processes. It implements the traits the loop uses, for the headless CLI
+//! and for files the editor does not have open.
+
+pub mod disk;
+pub mod failures;
+pub mod process;
+pub mod testcmd;

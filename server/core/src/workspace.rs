@@ -1,0 +1,211 @@
+//! The `Workspace` trait: how the harness reads files and proposes edits,
+//! without knowing whether an editor (live buffers, approval in the editor)
+//! or the disk (the headless CLI) is behind it.
+//!
+//! Paths crossing this trait are workspace-relative, with `/` separators,
+//! already checked by [`crate::paths`] to stay inside the workspace.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use rein_text::ContentHash;
+use serde::{Deserialize, Serialize};
+
+/// Which text a read saw: the editor buffer's version when the file is open
+/// there, and always the content hash. An edit carries the version it was
+/// based on, so a change made since (the user typing) is detected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadVersion {
+    /// The LSP document version, when the text came from an open buffer.
+    pub buffer_version: Option<i32>,
+    pub hash: ContentHash,
+}
+
+impl ReadVersion {
+    pub fn of_disk(text: &str) -> Self {
+        Self {
+            buffer_version: None,
+            hash: ContentHash::of_str(text),
+        }
+    }
+
+    /// A short label for messages: `v5` for a buffer, `#1a2b3c4d` for disk.
+    pub fn label(&self) -> String {
+        match self.buffer_version {
+            Some(v) => format!("v{v}"),
+            None => format!("#{}", &self.hash.to_hex()[..8]),
+        }
+    }
+}
+
+/// A file's text as read, with the version it was read at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRead {
+    pub path: String,
+    pub text: String,
+    pub version: ReadVersion,
+}
+
+/// The result of listing files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// Workspace-relative paths, sorted.
+    pub paths: Vec<String>,
+    /// How many more matched than were returned.
+    pub truncated: usize,
+}
+
+/// One line matching a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchHit {
+    pub path: String,
+    /// 1-based.
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchResult {
+    pub hits: Vec<SearchHit>,
+    pub truncated: usize,
+}
+
+/// An `edit_file` the harness has checked and wants applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditRequest {
+    /// For the editor's change annotation ("Rein: fix test_total").
+    pub label: String,
+    /// What the change does, in a sentence, for the approval prompt.
+    pub description: String,
+    pub path: String,
+    /// The version the model read before asking for this edit.
+    pub base: ReadVersion,
+    pub old_text: String,
+    pub new_text: String,
+    pub replace_all: bool,
+    /// `true` when the policy says `ask`: the user approves in the editor
+    /// (or on the terminal).
+    pub needs_confirmation: bool,
+}
+
+/// A new file the harness wants created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreateRequest {
+    pub label: String,
+    pub description: String,
+    pub path: String,
+    pub content: String,
+    pub needs_confirmation: bool,
+}
+
+/// What became of a proposed change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditOutcome {
+    /// Applied and confirmed; the file is now at `version`.
+    Applied {
+        version: ReadVersion,
+        /// Set when the file had changed since the model read it and the
+        /// edit was rebased onto the current text (its `old_text` was
+        /// still there, exactly once).
+        rebased_from: Option<ReadVersion>,
+    },
+    /// The user said no.
+    Rejected { reason: String },
+    /// The file changed since it was read and the edit no longer fits.
+    Stale { current: ReadVersion },
+    /// Not confirmed either way (the editor said applied but never showed
+    /// the change): the file must be read again before anything else.
+    Unknown { detail: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("{path} not found{}", did_you_mean(.suggestions))]
+    NotFound {
+        path: String,
+        suggestions: Vec<String>,
+    },
+    #[error("{path} is a directory, not a file")]
+    IsADirectory { path: String },
+    #[error("{path} already exists")]
+    AlreadyExists { path: String },
+    #[error("{path} is not text (binary or not UTF-8)")]
+    NotText { path: String },
+    #[error(
+        "{path} is {size} bytes, over the {limit}-byte limit for reading at once; read a line range"
+    )]
+    TooLarge { path: String, size: u64, limit: u64 },
+    #[error("{0}")]
+    Denied(String),
+    #[error("invalid pattern {pattern:?}: {reason}")]
+    BadPattern { pattern: String, reason: String },
+    #[error("{path}: {reason}")]
+    Io { path: String, reason: String },
+}
+
+fn did_you_mean(suggestions: &[String]) -> String {
+    match suggestions {
+        [] => String::new(),
+        [one] => format!("; did you mean {one}?"),
+        many => format!("; did you mean one of {}?", many.join(", ")),
+    }
+}
+
+/// Reads and changes the files of one workspace.
+#[async_trait]
+pub trait Workspace: Send + Sync {
+    /// The workspace root on disk (commands run here).
+    fn root(&self) -> &Path;
+
+    /// The current text of a file: the live buffer when the editor has it
+    /// open, else the disk.
+    async fn read_file(&self, path: &str) -> Result<FileRead, WorkspaceError>;
+
+    /// Files under `dir` (`""` for the root), respecting `.gitignore`,
+    /// optionally filtered by a glob over the relative path.
+    async fn list_files(
+        &self,
+        dir: &str,
+        glob: Option<&str>,
+        limit: usize,
+    ) -> Result<Listing, WorkspaceError>;
+
+    /// Lines matching the regular expression `pattern` under `dir`,
+    /// respecting `.gitignore`.
+    async fn search(
+        &self,
+        pattern: &str,
+        dir: &str,
+        glob: Option<&str>,
+        limit: usize,
+    ) -> Result<SearchResult, WorkspaceError>;
+
+    /// Applies (after approval, if asked) an edit based on `edit.base`.
+    async fn edit_file(&self, edit: EditRequest) -> Result<EditOutcome, WorkspaceError>;
+
+    /// Creates a file that does not exist yet.
+    async fn create_file(&self, create: CreateRequest) -> Result<EditOutcome, WorkspaceError>;
+
+    /// Makes the disk hold exactly the text of the buffers the harness
+    /// edited, so commands and tests never run against stale files.
+    async fn flush_to_disk(&self) -> Result<(), WorkspaceError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_help_the_model() {
+        let e = WorkspaceError::NotFound {
+            path: "carts.py".into(),
+            suggestions: vec!["cart.py".into()],
+        };
+        assert_eq!(e.to_string(), "carts.py not found; did you mean cart.py?");
+        let e = WorkspaceError::NotFound {
+            path: "x".into(),
+            suggestions: vec!["a".into(), "b".into()],
+        };
+        assert_eq!(e.to_string(), "x not found; did you mean one of a, b?");
+    }
+}
