@@ -5,17 +5,28 @@
 //!
 //! It must never know LSP or any model wire format. The loop reaches the
 //! editor, the disk and processes only through the traits it owns
-//! ([`Workspace`], [`Exec`], `Approver`, `ProgressSink`), implemented by the
+//! ([`Workspace`], [`Exec`], [`ports::Approver`], [`ports::ProgressSink`],
+//! [`ports::Verifier`], [`ports::Artifacts`]), implemented by the
 //! LSP adapter and by the headless CLI. The one place in this crate that
 //! touches the disk or spawns processes is [`host`], which implements those
 //! traits for the CLI and for files the editor does not have open.
 
+pub mod agent;
+pub mod budget;
+pub mod context;
+mod dispatch;
 pub mod edit;
 pub mod exec;
+pub mod fakes;
+pub mod guard;
 pub mod host;
 pub mod paths;
 pub mod permissions;
+pub mod ports;
+pub mod task;
 pub mod testfind;
+pub mod tools;
+pub mod verify;
 pub mod workspace;
 
 pub use exec::{CommandKind, CommandResult, CommandSpec, Exec, ExecError};

@@ -137,6 +137,11 @@ pub enum WorkspaceError {
     TooLarge { path: String, size: u64, limit: u64 },
     #[error("{0}")]
     Denied(String),
+    /// `edit_file`'s `old_text` does not fit the file the model read (not
+    /// found, ambiguous, empty, no change): the message says why and how to
+    /// fix the call (`crate::edit::MatchError::message`).
+    #[error("{0}")]
+    NoMatch(String),
     #[error("invalid pattern {pattern:?}: {reason}")]
     BadPattern { pattern: String, reason: String },
     #[error("{path}: {reason}")]

@@ -2,6 +2,7 @@
 //! processes. It implements the traits the loop uses, for the headless CLI
 //! and for files the editor does not have open.
 
+pub mod artifacts;
 pub mod disk;
 pub mod failures;
 pub mod process;

@@ -1,1 +1,840 @@
-//! (being written)
+//! A project's test command: which runner it uses ([`detect`]) and how to
+//! run one test, file or package with it ([`TestCommand::for_target`]).
+//!
+//! A `run_tests` target names tests the way the failure list and editors
+//! do: `path::name` (`tests/test_cart.py::TestCart::test_total`,
+//! `tests/cart.rs::total`, `pkg/cart/cart_test.go::TestTotal`,
+//! `src/cart.test.ts::Cart > total`), a path alone, or a name alone
+//! (`cart::tests::total`, `TestTotal`). Each runner gets the target in its
+//! own syntax, quoted for `sh`.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The test runners Rein knows how to drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Runner {
+    /// `cargo test` (a `Cargo.toml`).
+    Cargo,
+    /// `python3 -m pytest` (a pytest configuration or `conftest.py`).
+    Pytest,
+    /// `python3 -m unittest` (`test_*.py` files, no pytest configuration).
+    Unittest,
+    /// `npx vitest run` (vitest in `package.json`).
+    Vitest,
+    /// `npx jest` (jest in `package.json`).
+    Jest,
+    /// The package's `test` script, whatever it runs.
+    Npm,
+    /// `go test` (a `go.mod`).
+    Go,
+    /// A command configured by the user, with a `{target}` placeholder.
+    Custom,
+}
+
+impl Runner {
+    /// The command that runs the whole suite with this runner. For
+    /// [`Runner::Custom`], which has none, an empty string.
+    pub fn default_command(self) -> &'static str {
+        match self {
+            // `NO_COLOR` is set for every command, but cargo ignores it.
+            Runner::Cargo => "cargo test --color never",
+            Runner::Pytest => "python3 -m pytest -q",
+            Runner::Unittest => "python3 -m unittest",
+            Runner::Vitest => "npx vitest run",
+            Runner::Jest => "npx jest",
+            Runner::Npm => "npm test --",
+            Runner::Go => "go test ./...",
+            Runner::Custom => "",
+        }
+    }
+}
+
+/// How to run a project's tests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestCommand {
+    pub runner: Runner,
+    /// The command that runs every test; for [`Runner::Custom`], the
+    /// template with its `{target}` placeholder.
+    pub base: String,
+}
+
+/// Where a target goes in a custom command.
+pub const TARGET_PLACEHOLDER: &str = "{target}";
+
+impl TestCommand {
+    /// The runner with its usual command ([`Runner::default_command`]).
+    pub fn new(runner: Runner) -> Self {
+        Self {
+            runner,
+            base: runner.default_command().to_owned(),
+        }
+    }
+
+    /// A user-configured command such as `make test T={target}`.
+    pub fn custom(template: impl Into<String>) -> Self {
+        Self {
+            runner: Runner::Custom,
+            base: template.into(),
+        }
+    }
+
+    /// The command running `target` (every test when `None` or blank).
+    pub fn for_target(&self, target: Option<&str>) -> String {
+        let target = target.map(str::trim).filter(|t| !t.is_empty());
+        if self.runner == Runner::Custom {
+            return custom_command(&self.base, target);
+        }
+        let Some(target) = target else {
+            return self.base.clone();
+        };
+        let target = Target::parse(target);
+        let args = match self.runner {
+            Runner::Cargo => cargo_args(&target),
+            Runner::Pytest => pytest_args(&target),
+            Runner::Unittest => unittest_args(&target),
+            Runner::Vitest | Runner::Jest => js_args(&target),
+            Runner::Npm => vec![quote(target.raw)],
+            Runner::Go => return go_command(&self.base, &target),
+            Runner::Custom => Vec::new(),
+        };
+        join(&self.base, &args)
+    }
+}
+
+/// Finds how the project at `root` runs its tests, looking at its files
+/// only (nothing is run). When several ecosystems are present the first of
+/// cargo, go, python, node wins.
+pub fn detect(root: &Path) -> Option<TestCommand> {
+    let runner = if root.join("Cargo.toml").is_file() {
+        Runner::Cargo
+    } else if root.join("go.mod").is_file() {
+        Runner::Go
+    } else if has_pytest_config(root) {
+        Runner::Pytest
+    } else if has_python_tests(root) {
+        Runner::Unittest
+    } else {
+        node_runner(root)?
+    };
+    Some(TestCommand::new(runner))
+}
+
+// ---------------------------------------------------------------------------
+// Targets.
+
+/// A target split into the file (or directory) and the test name in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Target<'a> {
+    raw: &'a str,
+    path: Option<&'a str>,
+    name: Option<&'a str>,
+}
+
+/// Extensions of the source files a target may name.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "rs", "py", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts",
+];
+
+impl<'a> Target<'a> {
+    fn parse(raw: &'a str) -> Self {
+        let unprefixed = raw.strip_prefix("./").unwrap_or(raw);
+        // `path::name` (every runner), or vitest's own `path > name`.
+        for separator in ["::", " > "] {
+            if let Some((path, name)) = unprefixed.split_once(separator)
+                && looks_like_path(path)
+            {
+                let name = Some(name.trim()).filter(|n| !n.is_empty());
+                return Self {
+                    raw,
+                    path: Some(path),
+                    name,
+                };
+            }
+        }
+        if looks_like_path(unprefixed) {
+            Self {
+                raw,
+                path: Some(unprefixed),
+                name: None,
+            }
+        } else {
+            Self {
+                raw,
+                path: None,
+                name: Some(unprefixed),
+            }
+        }
+    }
+}
+
+/// Test names often have spaces (`Cart > adds items`) and may have
+/// slashes (go subtests `TestTotal/empty`); paths in a repository have no
+/// spaces, and a go test name is never a directory.
+fn looks_like_path(text: &str) -> bool {
+    let has_source_extension = extension(text).is_some_and(|e| SOURCE_EXTENSIONS.contains(&e));
+    !text.is_empty()
+        && !text.contains(char::is_whitespace)
+        && (has_source_extension || (text.contains('/') && !is_go_test_name(text)))
+}
+
+/// `TestTotal`, `TestTotal/empty`, `BenchmarkX`: go's `TestXxx` rule (the
+/// letter after the prefix is not lower case).
+fn is_go_test_name(text: &str) -> bool {
+    let first = text.split('/').next().unwrap_or(text);
+    ["Test", "Benchmark", "Example", "Fuzz"]
+        .iter()
+        .any(|prefix| {
+            first
+                .strip_prefix(prefix)
+                .is_some_and(|rest| !rest.starts_with(|c: char| c.is_lowercase()))
+        })
+}
+
+fn extension(path: &str) -> Option<&str> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.rsplit_once('.')
+        .map(|(_, ext)| ext)
+        .filter(|e| !e.is_empty())
+}
+
+fn is_directory(path: &str) -> bool {
+    path.ends_with('/') || extension(path).is_none()
+}
+
+/// `tests/cart.rs::total` → `--test cart total`: an integration test file
+/// is its own test binary. Elsewhere only the name filters (libtest
+/// filters are substrings of the full path, so `tests::total` matches
+/// `cart::tests::total`). A path that is not a Rust file is a filter too.
+fn cargo_args(target: &Target<'_>) -> Vec<String> {
+    let mut args = Vec::new();
+    match target.path {
+        Some(path) if !path.ends_with(".rs") => return vec![quote(target.raw)],
+        Some(path) => {
+            if let Some(binary) = integration_test_binary(path) {
+                args.push("--test".to_owned());
+                args.push(quote(binary));
+            }
+        }
+        None => {}
+    }
+    if let Some(name) = target.name {
+        args.push(quote(name));
+    }
+    args
+}
+
+/// The integration test binary a file is part of: `tests/cart.rs` and
+/// `tests/cart/main.rs` are `cart` (also inside a workspace member).
+fn integration_test_binary(path: &str) -> Option<&str> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let at = parts.iter().rposition(|p| *p == "tests")?;
+    match &parts[at + 1..] {
+        [file] => file.strip_suffix(".rs"),
+        [dir, "main.rs"] => Some(dir),
+        _ => None,
+    }
+}
+
+/// pytest takes node ids as they are; a name alone becomes `-k`.
+fn pytest_args(target: &Target<'_>) -> Vec<String> {
+    match (target.path, target.name) {
+        (Some(_), _) => vec![quote(target.raw.strip_prefix("./").unwrap_or(target.raw))],
+        (None, Some(name)) => vec!["-k".to_owned(), quote(name)],
+        (None, None) => Vec::new(),
+    }
+}
+
+/// unittest takes dotted names: `tests/test_cart.py::TestCart::test_total`
+/// → `tests.test_cart.TestCart.test_total`. A function outside a class has
+/// no dotted name: its module runs with `-k` (Python 3.7+).
+fn unittest_args(target: &Target<'_>) -> Vec<String> {
+    let Some(path) = target.path else {
+        let name = target.name.unwrap_or_default();
+        // A dotted name is already unittest's syntax; a bare one filters.
+        return if name.contains('.') {
+            vec![quote(name)]
+        } else {
+            vec!["-k".to_owned(), quote(name)]
+        };
+    };
+    if is_directory(path) {
+        let dir = path.trim_end_matches('/');
+        return ["discover", "-s", dir, "-t", "."].map(quote).to_vec();
+    }
+    let module = path.strip_suffix(".py").unwrap_or(path).replace('/', ".");
+    let parts: Vec<&str> = target
+        .name
+        .map(|n| n.split("::").collect())
+        .unwrap_or_default();
+    match parts.as_slice() {
+        [] => vec![quote(&module)],
+        [function] if function.starts_with("test") => {
+            vec![quote(&module), "-k".to_owned(), quote(function)]
+        }
+        parts => vec![quote(&format!("{module}.{}", parts.join(".")))],
+    }
+}
+
+/// jest and vitest: `[file] [-t name]`. `-t` is a regular expression
+/// matched against the describe blocks and the title joined by spaces.
+fn js_args(target: &Target<'_>) -> Vec<String> {
+    let mut args = Vec::new();
+    if let Some(path) = target.path {
+        args.push(quote(path));
+    }
+    if let Some(name) = target.name {
+        let words: Vec<&str> = name
+            .split(" > ")
+            .flat_map(|part| part.split(" › "))
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .collect();
+        args.push("-t".to_owned());
+        args.push(quote(&regex_escape(&words.join(" "))));
+    }
+    args
+}
+
+/// `go test <package> -run <pattern>`: the package is the file's
+/// directory; `-run` takes one anchored expression per subtest level.
+fn go_command(base: &str, target: &Target<'_>) -> String {
+    let package = match target.path {
+        Some(path) if is_directory(path) || path.ends_with("/...") => {
+            go_package(path.trim_end_matches('/'))
+        }
+        Some(path) => go_package(path.rsplit_once('/').map_or(".", |(dir, _)| dir)),
+        None => "./...".to_owned(),
+    };
+    let command = base.strip_suffix(" ./...").unwrap_or(base);
+    let mut args = vec![quote(&package)];
+    if let Some(name) = target.name {
+        let levels: Vec<String> = name
+            .split('/')
+            .map(|level| format!("^{}$", regex_escape(level)))
+            .collect();
+        args.push("-run".to_owned());
+        args.push(quote(&levels.join("/")));
+    }
+    join(command, &args)
+}
+
+fn go_package(dir: &str) -> String {
+    if dir == "." || dir.starts_with("./") || dir.starts_with('/') {
+        dir.to_owned()
+    } else {
+        format!("./{dir}")
+    }
+}
+
+/// Substitutes the quoted target for `{target}` (appends it when there is
+/// no placeholder); without a target, the placeholder becomes nothing.
+fn custom_command(template: &str, target: Option<&str>) -> String {
+    let value = target.map(quote).unwrap_or_default();
+    if template.contains(TARGET_PLACEHOLDER) {
+        template
+            .replace(TARGET_PLACEHOLDER, &value)
+            .trim()
+            .to_owned()
+    } else {
+        join(template.trim(), &[value])
+    }
+}
+
+fn join(base: &str, args: &[String]) -> String {
+    let mut command = base.to_owned();
+    for arg in args.iter().filter(|a| !a.is_empty()) {
+        command.push(' ');
+        command.push_str(arg);
+    }
+    command
+}
+
+/// Quotes `text` for `sh`: plain words stay as they are, anything else is
+/// single-quoted (a `'` inside becomes `'\''`).
+pub fn quote(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./:-".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_owned();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Escapes the characters that are special in the regular expressions of
+/// go's `-run` and of jest/vitest's `-t`, so a name matches literally.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if r"\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Detection.
+
+/// Configuration files are read up to this size: a larger one is not a
+/// configuration file we need to understand.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// How deep and how wide the search for Python test files goes, so
+/// detection stays quick in a huge tree.
+const MAX_SCAN_DEPTH: usize = 4;
+const MAX_SCAN_ENTRIES: usize = 5_000;
+
+/// Directories that never hold the project's own tests.
+const SKIPPED_DIRS: &[&str] = &[
+    "node_modules",
+    "venv",
+    "env",
+    "__pycache__",
+    "site-packages",
+    "target",
+    "build",
+    "dist",
+];
+
+fn has_pytest_config(root: &Path) -> bool {
+    let file = |name: &str| root.join(name).is_file();
+    file("pytest.ini")
+        || file(".pytest.ini")
+        || file("conftest.py")
+        || file("tests/conftest.py")
+        || has_section(&root.join("pyproject.toml"), |l| {
+            l.starts_with("[tool.pytest")
+        })
+        || has_section(&root.join("setup.cfg"), |l| l == "[tool:pytest]")
+        || has_section(&root.join("tox.ini"), |l| l == "[pytest]")
+}
+
+/// Whether a text file has a line (trimmed) for which `header` holds.
+fn has_section(path: &Path, header: impl Fn(&str) -> bool) -> bool {
+    read_capped(path).is_some_and(|text| text.lines().any(|l| header(l.trim())))
+}
+
+fn read_capped(path: &Path) -> Option<String> {
+    let file = fs::File::open(path).ok()?;
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// Whether a `test_*.py` file is near the root (unittest's discovery
+/// finds those).
+fn has_python_tests(root: &Path) -> bool {
+    let mut pending: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
+    let mut seen = 0;
+    while let Some((dir, depth)) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_SCAN_ENTRIES {
+                return false;
+            }
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_file() && name.starts_with("test_") && name.ends_with(".py") {
+                return true;
+            }
+            let skipped = name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_ref());
+            if kind.is_dir() && !skipped && depth < MAX_SCAN_DEPTH {
+                pending.push((entry.path(), depth + 1));
+            }
+        }
+    }
+    false
+}
+
+/// npm's placeholder `test` script, which only fails.
+const NPM_PLACEHOLDER: &str = "Error: no test specified";
+
+/// vitest or jest when the `test` script or the dependencies name one,
+/// else the `test` script itself.
+fn node_runner(root: &Path) -> Option<Runner> {
+    let text = read_capped(&root.join("package.json"))?;
+    let package: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let script = package
+        .get("scripts")
+        .and_then(|s| s.get("test"))
+        .and_then(|t| t.as_str())
+        .filter(|s| !s.contains(NPM_PLACEHOLDER));
+    let script_uses = |tool: &str| script.is_some_and(|s| s.contains(tool));
+    let depends_on = |tool: &str| {
+        ["dependencies", "devDependencies"]
+            .iter()
+            .any(|k| package.get(k).and_then(|d| d.get(tool)).is_some())
+    };
+    [Runner::Vitest, Runner::Jest]
+        .into_iter()
+        .find(|r| script_uses(js_tool(*r)))
+        .or_else(|| {
+            [Runner::Vitest, Runner::Jest]
+                .into_iter()
+                .find(|r| depends_on(js_tool(*r)))
+        })
+        .or(script.map(|_| Runner::Npm))
+}
+
+fn js_tool(runner: Runner) -> &'static str {
+    match runner {
+        Runner::Vitest => "vitest",
+        _ => "jest",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn run(runner: Runner, target: Option<&str>) -> String {
+        TestCommand::new(runner).for_target(target)
+    }
+
+    #[test]
+    fn targets_in_each_runners_syntax() {
+        use Runner::*;
+        let cases: &[(Runner, Option<&str>, &str)] = &[
+            (Cargo, None, "cargo test --color never"),
+            (Cargo, Some("total"), "cargo test --color never total"),
+            (
+                Cargo,
+                Some("cart::tests::total"),
+                "cargo test --color never cart::tests::total",
+            ),
+            (
+                Cargo,
+                Some("tests/cart.rs::total"),
+                "cargo test --color never --test cart total",
+            ),
+            (
+                Cargo,
+                Some("tests/cart.rs"),
+                "cargo test --color never --test cart",
+            ),
+            (
+                Cargo,
+                Some("tests/cart/main.rs::a::b"),
+                "cargo test --color never --test cart a::b",
+            ),
+            (
+                Cargo,
+                Some("crates/shop/tests/cart.rs::total"),
+                "cargo test --color never --test cart total",
+            ),
+            (
+                Cargo,
+                Some("src/cart.rs::tests::total"),
+                "cargo test --color never tests::total",
+            ),
+            (Cargo, Some("src/cart.rs"), "cargo test --color never"),
+            (
+                Cargo,
+                Some("shop/cart"),
+                "cargo test --color never shop/cart",
+            ),
+            (Pytest, None, "python3 -m pytest -q"),
+            (
+                Pytest,
+                Some("tests/test_cart.py::test_total"),
+                "python3 -m pytest -q tests/test_cart.py::test_total",
+            ),
+            (
+                Pytest,
+                Some("./tests/test_cart.py::TestCart::test_total"),
+                "python3 -m pytest -q tests/test_cart.py::TestCart::test_total",
+            ),
+            (
+                Pytest,
+                Some("tests/test_cart.py::test_param[a - b]"),
+                "python3 -m pytest -q 'tests/test_cart.py::test_param[a - b]'",
+            ),
+            (Pytest, Some("tests/"), "python3 -m pytest -q tests/"),
+            (
+                Pytest,
+                Some("test_total"),
+                "python3 -m pytest -q -k test_total",
+            ),
+            (Unittest, None, "python3 -m unittest"),
+            (
+                Unittest,
+                Some("tests/test_cart.py::TestCart::test_total"),
+                "python3 -m unittest tests.test_cart.TestCart.test_total",
+            ),
+            (
+                Unittest,
+                Some("tests/test_cart.py"),
+                "python3 -m unittest tests.test_cart",
+            ),
+            (
+                Unittest,
+                Some("tests/test_cart.py::TestCart"),
+                "python3 -m unittest tests.test_cart.TestCart",
+            ),
+            (
+                Unittest,
+                Some("tests/test_cart.py::test_total"),
+                "python3 -m unittest tests.test_cart -k test_total",
+            ),
+            (
+                Unittest,
+                Some("tests.test_cart.TestCart.test_total"),
+                "python3 -m unittest tests.test_cart.TestCart.test_total",
+            ),
+            (
+                Unittest,
+                Some("test_total"),
+                "python3 -m unittest -k test_total",
+            ),
+            (
+                Unittest,
+                Some("tests/"),
+                "python3 -m unittest discover -s tests -t .",
+            ),
+            (Vitest, None, "npx vitest run"),
+            (
+                Vitest,
+                Some("src/cart.test.ts::Cart > total"),
+                "npx vitest run src/cart.test.ts -t 'Cart total'",
+            ),
+            (
+                Vitest,
+                Some("src/cart.test.ts > Cart > total is (zero)"),
+                r"npx vitest run src/cart.test.ts -t 'Cart total is \(zero\)'",
+            ),
+            (
+                Vitest,
+                Some("src/cart.test.ts"),
+                "npx vitest run src/cart.test.ts",
+            ),
+            (Jest, Some("Cart › total"), "npx jest -t 'Cart total'"),
+            (
+                Jest,
+                Some("Cart > handles a/b >= 2"),
+                "npx jest -t 'Cart handles a/b >= 2'",
+            ),
+            (
+                Jest,
+                Some("src/cart.test.js::adds items"),
+                "npx jest src/cart.test.js -t 'adds items'",
+            ),
+            (Npm, None, "npm test --"),
+            (
+                Npm,
+                Some("src/cart.test.js"),
+                "npm test -- src/cart.test.js",
+            ),
+            (Go, None, "go test ./..."),
+            (
+                Go,
+                Some("pkg/cart/cart_test.go::TestTotal"),
+                "go test ./pkg/cart -run '^TestTotal$'",
+            ),
+            (
+                Go,
+                Some("cart_test.go::TestTotal"),
+                "go test . -run '^TestTotal$'",
+            ),
+            (
+                Go,
+                Some("pkg/cart/cart_test.go::TestTotal/empty_cart"),
+                "go test ./pkg/cart -run '^TestTotal$/^empty_cart$'",
+            ),
+            (Go, Some("TestTotal"), "go test ./... -run '^TestTotal$'"),
+            (
+                Go,
+                Some("TestTotal/empty"),
+                "go test ./... -run '^TestTotal$/^empty$'",
+            ),
+            (Go, Some("pkg/Testdata"), "go test ./pkg/Testdata"),
+            (Go, Some("pkg/cart"), "go test ./pkg/cart"),
+            (Go, Some("./pkg/..."), "go test ./pkg/..."),
+        ];
+        for (runner, target, expected) in cases {
+            assert_eq!(run(*runner, *target), *expected, "{runner:?} {target:?}");
+        }
+    }
+
+    #[test]
+    fn blank_targets_run_everything() {
+        assert_eq!(run(Runner::Go, Some("  ")), "go test ./...");
+        assert_eq!(run(Runner::Pytest, Some("")), "python3 -m pytest -q");
+    }
+
+    #[test]
+    fn custom_commands_take_the_target_in_place() {
+        let make = TestCommand::custom("make test T={target}");
+        assert_eq!(
+            make.for_target(Some("cart total")),
+            "make test T='cart total'"
+        );
+        assert_eq!(make.for_target(None), "make test T=");
+        let spaced = TestCommand::custom("./run-tests {target}");
+        assert_eq!(spaced.for_target(None), "./run-tests");
+        let bare = TestCommand::custom("./check.sh");
+        assert_eq!(bare.for_target(Some("x.py")), "./check.sh x.py");
+        assert_eq!(bare.for_target(None), "./check.sh");
+    }
+
+    #[test]
+    fn quoting_is_safe_for_sh() {
+        assert_eq!(quote("tests/a.py::b-c_1"), "tests/a.py::b-c_1");
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("$(rm -rf ~)"), "'$(rm -rf ~)'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote("a;b`c`"), "'a;b`c`'");
+    }
+
+    #[test]
+    fn hostile_targets_stay_one_argument() {
+        let out = run(Runner::Cargo, Some("x'; touch /tmp/pwned; echo '"));
+        assert_eq!(
+            out,
+            r"cargo test --color never 'x'\''; touch /tmp/pwned; echo '\'''"
+        );
+        let out = run(Runner::Go, Some("a/b_test.go::Test$(id)"));
+        assert_eq!(out, r"go test ./a -run '^Test\$\(id\)$'");
+    }
+
+    struct Project(tempfile::TempDir);
+
+    impl Project {
+        fn new(files: &[(&str, &str)]) -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            for (path, text) in files {
+                let path = dir.path().join(path);
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(path, text).unwrap();
+            }
+            Self(dir)
+        }
+
+        fn runner(&self) -> Option<Runner> {
+            detect(self.0.path()).map(|c| c.runner)
+        }
+    }
+
+    /// A project's files: path and content.
+    type Files = &'static [(&'static str, &'static str)];
+
+    #[test]
+    fn detects_each_ecosystem() {
+        use Runner::*;
+        let cases: &[(Files, Option<Runner>)] = &[
+            (
+                &[("Cargo.toml", "[package]\nname = \"cart\"\n")],
+                Some(Cargo),
+            ),
+            (&[("go.mod", "module example.com/cart\n")], Some(Go)),
+            (&[("pytest.ini", "[pytest]\n")], Some(Pytest)),
+            (&[("conftest.py", "")], Some(Pytest)),
+            (&[("tests/conftest.py", "")], Some(Pytest)),
+            (
+                &[(
+                    "pyproject.toml",
+                    "[project]\nname='c'\n\n[tool.pytest.ini_options]\n",
+                )],
+                Some(Pytest),
+            ),
+            (
+                &[("setup.cfg", "[metadata]\n[tool:pytest]\naddopts = -q\n")],
+                Some(Pytest),
+            ),
+            (&[("tox.ini", "[tox]\n[pytest]\n")], Some(Pytest)),
+            (
+                &[("tests/test_cart.py", "import unittest\n")],
+                Some(Unittest),
+            ),
+            (
+                &[("pyproject.toml", "[project]\n"), ("test_cart.py", "")],
+                Some(Unittest),
+            ),
+            (&[("pyproject.toml", "[project]\nname='c'\n")], None),
+            (
+                &[("package.json", r#"{"devDependencies": {"vitest": "^3"}}"#)],
+                Some(Vitest),
+            ),
+            (
+                &[("package.json", r#"{"devDependencies": {"jest": "^30"}}"#)],
+                Some(Jest),
+            ),
+            (
+                &[(
+                    "package.json",
+                    r#"{"scripts": {"test": "vitest"}, "devDependencies": {"jest": "1"}}"#,
+                )],
+                Some(Vitest),
+            ),
+            (
+                &[("package.json", r#"{"scripts": {"test": "mocha"}}"#)],
+                Some(Npm),
+            ),
+            (
+                &[(
+                    "package.json",
+                    r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}"#,
+                )],
+                None,
+            ),
+            (&[("package.json", "{ not json")], None),
+            (&[("README.md", "hello")], None),
+            (&[], None),
+            // Several at once: cargo, go, python, node.
+            (
+                &[("Cargo.toml", ""), ("go.mod", ""), ("pytest.ini", "")],
+                Some(Cargo),
+            ),
+            (
+                &[("go.mod", ""), ("pytest.ini", ""), ("package.json", "{}")],
+                Some(Go),
+            ),
+            (
+                &[
+                    ("pytest.ini", ""),
+                    ("package.json", r#"{"devDependencies": {"jest": "1"}}"#),
+                ],
+                Some(Pytest),
+            ),
+        ];
+        for (files, expected) in cases {
+            assert_eq!(Project::new(files).runner(), *expected, "{files:?}");
+        }
+    }
+
+    #[test]
+    fn python_tests_are_looked_for_only_where_they_live() {
+        let hidden = Project::new(&[
+            (".venv/lib/test_x.py", ""),
+            ("node_modules/p/test_y.py", ""),
+        ]);
+        assert_eq!(hidden.runner(), None);
+        let deep = Project::new(&[("a/b/c/d/e/f/test_deep.py", "")]);
+        assert_eq!(deep.runner(), None);
+    }
+
+    #[test]
+    fn detection_gives_the_usual_command() {
+        let project = Project::new(&[("go.mod", "module x\n")]);
+        assert_eq!(
+            detect(project.0.path()),
+            Some(TestCommand {
+                runner: Runner::Go,
+                base: "go test ./...".into()
+            })
+        );
+        assert_eq!(detect(Path::new("/nonexistent/rein/project")), None);
+    }
+}

@@ -1,1 +1,556 @@
-//! (being written)
+//! Allow / ask / deny: what the model may do without asking, what needs the
+//! user's approval, and what is never done.
+//!
+//! # Rules
+//! A [`Rule`] is a decision, a tool name and an optional argument pattern,
+//! written like Claude Code's: `run_command(cargo test:*)`,
+//! `edit_file(src/**)`, `read_file(.env)`, `run_tests`, `*` (every tool).
+//!
+//! **Path patterns** (`read_file`, `list_files`, `search`, `edit_file`,
+//! `create_file`) are globs over the workspace-relative path returned by
+//! [`crate::paths::resolve`] (for `list_files` and `search`, the directory
+//! searched; `""` for the root), with `.gitignore`-like anchoring:
+//! - a pattern with a `/` at its start or in its middle is matched against
+//!   the whole path (`*` does not cross `/`, `**` does): `src/*` matches
+//!   `src/a.rs` but not `src/a/b.rs`, `src/**` matches both;
+//! - a pattern without one matches the name of the file **or of any
+//!   directory it is in**, at any depth: `.env` matches `config/.env`,
+//!   `*.pem` matches `certs/a.pem`, `tests` matches `pkg/tests/a.py`;
+//! - a leading `/` or `./` anchors at the root (`/tests` is only the
+//!   top-level `tests`); a trailing `/` means the directory and everything
+//!   under it (`docs/` is `docs` and `docs/**`).
+//!
+//! **Command patterns** (`run_command`): `prefix:*` matches a command whose
+//! words start with the words of `prefix` (`cargo test:*` matches
+//! `cargo test` and `cargo test --lib`, not `cargo testing`); a pattern
+//! without `:*` must equal the command word for word (so blanks do not
+//! matter); `*` matches any command. Words are compared after quote
+//! removal, on each simple command of a compound command line, from its
+//! real program on: leading `VAR=value` assignments and the wrappers `env`,
+//! `command`, `exec`, `time`, `nice`, `nohup`, `timeout N`, `stdbuf`,
+//! `xargs` are skipped, and the bodies of `sh -c '…'`, `eval …` and
+//! `find -exec … ;` are commands of their own. Deny and
+//! ask rules also match the command with its wrappers and a program given
+//! by path (`/usr/bin/curl`); allow rules match the real command only.
+//!
+//! **`run_tests` patterns** are globs over the target (`*` crosses `/`);
+//! a run without a target is matched only by `run_tests` or
+//! `run_tests(*)`. `ask_user` and `*` take no pattern.
+//!
+//! # Evaluation
+//! **Deny first, then ask, then allow**: a matching deny beats any ask or
+//! allow however narrow (`allow: run_command(git push --dry-run)` does not
+//! beat `deny: run_command(git push:*)`). With no matching rule, the
+//! default: reads, listing, search, tests and questions are allowed; edits,
+//! new files and commands ask.
+//!
+//! A compound command is split into simple commands, each is checked, and
+//! the strictest verdict wins (any deny → deny, else any ask → ask, else
+//! allow; on a tie, the first). A command line also asks at least when it
+//! cannot be parsed (an unbalanced quote), when a program's name is only
+//! known at run time (`$CMD x`, `$(which x) y`), and when output is
+//! redirected to a file (`echo x > src/main.rs` writes a file without
+//! `edit_file`), even if an allow rule matches. Shell builtins that run
+//! nothing and change no file (`cd`, `pushd`, `popd`, `true`, `false`, `:`,
+//! `export`, `unset`, `set`, `shopt`, `exit`, `return`) need no allow rule
+//! of their own: `cd web && npm test` is allowed by `npm test:*`.
+//!
+//! [`Policy::with_builtins`] adds the built-in denies (see
+//! [`BUILTIN_DENIES`]): Git's and Rein's directories, secret files,
+//! network access, destructive commands, privilege escalation and code
+//! piped into a shell.
+//!
+//! # "Allow for the rest of this task"
+//! [`TaskApprovals`] remembers the user's answers. They only ever turn an
+//! `ask` into `allow`: call [`Policy::check`] first and consult the
+//! approvals only when it says `ask` ([`Policy::check_with`] does both), so
+//! a deny can never be approved away.
+
+mod builtin;
+mod command;
+mod rules;
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use builtin::BUILTIN_DENIES;
+pub use rules::RuleError;
+
+use builtin::Builtin;
+use command::Unit;
+use rules::Matcher;
+
+/// What to do with an action. Ordered by strictness: `Allow < Ask < Deny`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One user rule. Build it with [`Rule::parse`]; its `Display` is the
+/// rule as written, `deny: run_command(curl:*)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rule {
+    pub decision: Decision,
+    /// A tool name, or `*` for every tool.
+    pub tool: String,
+    pub pattern: Option<String>,
+}
+
+/// What the model asked to do. Paths are already resolved by
+/// [`crate::paths::resolve`] (workspace-relative, `""` for the root).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action<'a> {
+    ReadFile { path: &'a str },
+    ListFiles { path: &'a str },
+    Search { path: &'a str },
+    EditFile { path: &'a str },
+    CreateFile { path: &'a str },
+    RunTests { target: Option<&'a str> },
+    RunCommand { command: &'a str },
+    AskUser,
+}
+
+impl Action<'_> {
+    /// The tool's name, as the model sees it.
+    pub fn tool(&self) -> &'static str {
+        match self {
+            Action::ReadFile { .. } => "read_file",
+            Action::ListFiles { .. } => "list_files",
+            Action::Search { .. } => "search",
+            Action::EditFile { .. } => "edit_file",
+            Action::CreateFile { .. } => "create_file",
+            Action::RunTests { .. } => "run_tests",
+            Action::RunCommand { .. } => "run_command",
+            Action::AskUser => "ask_user",
+        }
+    }
+
+    fn path(&self) -> Option<&str> {
+        match *self {
+            Action::ReadFile { path }
+            | Action::ListFiles { path }
+            | Action::Search { path }
+            | Action::EditFile { path }
+            | Action::CreateFile { path } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// How the action reads in a sentence: "reading `src/a.rs`".
+    fn describe(&self) -> String {
+        match *self {
+            Action::ReadFile { path } => format!("reading `{path}`"),
+            Action::ListFiles { path } => format!("listing `{}`", dir(path)),
+            Action::Search { path } => format!("searching `{}`", dir(path)),
+            Action::EditFile { path } => format!("editing `{path}`"),
+            Action::CreateFile { path } => format!("creating `{path}`"),
+            Action::RunTests { target: Some(t) } => format!("running the tests `{t}`"),
+            Action::RunTests { target: None } => "running the tests".into(),
+            Action::RunCommand { command } => format!("`{}`", command.trim()),
+            Action::AskUser => "asking the user".into(),
+        }
+    }
+
+    /// The key under which an "allow for this task" answer is remembered.
+    fn approval_key(&self) -> (&'static str, String) {
+        let argument = match *self {
+            Action::RunCommand { command } => command::normalize_whitespace(command),
+            Action::RunTests { target } => target.unwrap_or_default().to_owned(),
+            Action::AskUser => String::new(),
+            _ => self.path().unwrap_or_default().to_owned(),
+        };
+        (self.tool(), argument)
+    }
+}
+
+fn dir(path: &str) -> &str {
+    if path.is_empty() { "." } else { path }
+}
+
+/// The policy's answer for one action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub decision: Decision,
+    /// What decided: a user rule (`deny: run_command(curl:*)`), a built-in
+    /// (`built-in deny: .git/**`) or the default (`default: edits ask`).
+    pub rule: String,
+    /// A sentence for the model (and the approval prompt).
+    pub reason: String,
+}
+
+impl Verdict {
+    fn new(decision: Decision, rule: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            decision,
+            rule: rule.into(),
+            reason: reason.into(),
+        }
+    }
+
+    fn builtin(b: Builtin) -> Self {
+        Self::new(
+            Decision::Deny,
+            format!("built-in deny: {}", b.label),
+            b.reason,
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Compiled {
+    rule: Rule,
+    label: String,
+    matcher: Matcher,
+}
+
+/// The user's rules (and the built-in denies), ready to check actions.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    /// Deny rules, then ask, then allow; each group in the user's order.
+    rules: Vec<Compiled>,
+    builtins: bool,
+}
+
+impl Default for Policy {
+    /// No user rules, with the built-in denies.
+    fn default() -> Self {
+        Self::with_builtins(Vec::new())
+    }
+}
+
+impl Policy {
+    /// The user's rules alone, in any order. A rule built by hand whose
+    /// pattern does not compile is logged; as a deny or ask rule it then
+    /// matches every use of its tool, as an allow rule nothing.
+    pub fn new(rules: Vec<Rule>) -> Policy {
+        let mut compiled: Vec<Compiled> = rules
+            .into_iter()
+            .map(|rule| {
+                let matcher = rule.compile().unwrap_or_else(|why| {
+                    tracing::warn!(rule = %rule, "unusable permission rule: {why}");
+                    Matcher::Broken
+                });
+                Compiled {
+                    label: rule.to_string(),
+                    rule,
+                    matcher,
+                }
+            })
+            .collect();
+        // Stable: the user's order within each decision.
+        compiled.sort_by_key(|c| std::cmp::Reverse(c.rule.decision));
+        Policy {
+            rules: compiled,
+            builtins: false,
+        }
+    }
+
+    /// The user's rules plus the built-in denies: what Rein uses.
+    pub fn with_builtins(rules: Vec<Rule>) -> Policy {
+        Policy {
+            builtins: true,
+            ..Policy::new(rules)
+        }
+    }
+
+    /// The `allow`, `ask` and `deny` lists of the configuration, with the
+    /// built-in denies.
+    pub fn from_config(
+        allow: &[String],
+        ask: &[String],
+        deny: &[String],
+    ) -> Result<Policy, RuleError> {
+        let mut rules = Vec::with_capacity(allow.len() + ask.len() + deny.len());
+        for (decision, texts) in [
+            (Decision::Allow, allow),
+            (Decision::Ask, ask),
+            (Decision::Deny, deny),
+        ] {
+            for text in texts {
+                rules.push(Rule::parse(decision, text)?);
+            }
+        }
+        Ok(Policy::with_builtins(rules))
+    }
+
+    /// The user's rules, deny first.
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().map(|c| &c.rule)
+    }
+
+    /// Decides on an action. Tool output can never change this: the
+    /// policy is fixed when the task starts.
+    pub fn check(&self, action: &Action<'_>) -> Verdict {
+        match *action {
+            Action::RunCommand { command } => self.check_command(command),
+            _ => self.check_simple(action),
+        }
+    }
+
+    /// [`check`](Self::check), then `approvals` for an `ask`: never for a deny.
+    pub fn check_with(&self, action: &Action<'_>, approvals: &TaskApprovals) -> Verdict {
+        let verdict = self.check(action);
+        if verdict.decision == Decision::Ask && approvals.covers(action) {
+            return Verdict::new(
+                Decision::Allow,
+                "approved for this task",
+                format!(
+                    "{} was allowed by the user for the rest of this task",
+                    capitalize(&action.describe())
+                ),
+            );
+        }
+        verdict
+    }
+
+    fn check_simple(&self, action: &Action<'_>) -> Verdict {
+        if self.builtins
+            && let Some(path) = action.path()
+            && let Some(b) = builtin::check_path(path)
+        {
+            return Verdict::builtin(b);
+        }
+        let described = action.describe();
+        for c in &self.rules {
+            if c.rule.tool != "*" && c.rule.tool != action.tool() {
+                continue;
+            }
+            let matches = match (&c.matcher, *action) {
+                (Matcher::Any, _) => true,
+                (Matcher::Broken, _) => c.rule.decision != Decision::Allow,
+                (Matcher::Path(p), _) => action.path().is_some_and(|path| p.matches(path)),
+                (Matcher::Target(g), Action::RunTests { target }) => {
+                    target.is_some_and(|t| g.is_match(t))
+                }
+                _ => false,
+            };
+            if matches {
+                return rule_verdict(c, &described);
+            }
+        }
+        let (decision, rule) = match action {
+            Action::ReadFile { .. } | Action::ListFiles { .. } | Action::Search { .. } => {
+                (Decision::Allow, "default: reads allow")
+            }
+            Action::RunTests { .. } => (Decision::Allow, "default: tests allow"),
+            Action::AskUser => (Decision::Allow, "default: questions allow"),
+            Action::EditFile { .. } | Action::CreateFile { .. } => {
+                (Decision::Ask, "default: edits ask")
+            }
+            Action::RunCommand { .. } => (Decision::Ask, "default: commands ask"),
+        };
+        let reason = match decision {
+            Decision::Allow => format!("{} is allowed by default", capitalize(&described)),
+            _ => format!(
+                "{} needs the user's approval (changes are asked by default)",
+                capitalize(&described)
+            ),
+        };
+        Verdict::new(decision, rule, reason)
+    }
+
+    fn check_command(&self, command: &str) -> Verdict {
+        let analysis = command::analyze(command);
+        let mut worst: Option<Verdict> = None;
+        let mut consider = |v: Verdict| {
+            if worst.as_ref().is_none_or(|w| v.decision > w.decision) {
+                worst = Some(v);
+            }
+        };
+        if self.builtins && analysis.fork_bomb {
+            consider(Verdict::builtin(builtin::fork_bomb()));
+        }
+        for unit in &analysis.units {
+            if let Some(v) = self.check_unit(unit) {
+                consider(v);
+            }
+        }
+        if let Some(error) = &analysis.error {
+            consider(Verdict::new(
+                Decision::Ask,
+                "built-in ask: command cannot be parsed",
+                format!(
+                    "`{}` cannot be parsed ({error}), so it needs the user's approval; \
+                     fix the quoting or split it into simpler commands",
+                    command.trim()
+                ),
+            ));
+        }
+        worst.unwrap_or_else(|| {
+            Verdict::new(
+                Decision::Ask,
+                "default: commands ask",
+                format!(
+                    "`{}` needs the user's approval (commands are asked by default)",
+                    command.trim()
+                ),
+            )
+        })
+    }
+
+    /// The verdict for one simple command; `None` when it decides nothing
+    /// (a bare assignment, a shell whose body is checked instead).
+    fn check_unit(&self, unit: &Unit) -> Option<Verdict> {
+        if self.builtins
+            && let Some(b) = builtin::check_command(unit)
+        {
+            return Some(Verdict::builtin(b));
+        }
+        let text = unit.text();
+        let described = format!("`{text}`");
+        let applies = |c: &Compiled| c.rule.tool == "*" || c.rule.tool == "run_command";
+        for c in self.rules.iter().filter(|c| applies(c)) {
+            let strict = c.rule.decision == Decision::Allow;
+            if strict && (unit.transparent || unit.program.is_none() || is_neutral(unit)) {
+                break;
+            }
+            let matches = match &c.matcher {
+                Matcher::Any => true,
+                Matcher::Broken => !strict,
+                Matcher::Command(p) => p.matches(unit, strict),
+                Matcher::Path(_) | Matcher::Target(_) => false,
+            };
+            if !matches {
+                continue;
+            }
+            if strict {
+                // Allowed by a rule, unless something makes it ask anyway.
+                if let Some(v) = floor(unit, &text) {
+                    return Some(v);
+                }
+            }
+            return Some(rule_verdict(c, &described));
+        }
+        if unit.transparent || is_neutral(unit) {
+            return None;
+        }
+        if unit.program.is_none() {
+            return floor(unit, &text);
+        }
+        Some(floor(unit, &text).unwrap_or_else(|| {
+            Verdict::new(
+                Decision::Ask,
+                "default: commands ask",
+                format!("{described} needs the user's approval (commands are asked by default)"),
+            )
+        }))
+    }
+}
+
+/// Shell builtins that run nothing and change no file (`cd sub && cargo
+/// test`): they need no allow rule of their own, but deny and ask rules
+/// still see them.
+fn is_neutral(unit: &Unit) -> bool {
+    const NEUTRAL: &[&str] = &[
+        "cd", "pushd", "popd", "true", "false", ":", "export", "unset", "set", "shopt", "exit",
+        "return",
+    ];
+    unit.words.first() == unit.argv().first()
+        && !unit.program_dynamic
+        && unit.writes.is_empty()
+        && unit.program_name().is_some_and(|p| NEUTRAL.contains(&p))
+}
+
+/// Why a command asks even when an allow rule matches.
+fn floor(unit: &Unit, text: &str) -> Option<Verdict> {
+    if unit.program_dynamic {
+        return Some(Verdict::new(
+            Decision::Ask,
+            "built-in ask: program name computed at run time",
+            format!(
+                "`{text}` runs a program whose name is only known at run time, \
+                 so it needs the user's approval; name the program directly"
+            ),
+        ));
+    }
+    if let Some(file) = unit.writes.first() {
+        return Some(Verdict::new(
+            Decision::Ask,
+            "built-in ask: output redirected to a file",
+            format!(
+                "`{text}` writes to `{file}` through a redirection, so it needs the user's approval; \
+                 change files with `edit_file`/`create_file`, or drop the redirection"
+            ),
+        ));
+    }
+    None
+}
+
+fn rule_verdict(c: &Compiled, described: &str) -> Verdict {
+    let what = capitalize(described);
+    let reason = match c.rule.decision {
+        Decision::Allow => format!("{what} is allowed by the user's rule `{}`", c.label),
+        Decision::Ask => format!("{what} needs the user's approval (rule `{}`)", c.label),
+        Decision::Deny => format!(
+            "{what} is denied by the user's rule `{}`; do not try to get around it: \
+             do the task another way, or tell the user what you need",
+            c.label
+        ),
+    };
+    Verdict::new(c.rule.decision, c.label.clone(), reason)
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The user's "allow for the rest of this task" answers.
+///
+/// Keys are exact: the tool and, for `run_command`, the command with its
+/// blanks normalized outside quotes (approving `cargo test --lib` covers
+/// `cargo  test --lib`, not `cargo test`); for file tools, the resolved
+/// path; for `run_tests`, the target. An approval only turns `ask` into
+/// `allow`: [`Policy::check`] comes first, so a deny is never covered
+/// (use [`Policy::check_with`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskApprovals {
+    approved: HashSet<(&'static str, String)>,
+}
+
+impl TaskApprovals {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn remember(&mut self, action: &Action<'_>) {
+        self.approved.insert(action.approval_key());
+    }
+
+    pub fn covers(&self, action: &Action<'_>) -> bool {
+        self.approved.contains(&action.approval_key())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.approved.is_empty()
+    }
+
+    /// Forgets every answer (a new task).
+    pub fn clear(&mut self) {
+        self.approved.clear();
+    }
+}

@@ -1,0 +1,746 @@
+//! The loop. One turn: check the budgets → assemble the context (compact
+//! if needed) → call the model → branch: tool calls (permission → run,
+//! independent reads in parallel, everything else in order → one result
+//! per call, in the calls' order) · a claim of completion (→ verifier) ·
+//! a budget or guard (→ stop with the reason). Cancellation is honoured
+//! at every await and leaves a consistent history: calls that did not run
+//! get a "cancelled" result.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU32;
+use std::time::Instant;
+
+use futures::StreamExt;
+use rein_models::pricing::PriceTable;
+use rein_models::{
+    BadToolCall, ModelClient, ModelError, ModelEvent, ModelReply, ModelRequest, Part, StopReason,
+    ToolCall,
+};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::budget::{BudgetTracker, Budgets, Spent};
+use crate::context::history::{History, Item, RecordedResult};
+use crate::context::progress::Progress;
+use crate::context::{ContextConfig, ContextManager, prompt, transcript};
+use crate::dispatch::Dispatcher;
+use crate::exec::Exec;
+use crate::guard::LoopGuard;
+use crate::host::testcmd::TestCommand;
+use crate::permissions::{Policy, TaskApprovals};
+use crate::ports::{
+    Approver, Artifacts, Evidence, ProgressSink, TaskEvent, TaskStatus, Verdict, Verifier,
+    VerifyContext,
+};
+use crate::task::{TaskKind, TaskSpec, TaskState};
+use crate::tools::{ALL, ArtifactDir, ReadTracker, ToolCx, ToolName, ToolOutput};
+use crate::workspace::Workspace;
+
+/// The text of a result for a call that never ran.
+pub const CANCELLED: &str = "cancelled: the task was cancelled before this call ran.";
+
+/// How a task is run.
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    pub budgets: Budgets,
+    pub context: ContextConfig,
+    pub policy: Policy,
+    pub test_command: Option<TestCommand>,
+    /// Allow edits that change a fix-test task's assertions.
+    pub allow_test_edits: bool,
+    /// Turns without new information before the model is asked for its
+    /// best answer.
+    pub stale_turn_limit: u32,
+    pub prices: PriceTable,
+    /// `AGENTS.md` or `CLAUDE.md`: (file name, text).
+    pub project_instructions: Option<(String, String)>,
+}
+
+impl AgentConfig {
+    pub fn new(policy: Policy) -> Self {
+        Self {
+            budgets: Budgets::default(),
+            context: ContextConfig::default(),
+            policy,
+            test_command: None,
+            allow_test_edits: false,
+            stale_turn_limit: 3,
+            prices: PriceTable::default(),
+            project_instructions: None,
+        }
+    }
+}
+
+/// What the loop reaches the world through.
+#[derive(Clone)]
+pub struct Ports {
+    pub model: Arc<dyn ModelClient>,
+    pub workspace: Arc<dyn Workspace>,
+    pub exec: Arc<dyn Exec>,
+    pub approver: Arc<dyn Approver>,
+    pub progress: Arc<dyn ProgressSink>,
+    pub verifier: Arc<dyn Verifier>,
+    pub artifacts: Arc<dyn Artifacts>,
+}
+
+/// How a task ended (or paused, for `waiting_user`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub state: TaskState,
+    pub reason: String,
+    pub spent: Spent,
+    pub evidence: Vec<Evidence>,
+    /// The model's last words (its summary on success).
+    pub final_text: Option<String>,
+    pub history: History,
+}
+
+/// Runs `task` until it ends, pauses for the user, or is cancelled.
+pub async fn run(
+    task: TaskSpec,
+    config: AgentConfig,
+    ports: Ports,
+    cancel: CancellationToken,
+) -> Outcome {
+    let mut agent = Agent::new(task, config, ports, cancel);
+    agent.run().await
+}
+
+struct Agent {
+    task: TaskSpec,
+    config: AgentConfig,
+    ports: Ports,
+    cancel: CancellationToken,
+    context: ContextManager,
+    history: History,
+    progress: Progress,
+    tracker: BudgetTracker,
+    guard: Mutex<LoopGuard>,
+    approvals: Mutex<TaskApprovals>,
+    reads: ReadTracker,
+    runs: AtomicU32,
+    artifacts: ArtifactDir,
+    state: TaskState,
+    compactions: u32,
+}
+
+/// Why the loop stopped early.
+struct Stop {
+    state: TaskState,
+    reason: String,
+    evidence: Vec<Evidence>,
+    final_text: Option<String>,
+}
+
+impl Stop {
+    fn new(state: TaskState, reason: impl Into<String>) -> Self {
+        Self {
+            state,
+            reason: reason.into(),
+            evidence: Vec::new(),
+            final_text: None,
+        }
+    }
+}
+
+impl Agent {
+    fn new(task: TaskSpec, config: AgentConfig, ports: Ports, cancel: CancellationToken) -> Self {
+        let tools = ALL.iter().map(|t| t.spec()).collect();
+        let context = ContextManager::new(
+            config.context.clone(),
+            ports.model.model(),
+            &task,
+            tools,
+            config.project_instructions.clone(),
+        );
+        let artifacts = ArtifactDir::new(ports.workspace.root(), &task.id.0);
+        Self {
+            tracker: BudgetTracker::new(config.budgets.clone()),
+            guard: Mutex::new(LoopGuard::new(config.stale_turn_limit)),
+            approvals: Mutex::new(TaskApprovals::default()),
+            reads: ReadTracker::default(),
+            runs: AtomicU32::new(0),
+            history: History::default(),
+            progress: Progress::default(),
+            state: TaskState::Queued,
+            compactions: 0,
+            artifacts,
+            context,
+            task,
+            config,
+            ports,
+            cancel,
+        }
+    }
+
+    fn event(&self, event: TaskEvent) {
+        self.ports.progress.event(&self.task.id, &event);
+    }
+
+    fn set_state(&mut self, state: TaskState, reason: Option<String>) {
+        self.state = state;
+        let spent = &self.tracker.spent;
+        self.event(TaskEvent::Status(TaskStatus {
+            task_id: self.task.id.clone(),
+            state,
+            reason,
+            turn: spent.turns,
+            max_turns: self.tracker.budgets.max_turns,
+            input_tokens: spent.usage.total_input(),
+            output_tokens: spent.usage.output_tokens,
+            cost_usd: spent.cost_usd,
+        }));
+    }
+
+    async fn run(&mut self) -> Outcome {
+        self.set_state(TaskState::Running, None);
+        self.history.push(Item::user(first_message(&self.task)));
+        let stop = loop {
+            match self.turn().await {
+                Ok(()) => continue,
+                Err(stop) => break stop,
+            }
+        };
+        self.set_state(stop.state, Some(stop.reason.clone()));
+        Outcome {
+            state: stop.state,
+            reason: stop.reason,
+            spent: self.tracker.spent.clone(),
+            evidence: stop.evidence,
+            final_text: stop.final_text,
+            history: std::mem::take(&mut self.history),
+        }
+    }
+
+    /// One turn. `Err` ends the task.
+    async fn turn(&mut self) -> Result<(), Stop> {
+        if self.cancel.is_cancelled() {
+            return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+        }
+        if let Some(exhausted) = self.tracker.check() {
+            return Err(Stop::new(TaskState::BudgetExhausted, exhausted.reason));
+        }
+        let turn = self.tracker.spent.turns + 1;
+        let request = self.prepare_request(turn).await?;
+        let Some(reply) = self.call_model(turn, request).await? else {
+            // The history was compacted to fit: try the turn again.
+            return Ok(());
+        };
+
+        let text = reply.text();
+        if !text.trim().is_empty() {
+            self.event(TaskEvent::Text {
+                turn,
+                text: text.clone(),
+            });
+        }
+        if !reply.parts.is_empty() {
+            self.history.push(Item::assistant(reply.parts.clone()));
+        }
+        let calls = calls_of(&reply);
+        if !calls.is_empty() {
+            return self.run_calls(turn, calls).await;
+        }
+        match reply.stop {
+            StopReason::MaxTokens => {
+                self.history.push(Item::user(
+                    "Your reply was cut off by the output token limit. Continue from where you stopped, more briefly.",
+                ));
+                Ok(())
+            }
+            // The provider paused a long turn: sending the history back
+            // lets it continue.
+            StopReason::PauseTurn => Ok(()),
+            StopReason::Refusal => Err(Stop::new(
+                TaskState::Failed,
+                format!("the model refused: {}", text.trim()),
+            )),
+            StopReason::ContextWindowExceeded => {
+                if self.compact(turn).await? {
+                    Ok(())
+                } else {
+                    Err(Stop::new(
+                        TaskState::Failed,
+                        "the context no longer fits the model's window and cannot be compacted further",
+                    ))
+                }
+            }
+            _ => self.claim(turn, text).await,
+        }
+    }
+
+    async fn prepare_request(&mut self, turn: u32) -> Result<ModelRequest, Stop> {
+        let note = self.progress.render(
+            turn,
+            self.tracker.budgets.max_turns,
+            &self.task,
+            self.context.config.restate_every,
+        );
+        let mut assembled = self.context.assemble(&self.history, &note);
+        if assembled.estimated_tokens > self.context.threshold() && self.compact(turn).await? {
+            assembled = self.context.assemble(&self.history, &note);
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (transformation, detail) in assembled.transformations {
+            if seen.insert((transformation.clone(), detail.clone())) {
+                self.event(TaskEvent::Context {
+                    transformation,
+                    detail,
+                });
+            }
+        }
+        Ok(assembled.request)
+    }
+
+    /// One model call with its retries, bounded by the model timeout and
+    /// the cancellation token. `None`: the prompt did not fit and the
+    /// history was compacted; the turn should be tried again.
+    async fn call_model(
+        &mut self,
+        turn: u32,
+        request: ModelRequest,
+    ) -> Result<Option<ModelReply>, Stop> {
+        let estimated = rein_models::tokens::estimate_request(&request);
+        let started = Instant::now();
+        let reply = self.stream(request).await;
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(ModelError::Cancelled) => {
+                return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+            }
+            Err(ModelError::ContextTooLong { .. }) if self.compact(turn).await? => return Ok(None),
+            Err(e) => {
+                return Err(Stop::new(
+                    TaskState::Failed,
+                    format!("the model call failed: {e}"),
+                ));
+            }
+        };
+        let cost = self
+            .config
+            .prices
+            .cost_usd(self.ports.model.model(), &reply.usage);
+        self.tracker.record_call(&reply.usage, cost);
+        self.event(TaskEvent::ModelCall {
+            turn,
+            usage: reply.usage,
+            cost_usd: cost,
+            latency_ms: started.elapsed().as_millis() as u64,
+            stop: format!("{:?}", reply.stop),
+            retries: reply.retries,
+            estimated_input_tokens: estimated,
+        });
+        self.set_state(TaskState::Running, None);
+        Ok(Some(reply))
+    }
+
+    async fn stream(&self, request: ModelRequest) -> Result<ModelReply, ModelError> {
+        let progress = Arc::clone(&self.ports.progress);
+        let task = self.task.id.clone();
+        let events = self
+            .ports
+            .model
+            .stream(request, self.cancel.clone())
+            .inspect(move |event| {
+                if let Ok(ModelEvent::Retrying {
+                    attempt,
+                    delay,
+                    reason,
+                }) = event
+                {
+                    let retry = TaskEvent::ModelRetry {
+                        attempt: *attempt,
+                        delay_ms: delay.as_millis() as u64,
+                        reason: reason.clone(),
+                    };
+                    progress.event(&task, &retry);
+                }
+            });
+        let timeout = self.tracker.budgets.model_timeout;
+        tokio::select! {
+            () = self.cancel.cancelled() => Err(ModelError::Cancelled),
+            reply = tokio::time::timeout(timeout, rein_models::collect(Box::pin(events))) => match reply {
+                Ok(reply) => reply,
+                Err(_) => Err(ModelError::RequestTimeout { provider: "model", after: timeout }),
+            },
+        }
+    }
+
+    /// Runs the calls of one reply and records one result per call, in
+    /// order. Consecutive read-only calls run in parallel.
+    async fn run_calls(
+        &mut self,
+        turn: u32,
+        calls: Vec<Result<ToolCall, BadToolCall>>,
+    ) -> Result<(), Stop> {
+        for call in calls.iter().flatten() {
+            self.event(TaskEvent::ToolCall {
+                turn,
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+        }
+        let (results, notes, cancelled, learned) = self.dispatch_all(&calls).await;
+        for r in &results {
+            if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
+                let from = self
+                    .progress
+                    .changed
+                    .get(path)
+                    .and_then(|s| s.split(" → ").next().map(str::to_owned));
+                let from = from.unwrap_or_else(|| "read".into());
+                self.progress
+                    .changed
+                    .insert(path.clone(), format!("{from} → {}", version.label()));
+            }
+            if let crate::context::history::ResultMeta::Command {
+                kind: crate::exec::CommandKind::Test,
+                summary,
+                ..
+            } = &r.meta
+            {
+                self.progress.last_test = Some(summary.clone());
+            }
+        }
+        self.history.push(Item::Results { results, notes });
+        if cancelled {
+            return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+        }
+        let nudge = self.guard.lock().ok().and_then(|mut g| g.end_turn(learned));
+        if let Some(nudge) = nudge {
+            self.event(TaskEvent::Guard {
+                call_id: None,
+                guard: "no_progress".into(),
+                message: nudge.clone(),
+            });
+            self.history.push(Item::user(nudge));
+        }
+        Ok(())
+    }
+
+    /// Returns the results, the notes, whether the task was cancelled
+    /// midway, and whether anything new was learned.
+    async fn dispatch_all(
+        &self,
+        calls: &[Result<ToolCall, BadToolCall>],
+    ) -> (Vec<RecordedResult>, Vec<String>, bool, bool) {
+        let dispatcher = Dispatcher {
+            cx: ToolCx {
+                task: &self.task,
+                workspace: self.ports.workspace.as_ref(),
+                exec: self.ports.exec.as_ref(),
+                approver: self.ports.approver.as_ref(),
+                policy: &self.config.policy,
+                reads: &self.reads,
+                artifacts: &self.artifacts,
+                runs: &self.runs,
+                budgets: &self.tracker.budgets,
+                test_command: self.config.test_command.as_ref(),
+                cancel: &self.cancel,
+            },
+            progress: self.ports.progress.as_ref(),
+            approvals: &self.approvals,
+            guard: &self.guard,
+            allow_test_edits: self.config.allow_test_edits,
+        };
+        let mut outputs: Vec<Option<CallDone>> = vec![None; calls.len()];
+        let mut cancelled = false;
+        let mut i = 0;
+        while i < calls.len() {
+            if self.cancel.is_cancelled() {
+                cancelled = true;
+                break;
+            }
+            // A batch: this call, plus the read-only calls right after it
+            // if it is read-only too.
+            let read_only = |c: &Result<ToolCall, BadToolCall>| {
+                c.as_ref()
+                    .ok()
+                    .and_then(|c| ToolName::parse(&c.name))
+                    .is_some_and(ToolName::is_read_only)
+            };
+            let end = if read_only(&calls[i]) {
+                calls[i..]
+                    .iter()
+                    .position(|c| !read_only(c))
+                    .map_or(calls.len(), |n| i + n)
+            } else {
+                i + 1
+            };
+            let batch = futures::future::join_all(calls[i..end].iter().map(|call| async {
+                let started = Instant::now();
+                let dispatched = tokio::select! {
+                    () = self.cancel.cancelled() => None,
+                    d = dispatcher.dispatch(call) => Some(d),
+                };
+                dispatched.map(|d| CallDone {
+                    output: d.output,
+                    notice: d.notice,
+                    new_information: d.new_information,
+                    duration_ms: started.elapsed().as_millis() as u64,
+                })
+            }))
+            .await;
+            for (offset, outcome) in batch.into_iter().enumerate() {
+                match outcome {
+                    Some(done) => outputs[i + offset] = Some(done),
+                    None => cancelled = true,
+                }
+            }
+            i = end;
+        }
+
+        let mut results = Vec::with_capacity(calls.len());
+        let mut notes = Vec::new();
+        let mut learned = false;
+        for (call, output) in calls.iter().zip(outputs) {
+            let (id, name, arguments) = match call {
+                Ok(c) => (c.id.clone(), c.name.clone(), c.arguments.clone()),
+                Err(b) => (b.id.clone(), b.name.clone(), serde_json::Value::Null),
+            };
+            let _ = arguments;
+            let CallDone {
+                output,
+                notice,
+                new_information,
+                duration_ms,
+            } = output.unwrap_or_else(|| CallDone {
+                output: ToolOutput::error(CANCELLED),
+                notice: None,
+                new_information: false,
+                duration_ms: 0,
+            });
+            learned |= new_information;
+            if let Some(notice) = notice {
+                notes.push(format!("[{id}] {notice}"));
+            }
+            let output = self.spill_if_large(&id, output).await;
+            self.event(TaskEvent::ToolResult {
+                call_id: id.clone(),
+                tool: name.clone(),
+                is_error: output.is_error,
+                summary: first_line(&output.content),
+                duration_ms,
+            });
+            results.push(RecordedResult::new(
+                id,
+                name,
+                output.content,
+                output.is_error,
+                output.meta,
+            ));
+        }
+        (results, notes, cancelled, learned)
+    }
+
+    /// An output over the cap goes to a file; the model gets its head, its
+    /// tail and where the rest is.
+    async fn spill_if_large(&self, call_id: &str, mut output: ToolOutput) -> ToolOutput {
+        let tokens = rein_models::tokens::count_text(&output.content);
+        if tokens <= self.context.config.tool_output_cap {
+            return output;
+        }
+        let rel = format!("{}/output-{}.txt", self.artifacts.rel, sanitize(call_id));
+        let lines: Vec<&str> = output.content.lines().collect();
+        let keep = 80.min(lines.len() / 2);
+        let where_ = match self.ports.artifacts.write(&rel, &output.content).await {
+            Ok(()) => format!(
+                "the whole output is in {rel}; read it with read_file and start_line/end_line"
+            ),
+            Err(e) => format!("the whole output could not be saved ({e})"),
+        };
+        let head: Vec<&str> = lines.iter().take(keep).copied().collect();
+        let tail: Vec<&str> = lines.iter().skip(lines.len() - keep).copied().collect();
+        let head =
+            crate::context::fit_tokens(&head.join("\n"), self.context.config.tool_output_cap / 3);
+        let tail =
+            crate::context::fit_tokens(&tail.join("\n"), self.context.config.tool_output_cap / 3);
+        output.content = format!(
+            "{head}\n[… {} lines ({tokens} tokens) omitted; {where_}]\n{tail}",
+            lines.len().saturating_sub(2 * keep)
+        );
+        self.event(TaskEvent::Context {
+            transformation: "spill_large_output".into(),
+            detail: format!("{call_id}: {tokens} tokens → {rel}"),
+        });
+        output
+    }
+
+    /// The model says it is done: the verifier decides.
+    async fn claim(&mut self, turn: u32, text: String) -> Result<(), Stop> {
+        self.set_state(TaskState::Verifying, None);
+        self.event(TaskEvent::Activity {
+            text: "verifying".into(),
+        });
+        let touched: Vec<String> = self.progress.changed.keys().cloned().collect();
+        let cx = VerifyContext {
+            task: &self.task,
+            touched: &touched,
+            workspace: self.ports.workspace.as_ref(),
+            exec: self.ports.exec.as_ref(),
+            artifacts_dir: self.artifacts.abs.clone(),
+            cancel: self.cancel.clone(),
+        };
+        let verdict = tokio::select! {
+            () = self.cancel.cancelled() => return Err(Stop::new(TaskState::Cancelled, "cancelled by the user")),
+            verdict = self.ports.verifier.verify(cx) => verdict,
+        };
+        match verdict {
+            Verdict::Verified { summary, evidence } => {
+                self.event(TaskEvent::Verification {
+                    passed: true,
+                    detail: summary.clone(),
+                    evidence: evidence.clone(),
+                });
+                let reason = format!("{summary} in {turn} turns");
+                Err(Stop {
+                    state: TaskState::Succeeded,
+                    reason,
+                    evidence,
+                    final_text: Some(text),
+                })
+            }
+            Verdict::Gap { gap, evidence } => {
+                self.event(TaskEvent::Verification {
+                    passed: false,
+                    detail: gap.clone(),
+                    evidence,
+                });
+                self.progress.last_gap = Some(gap.clone());
+                self.history.push(Item::user(format!(
+                    "Rein checked your claim and the task is not done yet: {gap}\nKeep going."
+                )));
+                self.set_state(TaskState::Running, None);
+                Ok(())
+            }
+        }
+    }
+
+    /// Summarizes the older part of the history with the model. Returns
+    /// whether anything was compacted.
+    async fn compact(&mut self, turn: u32) -> Result<bool, Stop> {
+        let Some(cut) = self.context.compaction_cut(&self.history) else {
+            return Ok(false);
+        };
+        let old: Vec<Item> = self.history.items[1..cut].to_vec();
+        let tokens_before: u64 = self.history.items.iter().map(Item::tokens).sum();
+        self.compactions += 1;
+        let archive = format!("{}/history-{}.json", self.artifacts.rel, self.compactions);
+        let archived = serde_json::to_string_pretty(&old).unwrap_or_default();
+        if let Err(e) = self.ports.artifacts.write(&archive, &archived).await {
+            tracing::warn!(error = %e, "could not archive history before compaction");
+            return Ok(false);
+        }
+        self.event(TaskEvent::Activity {
+            text: "compacting the context".into(),
+        });
+        let request = ModelRequest {
+            model: self.ports.model.model().to_owned(),
+            system: vec![prompt::COMPACTION_SYSTEM.to_owned()],
+            messages: vec![rein_models::Message::user(prompt::compaction_request(
+                &self.task,
+                &transcript(&old),
+            ))],
+            tools: Vec::new(),
+            max_output_tokens: 4_096,
+            temperature: None,
+            cache: rein_models::CachePlan::default(),
+        };
+        let reply = match self.stream(request).await {
+            Ok(reply) => reply,
+            Err(ModelError::Cancelled) => {
+                return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "compaction call failed");
+                return Ok(false);
+            }
+        };
+        let cost = self
+            .config
+            .prices
+            .cost_usd(self.ports.model.model(), &reply.usage);
+        self.tracker.record_usage(&reply.usage, cost);
+        let summary = reply.text();
+        if summary.trim().is_empty() {
+            return Ok(false);
+        }
+        let text = prompt::summary_item(summary.trim(), &archive);
+        let tokens = rein_models::tokens::count_text(&text);
+        self.history.items.splice(
+            1..cut,
+            [Item::Summary {
+                text,
+                archive: archive.clone(),
+                tokens,
+            }],
+        );
+        let tokens_after: u64 = self.history.items.iter().map(Item::tokens).sum();
+        self.event(TaskEvent::Compaction {
+            summarized_items: old.len(),
+            tokens_before,
+            tokens_after,
+            archive,
+        });
+        let _ = turn;
+        Ok(true)
+    }
+}
+
+/// One call's outcome, before it is recorded.
+#[derive(Clone)]
+struct CallDone {
+    output: ToolOutput,
+    notice: Option<&'static str>,
+    new_information: bool,
+    duration_ms: u64,
+}
+
+/// The task as the first user message.
+fn first_message(task: &TaskSpec) -> String {
+    match &task.kind {
+        TaskKind::FixTest { path, name } => format!(
+            "Fix the failing test `{name}` in `{path}`. Start by running it to see the failure."
+        ),
+        TaskKind::Instruction => task.goal.clone(),
+    }
+}
+
+/// The reply's calls in order: runnable ones and unusable ones alike, so
+/// each gets its result.
+fn calls_of(reply: &ModelReply) -> Vec<Result<ToolCall, BadToolCall>> {
+    reply
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolCall(call) => Some(match reply.bad_calls.iter().find(|b| b.id == call.id) {
+                Some(bad) => Err(bad.clone()),
+                None => Ok(call.clone()),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > 120 {
+        format!("{}…", line.chars().take(120).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}
+
+fn sanitize(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,333 @@
+//! The context manager: what the model sees each turn.
+//!
+//! Layers in fixed places: system (role, rules, tool policy, project
+//! instructions) and task (goal, constraints, acceptance) as system blocks
+//! that never change during a task, so they stay in the prompt cache; then
+//! the working history; then the progress note at the very end. Before each
+//! call the request is measured and the working layer sheds, in order:
+//! 1. tool outputs over the cap were already spilled to a file when they
+//!    were recorded (the model sees head, tail and the file's path);
+//! 2. a read of a file superseded by a later read of it becomes a stub;
+//! 3. test logs older than the latest test run shrink to their summary;
+//! 4. if still over the threshold, compaction: the model summarizes the
+//!    older part, the summary replaces it, the originals are archived.
+//!
+//! A cut never separates a tool call from its result. Every transformation
+//! is reported (and so traced).
+
+pub mod history;
+pub mod progress;
+pub mod prompt;
+
+use std::collections::HashMap;
+
+use rein_models::{CachePlan, ModelRequest, ToolSpec, tokens};
+use serde::{Deserialize, Serialize};
+
+use self::history::{History, Item, RecordedResult, ResultMeta, to_messages};
+use crate::exec::CommandKind;
+use crate::task::TaskSpec;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContextConfig {
+    /// The model's context window in tokens.
+    pub window_tokens: u64,
+    pub max_output_tokens: u32,
+    /// A tool output over this many tokens is spilled to a file.
+    pub tool_output_cap: u64,
+    /// Compact when the request would use more than this share of the
+    /// window (after leaving room for the output).
+    pub compaction_threshold: f64,
+    /// Items kept verbatim after the cut when compacting.
+    pub keep_recent_items: usize,
+    /// Project instructions are cut to fit this many tokens.
+    pub project_instructions_budget: u64,
+    /// Restate the goal in the progress note every N turns (0: never).
+    pub restate_every: u32,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self {
+            window_tokens: 200_000,
+            max_output_tokens: 8_192,
+            tool_output_cap: 25_000,
+            compaction_threshold: 0.8,
+            keep_recent_items: 6,
+            project_instructions_budget: 4_000,
+            restate_every: 5,
+        }
+    }
+}
+
+/// A request ready to send, and what was done to get it.
+#[derive(Clone, Debug)]
+pub struct Assembled {
+    pub request: ModelRequest,
+    pub estimated_tokens: u64,
+    /// (transformation, detail), e.g. ("stub_superseded_read", "cart.py v3").
+    pub transformations: Vec<(String, String)>,
+}
+
+#[derive(Debug)]
+pub struct ContextManager {
+    pub config: ContextConfig,
+    model: String,
+    system: Vec<String>,
+    tools: Vec<ToolSpec>,
+    /// Tokens of the layers that never change during the task.
+    fixed_tokens: u64,
+}
+
+impl ContextManager {
+    /// `project_instructions`: (file name, text) of `AGENTS.md` or `CLAUDE.md`.
+    pub fn new(
+        config: ContextConfig,
+        model: &str,
+        task: &TaskSpec,
+        tools: Vec<ToolSpec>,
+        project_instructions: Option<(String, String)>,
+    ) -> Self {
+        let mut system = vec![format!(
+            "{}\n\n{}",
+            prompt::ROLE_AND_RULES,
+            prompt::TOOL_POLICY
+        )];
+        if let Some((file, text)) = project_instructions {
+            let text = fit_tokens(&text, config.project_instructions_budget);
+            system.push(prompt::project_instructions(&file, &text));
+        }
+        system.push(prompt::task_layer(task));
+        let fixed_tokens = system.iter().map(|s| tokens::count_text(s)).sum::<u64>()
+            + tools
+                .iter()
+                .map(|t| {
+                    tokens::count_text(&t.description)
+                        + tokens::count_text(&t.input_schema.to_string())
+                        + 8
+                })
+                .sum::<u64>();
+        Self {
+            config,
+            model: model.to_owned(),
+            system,
+            tools,
+            fixed_tokens,
+        }
+    }
+
+    /// The request for this turn: history with the shedding rules applied,
+    /// and the progress note last.
+    pub fn assemble(&self, history: &History, progress_note: &str) -> Assembled {
+        let mut transformations = Vec::new();
+        let latest_read = latest_reads(history);
+        let latest_test = latest_test_run(history);
+        let mut shown_tokens = 0u64;
+        let mut view = |r: &RecordedResult| -> String {
+            let shown = match &r.meta {
+                ResultMeta::FileRead { path, version } => match latest_read.get(path.as_str()) {
+                    Some((call_id, newer)) if *call_id != r.call_id => {
+                        transformations.push((
+                            "stub_superseded_read".to_owned(),
+                            format!("{path} {}", version.label()),
+                        ));
+                        Some(format!(
+                            "[{path} read at {}; superseded by the read at {} below]",
+                            version.label(),
+                            newer.label()
+                        ))
+                    }
+                    _ => None,
+                },
+                ResultMeta::Command {
+                    kind: CommandKind::Test,
+                    summary,
+                    ..
+                } if latest_test
+                    .as_deref()
+                    .is_some_and(|latest| latest != r.call_id) =>
+                {
+                    transformations.push(("summarize_old_test_log".to_owned(), r.call_id.clone()));
+                    Some(format!("[earlier test run, summarized] {summary}"))
+                }
+                _ => None,
+            };
+            match shown {
+                Some(text) => {
+                    shown_tokens += tokens::count_text(&text) + 4;
+                    text
+                }
+                None => {
+                    shown_tokens += r.tokens;
+                    r.content.clone()
+                }
+            }
+        };
+        let mut messages = to_messages(&history.items, &mut view);
+        let other_tokens: u64 = history
+            .items
+            .iter()
+            .filter(|i| !matches!(i, Item::Results { .. }))
+            .map(Item::tokens)
+            .sum();
+        let note_tokens = tokens::count_text(progress_note);
+        if let Some(last) = messages.last_mut() {
+            last.parts.push(rein_models::Part::text(progress_note));
+        }
+        // The history up to the last assistant turn is what the previous
+        // request also had: cache it.
+        let stable_message = messages.len().checked_sub(2);
+        let request = ModelRequest {
+            model: self.model.clone(),
+            system: self.system.clone(),
+            messages,
+            tools: self.tools.clone(),
+            max_output_tokens: self.config.max_output_tokens,
+            temperature: None,
+            cache: CachePlan {
+                enabled: true,
+                stable_message,
+            },
+        };
+        let estimated_tokens = self.fixed_tokens + other_tokens + shown_tokens + note_tokens;
+        Assembled {
+            request,
+            estimated_tokens,
+            transformations,
+        }
+    }
+
+    /// The token count above which the history must be compacted.
+    pub fn threshold(&self) -> u64 {
+        let room = self
+            .config
+            .window_tokens
+            .saturating_sub(u64::from(self.config.max_output_tokens));
+        (room as f64 * self.config.compaction_threshold) as u64
+    }
+
+    /// Where to cut for compaction: items `1..cut` are summarized (the
+    /// first item, the task as given, always stays). `None` when there is
+    /// nothing old enough to summarize.
+    pub fn compaction_cut(&self, history: &History) -> Option<usize> {
+        let latest_allowed = history
+            .items
+            .len()
+            .checked_sub(self.config.keep_recent_items)?;
+        history
+            .cut_points()
+            .filter(|&c| c > 1 && c <= latest_allowed)
+            .max()
+    }
+}
+
+/// For each path, the call id and version of its latest read.
+fn latest_reads(history: &History) -> HashMap<&str, (String, crate::workspace::ReadVersion)> {
+    let mut latest = HashMap::new();
+    for item in &history.items {
+        if let Item::Results { results, .. } = item {
+            for r in results {
+                if let ResultMeta::FileRead { path, version } = &r.meta {
+                    latest.insert(path.as_str(), (r.call_id.clone(), version.clone()));
+                }
+            }
+        }
+    }
+    latest
+}
+
+fn latest_test_run(history: &History) -> Option<String> {
+    history.items.iter().rev().find_map(|item| match item {
+        Item::Results { results, .. } => results
+            .iter()
+            .rev()
+            .find(|r| {
+                matches!(
+                    r.meta,
+                    ResultMeta::Command {
+                        kind: CommandKind::Test,
+                        ..
+                    }
+                )
+            })
+            .map(|r| r.call_id.clone()),
+        _ => None,
+    })
+}
+
+/// Cuts `text` to about `budget` tokens, saying so.
+pub fn fit_tokens(text: &str, budget: u64) -> String {
+    if tokens::count_text(text) <= budget {
+        return text.to_owned();
+    }
+    // Four characters a token is a safe over-estimate for cutting.
+    let keep: String = text.chars().take((budget as usize) * 3).collect();
+    format!("{keep}\n[… cut to fit the context; read the file for the rest]")
+}
+
+/// The text of the items being compacted, for the summarizing call. Long
+/// tool outputs are cut: the summary needs their gist, not every line.
+pub fn transcript(items: &[Item]) -> String {
+    use std::fmt::Write;
+    const CUT: usize = 3_000;
+    let cut = |s: &str| -> String {
+        if s.len() <= CUT {
+            s.to_owned()
+        } else {
+            let head: String = s.chars().take(CUT / 2).collect();
+            let tail: String = s
+                .chars()
+                .rev()
+                .take(CUT / 2)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            format!("{head}\n[…]\n{tail}")
+        }
+    };
+    let mut out = String::new();
+    for item in items {
+        match item {
+            Item::User { text, .. } => {
+                let _ = writeln!(out, "USER: {}", cut(text));
+            }
+            Item::Summary { text, .. } => {
+                let _ = writeln!(out, "EARLIER SUMMARY: {text}");
+            }
+            Item::Assistant { parts, .. } => {
+                for part in parts {
+                    match part {
+                        rein_models::Part::Text { text } => {
+                            let _ = writeln!(out, "ASSISTANT: {}", cut(text));
+                        }
+                        rein_models::Part::ToolCall(call) => {
+                            let _ = writeln!(
+                                out,
+                                "ASSISTANT CALLS {}({}) [{}]",
+                                call.name, call.arguments, call.id
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Item::Results { results, notes } => {
+                for r in results {
+                    let status = if r.is_error { " (error)" } else { "" };
+                    let _ = writeln!(
+                        out,
+                        "RESULT of {} [{}]{status}:\n{}",
+                        r.tool,
+                        r.call_id,
+                        cut(&r.content)
+                    );
+                }
+                for n in notes {
+                    let _ = writeln!(out, "NOTE: {n}");
+                }
+            }
+        }
+    }
+    out
+}

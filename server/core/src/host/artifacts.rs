@@ -1,0 +1,63 @@
+//! Task artifacts on disk, under `<workspace>/.rein/artifacts/<task>/`.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+
+use crate::ports::Artifacts;
+
+pub struct DiskArtifacts {
+    root: PathBuf,
+}
+
+impl DiskArtifacts {
+    /// `root` is the workspace root; paths given to `write` are relative to it.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+}
+
+#[async_trait]
+impl Artifacts for DiskArtifacts {
+    async fn write(&self, rel_path: &str, content: &str) -> Result<(), String> {
+        // Artifacts live under .rein/ only: a bug elsewhere must not make
+        // this a way to write into the user's files.
+        if !rel_path.starts_with(".rein/") || rel_path.split('/').any(|c| c == "..") {
+            return Err(format!(
+                "refusing to write an artifact outside .rein/: {rel_path}"
+            ));
+        }
+        let path = self.root.join(rel_path);
+        let content = content.to_owned();
+        tokio::task::spawn_blocking(move || {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))
+        })
+        .await
+        .map_err(|e| e.to_string())?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn writes_under_rein_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let artifacts = DiskArtifacts::new(dir.path());
+        artifacts
+            .write(".rein/artifacts/t-1/out.txt", "hello")
+            .await
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".rein/artifacts/t-1/out.txt")).unwrap(),
+            "hello"
+        );
+        assert!(artifacts.write("src/main.rs", "x").await.is_err());
+        assert!(artifacts.write(".rein/../src/main.rs", "x").await.is_err());
+    }
+}

@@ -1,0 +1,212 @@
+//! The loop's other ports: the human ([`Approver`]), the observer
+//! ([`ProgressSink`]: progress in the editor, and the trace) and the judge
+//! ([`Verifier`]). Front-ends implement them; the loop only calls them.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use rein_models::Usage;
+use rein_text::ContentHash;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::exec::Exec;
+use crate::permissions::Decision;
+use crate::task::{TaskId, TaskSpec, TaskState};
+use crate::workspace::Workspace;
+
+/// A command the policy says to ask about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandApproval {
+    pub task: TaskId,
+    pub tool: &'static str,
+    pub command: String,
+    pub cwd: PathBuf,
+    /// The rule that asked, e.g. "default: run_command asks".
+    pub rule: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    AllowOnce,
+    /// Allow this exact command for the rest of the task.
+    AllowForTask,
+    Deny,
+}
+
+/// Everything that needs the human (edits are approved through the
+/// [`Workspace`], where the editor shows them).
+#[async_trait]
+pub trait Approver: Send + Sync {
+    /// Asks whether a command may run. No answer in time counts as `Deny`.
+    async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision;
+
+    /// Puts the model's question to the user; `None` if it could not be
+    /// asked or was not answered (the task then stops, waiting).
+    async fn ask_user(&self, task: &TaskId, question: &str) -> Option<String>;
+}
+
+/// A snapshot for the status line: `rein/taskStatus`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskStatus {
+    pub task_id: TaskId,
+    pub state: TaskState,
+    pub reason: Option<String>,
+    pub turn: u32,
+    pub max_turns: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+}
+
+/// Everything that happens in a task, in order: progress for the editor
+/// and the record for the trace.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TaskEvent {
+    Status(TaskStatus),
+    /// What the harness is doing now, for the progress line
+    /// ("running tests", "waiting for approval").
+    Activity {
+        text: String,
+    },
+    ModelCall {
+        turn: u32,
+        usage: Usage,
+        cost_usd: Option<f64>,
+        latency_ms: u64,
+        stop: String,
+        retries: u32,
+        estimated_input_tokens: u64,
+    },
+    ModelRetry {
+        attempt: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    /// The model's visible text of one turn.
+    Text {
+        turn: u32,
+        text: String,
+    },
+    ToolCall {
+        turn: u32,
+        call_id: String,
+        tool: String,
+        arguments: Value,
+    },
+    Permission {
+        call_id: String,
+        tool: String,
+        decision: Decision,
+        rule: String,
+    },
+    Approval {
+        call_id: String,
+        tool: String,
+        decision: ApprovalDecision,
+    },
+    ToolResult {
+        call_id: String,
+        tool: String,
+        is_error: bool,
+        summary: String,
+        duration_ms: u64,
+    },
+    Guard {
+        call_id: Option<String>,
+        guard: String,
+        message: String,
+    },
+    /// A change to what the model sees (a stub, a trimmed log, a spill).
+    Context {
+        transformation: String,
+        detail: String,
+    },
+    Compaction {
+        summarized_items: usize,
+        tokens_before: u64,
+        tokens_after: u64,
+        archive: String,
+    },
+    Question {
+        question: String,
+    },
+    Answer {
+        answer: String,
+    },
+    Verification {
+        passed: bool,
+        detail: String,
+        evidence: Vec<Evidence>,
+    },
+}
+
+/// Observes a task. Must not block: the LSP implementation forwards to
+/// the editor without awaiting it, the trace writer appends a line.
+pub trait ProgressSink: Send + Sync {
+    fn event(&self, task: &TaskId, event: &TaskEvent);
+}
+
+/// A sink that drops everything.
+pub struct NoProgress;
+
+impl ProgressSink for NoProgress {
+    fn event(&self, _: &TaskId, _: &TaskEvent) {}
+}
+
+/// What a check saw, so "it passes" is a fact anyone can look at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub check: String,
+    pub command: String,
+    pub exit_code: Option<i32>,
+    pub duration_ms: u64,
+    /// The content of every file the task touched when the check ran.
+    pub files: Vec<(String, ContentHash)>,
+    pub log_path: String,
+    pub failures: Vec<String>,
+}
+
+/// The verifier's answer to a claim of completion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Verified {
+        summary: String,
+        evidence: Vec<Evidence>,
+    },
+    /// Not done: `gap` tells the model what is still wrong.
+    Gap {
+        gap: String,
+        evidence: Vec<Evidence>,
+    },
+}
+
+/// What a verifier may look at.
+pub struct VerifyContext<'a> {
+    pub task: &'a TaskSpec,
+    /// Files the task changed, workspace-relative.
+    pub touched: &'a [String],
+    pub workspace: &'a dyn Workspace,
+    pub exec: &'a dyn Exec,
+    /// Where check logs go.
+    pub artifacts_dir: PathBuf,
+    pub cancel: CancellationToken,
+}
+
+/// Judges a claim of completion against the task's acceptance checks.
+#[async_trait]
+pub trait Verifier: Send + Sync {
+    async fn verify(&self, cx: VerifyContext<'_>) -> Verdict;
+}
+
+/// Where a task's artifacts are stored: spilled tool outputs and archived
+/// history, at workspace-relative paths the model can `read_file`.
+#[async_trait]
+pub trait Artifacts: Send + Sync {
+    /// Writes `content` at `rel_path` (under `.rein/artifacts/<task>/`).
+    async fn write(&self, rel_path: &str, content: &str) -> Result<(), String>;
+}

@@ -1,0 +1,213 @@
+//! A task: what the user asked for, how success is judged, and where it
+//! stands. States and their names are part of the product's contract
+//! (DESIGN.md §4: `rein/taskStatus.state`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A task id: short, unique enough per workspace, safe in file names.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TaskId(pub String);
+
+impl TaskId {
+    /// A new id from the current time and a random suffix: `t-20261130-052101-3f9a`.
+    pub fn generate() -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let secs = now.as_secs();
+        let (days, rem) = (secs / 86_400, secs % 86_400);
+        let (y, m, d) = civil_from_days(days as i64);
+        let suffix = (now.subsec_nanos() ^ std::process::id().rotate_left(16)) & 0xffff;
+        Self(format!(
+            "t-{y:04}{m:02}{d:02}-{:02}{:02}{:02}-{suffix:04x}",
+            rem / 3600,
+            (rem % 3600) / 60,
+            rem % 60
+        ))
+    }
+}
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+/// (Howard Hinnant's algorithm; avoids a date crate for one id format.)
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// What kind of work, which decides the acceptance checks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Make one test pass: `path` is workspace-relative, `name` the test's
+    /// (qualified) name as the test finder reports it.
+    FixTest { path: String, name: String },
+    /// Anything else, in the user's words.
+    Instruction,
+}
+
+/// A check the verifier runs before a task may be called done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "check", rename_all = "snake_case")]
+pub enum Acceptance {
+    /// This test passes on the current content.
+    TestPasses { path: String, name: String },
+    /// The tests that passed before the task still pass.
+    NoRegressions,
+    /// The assertions of this test are unchanged.
+    AssertionsUnchanged { path: String, name: String },
+    /// Every edit stayed inside these globs.
+    EditsWithin { globs: Vec<String> },
+}
+
+/// What the user asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskSpec {
+    pub id: TaskId,
+    pub kind: TaskKind,
+    /// The goal, in a sentence or two.
+    pub goal: String,
+    /// Things that must stay true ("do not change the public interface").
+    pub constraints: Vec<String>,
+    pub acceptance: Vec<Acceptance>,
+}
+
+impl TaskSpec {
+    /// A fix-test task with the acceptance checks that make "fixed" mean
+    /// something: the test passes, nothing that passed broke, and the test
+    /// itself was not weakened.
+    pub fn fix_test(id: TaskId, path: &str, name: &str) -> Self {
+        Self {
+            id,
+            kind: TaskKind::FixTest {
+                path: path.to_owned(),
+                name: name.to_owned(),
+            },
+            goal: format!("Make the failing test `{name}` in `{path}` pass."),
+            constraints: vec![
+                format!(
+                    "Do not change the assertions of `{name}`: fix the code under test, not the test."
+                ),
+                "Do not break tests that passed before.".to_owned(),
+                "Keep the change minimal and in the project's style.".to_owned(),
+            ],
+            acceptance: vec![
+                Acceptance::TestPasses {
+                    path: path.to_owned(),
+                    name: name.to_owned(),
+                },
+                Acceptance::AssertionsUnchanged {
+                    path: path.to_owned(),
+                    name: name.to_owned(),
+                },
+                Acceptance::NoRegressions,
+            ],
+        }
+    }
+
+    pub fn instruction(id: TaskId, instruction: &str) -> Self {
+        Self {
+            id,
+            kind: TaskKind::Instruction,
+            goal: instruction.trim().to_owned(),
+            constraints: vec!["Keep changes minimal and in the project's style.".to_owned()],
+            acceptance: Vec::new(),
+        }
+    }
+}
+
+/// Where a task stands. The names are the contract of `rein/taskStatus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    Queued,
+    Running,
+    WaitingUser,
+    Verifying,
+    Succeeded,
+    Failed,
+    Cancelled,
+    BudgetExhausted,
+}
+
+impl TaskState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::WaitingUser => "waiting_user",
+            Self::Verifying => "verifying",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::BudgetExhausted => "budget_exhausted",
+        }
+    }
+
+    /// No more work happens in a terminal state.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            Self::Succeeded | Self::Failed | Self::Cancelled | Self::BudgetExhausted
+        )
+    }
+}
+
+impl fmt::Display for TaskState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_dated_and_file_safe() {
+        let id = TaskId::generate();
+        assert!(id.0.starts_with("t-20"), "{id}");
+        assert!(
+            id.0.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
+            "{id}"
+        );
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+
+    #[test]
+    fn states_serialize_as_the_contract_names() {
+        let names: Vec<String> = [
+            TaskState::Queued,
+            TaskState::Running,
+            TaskState::WaitingUser,
+            TaskState::Verifying,
+            TaskState::Succeeded,
+            TaskState::Failed,
+            TaskState::Cancelled,
+            TaskState::BudgetExhausted,
+        ]
+        .iter()
+        .map(|s| serde_json::to_string(s).unwrap())
+        .collect();
+        assert_eq!(
+            names.join(" "),
+            r#""queued" "running" "waiting_user" "verifying" "succeeded" "failed" "cancelled" "budget_exhausted""#
+        );
+    }
+}

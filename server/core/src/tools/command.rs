@@ -1,0 +1,161 @@
+//! `run_tests` and `run_command`: processes, run against a disk that holds
+//! exactly the buffers Rein edited, reported as exit code, duration,
+//! failing tests and the tail of the log with the log's path.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use super::{ToolCx, ToolOutput};
+use crate::context::history::ResultMeta;
+use crate::exec::{CommandKind, CommandResult, CommandSpec};
+
+pub async fn run_tests(cx: &ToolCx<'_>, target: Option<&str>) -> ToolOutput {
+    let Some(test_command) = cx.test_command else {
+        return ToolOutput::error(
+            "No test command was detected for this project (no Cargo.toml, pytest/unittest tests, package.json test script or go.mod found). Set `test_command` in .rein/config.toml, or use run_command.",
+        );
+    };
+    let command = test_command.for_target(target);
+    run(cx, command, cx.budgets.test_timeout, CommandKind::Test).await
+}
+
+pub async fn run_command(cx: &ToolCx<'_>, command: &str, timeout_s: Option<u64>) -> ToolOutput {
+    let ceiling = cx.budgets.command_timeout.max(Duration::from_secs(1));
+    let timeout = timeout_s.map_or(ceiling, |s| {
+        Duration::from_secs(s).min(Duration::from_secs(3600))
+    });
+    // A command may have written files: it changes the project.
+    let mut out = run(cx, command.to_owned(), timeout, CommandKind::Other).await;
+    out.changed_project = true;
+    out
+}
+
+async fn run(cx: &ToolCx<'_>, command: String, timeout: Duration, kind: CommandKind) -> ToolOutput {
+    if let Err(e) = cx.workspace.flush_to_disk().await {
+        return ToolOutput::error(format!(
+            "Could not save the edited files to disk before running the command, so it was not run: {e}"
+        ));
+    }
+    let (log_path, log_rel) = cx.next_log();
+    let spec = CommandSpec {
+        command: command.clone(),
+        cwd: cx.workspace.root().to_path_buf(),
+        timeout,
+        log_path,
+        kind,
+    };
+    match cx.exec.run(spec, cx.cancel.clone()).await {
+        Ok(result) => {
+            let content = format_command_result(&command, &result, &log_rel);
+            let summary = summarize(&command, &result, &log_rel);
+            let is_error = !result.succeeded();
+            let meta = ResultMeta::Command {
+                kind,
+                command,
+                result,
+                summary,
+            };
+            ToolOutput {
+                content,
+                is_error,
+                meta,
+                changed_project: false,
+            }
+        }
+        Err(e) => ToolOutput::error(e.to_string()),
+    }
+}
+
+/// The full report the model sees for a run.
+pub fn format_command_result(command: &str, result: &CommandResult, log_rel: &str) -> String {
+    let mut out = format!("$ {command}\n{}\n", outcome(result));
+    if !result.failures.is_empty() {
+        let _ = writeln!(out, "failing tests ({}):", result.failures.len());
+        for f in &result.failures {
+            let _ = writeln!(out, "  {f}");
+        }
+    }
+    if result.tail.is_empty() {
+        out.push_str("(no output)\n");
+    } else {
+        let shown = result.tail.len() as u64;
+        if result.total_lines > shown {
+            let _ = writeln!(out, "last {shown} lines of {}:", result.total_lines);
+        } else {
+            out.push_str("output:\n");
+        }
+        for line in &result.tail {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    let _ = write!(out, "full log: {log_rel} ({} lines)", result.total_lines);
+    out
+}
+
+/// What an old run shrinks to once a newer one exists.
+fn summarize(command: &str, result: &CommandResult, log_rel: &str) -> String {
+    let failures = match result.failures.len() {
+        0 => String::new(),
+        n if n <= 5 => format!("; failing: {}", result.failures.join(", ")),
+        n => format!("; {n} failing, first: {}", result.failures[..3].join(", ")),
+    };
+    format!("$ {command}: {}{failures}; log {log_rel}", outcome(result))
+}
+
+fn outcome(result: &CommandResult) -> String {
+    let secs = result.duration.as_secs_f64();
+    if result.cancelled {
+        format!("cancelled after {secs:.1}s")
+    } else if result.timed_out {
+        format!("killed after {secs:.1}s: it exceeded its time limit")
+    } else {
+        match result.exit_code {
+            Some(code) => format!("exit code {code} after {secs:.1}s"),
+            None => format!("ended by a signal after {secs:.1}s"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_are_complete_and_old_runs_summarize() {
+        let result = CommandResult {
+            exit_code: Some(1),
+            duration: Duration::from_millis(2_340),
+            tail: vec![
+                "FAILED tests/test_cart.py::test_total - assert 3 == 30".into(),
+                "1 failed, 4 passed".into(),
+            ],
+            failures: vec!["tests/test_cart.py::test_total".into()],
+            total_lines: 120,
+            ..CommandResult::default()
+        };
+        expect_test::expect![[r#"
+            $ python3 -m pytest -q
+            exit code 1 after 2.3s
+            failing tests (1):
+              tests/test_cart.py::test_total
+            last 2 lines of 120:
+            FAILED tests/test_cart.py::test_total - assert 3 == 30
+            1 failed, 4 passed
+            full log: .rein/artifacts/t-1/run-1.log (120 lines)"#]]
+        .assert_eq(&format_command_result(
+            "python3 -m pytest -q",
+            &result,
+            ".rein/artifacts/t-1/run-1.log",
+        ));
+        assert_eq!(
+            summarize("python3 -m pytest -q", &result, "run-1.log"),
+            "$ python3 -m pytest -q: exit code 1 after 2.3s; failing: tests/test_cart.py::test_total; log run-1.log"
+        );
+        let killed = CommandResult {
+            timed_out: true,
+            duration: Duration::from_secs(120),
+            ..CommandResult::default()
+        };
+        assert!(format_command_result("sleep 999", &killed, "x").contains("killed after 120.0s"));
+    }
+}

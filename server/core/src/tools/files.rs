@@ -1,0 +1,181 @@
+//! `edit_file` and `create_file`: changes, always through the workspace
+//! (where the editor shows them for approval), always based on the version
+//! the model last read.
+
+use std::fmt::Write;
+
+use super::{ToolCx, ToolOutput};
+use crate::context::history::ResultMeta;
+use crate::workspace::{CreateRequest, EditOutcome, EditRequest, WorkspaceError};
+
+/// Lines of context shown around an applied edit.
+const SNIPPET_CONTEXT: usize = 3;
+
+pub struct EditArgs<'a> {
+    pub path: &'a str,
+    pub old_text: &'a str,
+    pub new_text: &'a str,
+    pub replace_all: bool,
+}
+
+fn label(cx: &ToolCx<'_>) -> String {
+    format!(
+        "Rein: {}",
+        cx.task.goal.chars().take(60).collect::<String>()
+    )
+}
+
+pub async fn edit_file(
+    cx: &ToolCx<'_>,
+    args: EditArgs<'_>,
+    needs_confirmation: bool,
+) -> ToolOutput {
+    let path = args.path;
+    let Some(base) = cx.reads.get(path) else {
+        return ToolOutput::error(format!(
+            "Read {path} with read_file before editing it: edit_file applies to the version you last read."
+        ));
+    };
+    let description = describe_edit(path, args.old_text, args.new_text, args.replace_all);
+    let request = EditRequest {
+        label: label(cx),
+        description: description.clone(),
+        path: path.to_owned(),
+        base: base.clone(),
+        old_text: args.old_text.to_owned(),
+        new_text: args.new_text.to_owned(),
+        replace_all: args.replace_all,
+        needs_confirmation,
+    };
+    match cx.workspace.edit_file(request).await {
+        Ok(EditOutcome::Applied {
+            version,
+            rebased_from,
+        }) => {
+            cx.reads.set(path, version.clone());
+            let mut out = format!("Edited {path} ({} → {}).", base.label(), version.label());
+            if let Some(from) = rebased_from {
+                let _ = write!(
+                    out,
+                    " The file had changed since you read it ({}); your edit still applied cleanly and was rebased onto the current text.",
+                    from.label()
+                );
+            }
+            out.push_str(&snippet(cx, path, args.new_text).await);
+            ToolOutput::ok(
+                out,
+                ResultMeta::Edited {
+                    path: path.to_owned(),
+                    version,
+                },
+            )
+            .changed()
+        }
+        Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
+            "The user rejected this edit to {path} ({reason}). Do not propose the same change again; take another approach or ask the user what they want."
+        )),
+        Ok(EditOutcome::Stale { current }) => {
+            cx.reads.forget(path);
+            ToolOutput::error(format!(
+                "{path} changed since you read it ({} → {}) and your old_text no longer matches exactly once; read it again.",
+                base.label(),
+                current.label()
+            ))
+        }
+        Ok(EditOutcome::Unknown { detail }) => {
+            cx.reads.forget(path);
+            ToolOutput::error(format!(
+                "It is not known whether this edit to {path} was applied ({detail}). Read {path} again before anything else."
+            ))
+            .changed()
+        }
+        Err(e) => ToolOutput::error(workspace_error(e)),
+    }
+}
+
+pub async fn create_file(
+    cx: &ToolCx<'_>,
+    path: &str,
+    content: &str,
+    needs_confirmation: bool,
+) -> ToolOutput {
+    let lines = content.lines().count();
+    let request = CreateRequest {
+        label: label(cx),
+        description: format!("create {path} ({lines} lines)"),
+        path: path.to_owned(),
+        content: content.to_owned(),
+        needs_confirmation,
+    };
+    match cx.workspace.create_file(request).await {
+        Ok(EditOutcome::Applied { version, .. }) => {
+            cx.reads.set(path, version.clone());
+            ToolOutput::ok(
+                format!("Created {path} ({lines} lines, {}).", version.label()),
+                ResultMeta::Edited {
+                    path: path.to_owned(),
+                    version,
+                },
+            )
+            .changed()
+        }
+        Ok(EditOutcome::Rejected { reason }) => {
+            ToolOutput::error(format!("The user rejected creating {path} ({reason})."))
+        }
+        Ok(EditOutcome::Stale { current }) => ToolOutput::error(format!(
+            "{path} appeared while the file was being created ({}); read it and edit it instead.",
+            current.label()
+        )),
+        Ok(EditOutcome::Unknown { detail }) => ToolOutput::error(format!(
+            "It is not known whether {path} was created ({detail}). Read it before anything else."
+        ))
+        .changed(),
+        Err(WorkspaceError::AlreadyExists { path }) => ToolOutput::error(format!(
+            "{path} already exists: read it and use edit_file to change it."
+        )),
+        Err(e) => ToolOutput::error(workspace_error(e)),
+    }
+}
+
+fn workspace_error(e: WorkspaceError) -> String {
+    e.to_string()
+}
+
+/// A one-line description of an edit for the approval prompt.
+fn describe_edit(path: &str, old: &str, new: &str, replace_all: bool) -> String {
+    let (o, n) = (old.lines().count().max(1), new.lines().count());
+    let every = if replace_all {
+        " (every occurrence)"
+    } else {
+        ""
+    };
+    format!("edit {path}: replace {o} line(s) with {n} line(s){every}")
+}
+
+/// The changed region of the file as it is now, numbered, so the model
+/// sees the result without reading the whole file again.
+async fn snippet(cx: &ToolCx<'_>, path: &str, new_text: &str) -> String {
+    let Ok(file) = cx.workspace.read_file(path).await else {
+        return String::new();
+    };
+    cx.reads.set(path, file.version.clone());
+    let lines: Vec<&str> = file.text.lines().collect();
+    let needle = new_text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let Some(at) = (!needle.is_empty())
+        .then(|| lines.iter().position(|l| l.contains(needle)))
+        .flatten()
+    else {
+        return String::new();
+    };
+    let span = new_text.lines().count().max(1);
+    let from = at.saturating_sub(SNIPPET_CONTEXT);
+    let to = (at + span + SNIPPET_CONTEXT).min(lines.len());
+    let mut out = format!("\nNow lines {}-{} read:\n", from + 1, to);
+    for (i, line) in lines[from..to].iter().enumerate() {
+        let _ = writeln!(out, "{:>6}\t{line}", from + i + 1);
+    }
+    out
+}

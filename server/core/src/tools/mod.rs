@@ -1,0 +1,136 @@
+//! The tools: their specs (`spec.rs`), argument validation (`schema.rs`)
+//! and what each does (one file per concern). Tools never decide policy:
+//! the dispatcher (`crate::dispatch`) checks permissions first and passes
+//! the outcome in; tools only act and report.
+
+pub mod schema;
+pub mod spec;
+
+mod command;
+mod files;
+mod read;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use tokio_util::sync::CancellationToken;
+
+pub use self::command::{format_command_result, run_command, run_tests};
+pub use self::files::{EditArgs, create_file, edit_file};
+pub use self::read::{list_files, read_file, search};
+pub use self::spec::{ALL, ToolName};
+use crate::budget::Budgets;
+use crate::context::history::ResultMeta;
+use crate::exec::Exec;
+use crate::host::testcmd::TestCommand;
+use crate::permissions::Policy;
+use crate::ports::Approver;
+use crate::task::TaskSpec;
+use crate::workspace::{ReadVersion, Workspace};
+
+/// What a tool returns to the model, and what the harness learns from it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    pub content: String,
+    pub is_error: bool,
+    pub meta: ResultMeta,
+    /// The call changed the project (an edit, a new file, a command that
+    /// may have written files): earlier results may no longer hold.
+    pub changed_project: bool,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>, meta: ResultMeta) -> Self {
+        Self {
+            content: content.into(),
+            is_error: false,
+            meta,
+            changed_project: false,
+        }
+    }
+
+    pub fn error(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: true,
+            meta: ResultMeta::Plain,
+            changed_project: false,
+        }
+    }
+
+    fn changed(mut self) -> Self {
+        self.changed_project = true;
+        self
+    }
+}
+
+/// Where a task's artifacts (command logs, spilled outputs, archives) go.
+#[derive(Clone, Debug)]
+pub struct ArtifactDir {
+    /// Absolute, for writing.
+    pub abs: PathBuf,
+    /// Workspace-relative, for the model (`.rein/artifacts/<task>`).
+    pub rel: String,
+}
+
+impl ArtifactDir {
+    pub fn new(root: &std::path::Path, task: &str) -> Self {
+        let rel = format!(".rein/artifacts/{task}");
+        Self {
+            abs: root.join(&rel),
+            rel,
+        }
+    }
+}
+
+/// The version of each file as the model last saw it: what its edits
+/// are based on.
+#[derive(Debug, Default)]
+pub struct ReadTracker(Mutex<HashMap<String, ReadVersion>>);
+
+impl ReadTracker {
+    pub fn get(&self, path: &str) -> Option<ReadVersion> {
+        self.0.lock().ok().and_then(|m| m.get(path).cloned())
+    }
+
+    pub fn set(&self, path: &str, version: ReadVersion) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(path.to_owned(), version);
+        }
+    }
+
+    pub fn forget(&self, path: &str) {
+        if let Ok(mut m) = self.0.lock() {
+            m.remove(path);
+        }
+    }
+}
+
+/// Everything a tool may use.
+pub struct ToolCx<'a> {
+    pub task: &'a TaskSpec,
+    pub workspace: &'a dyn Workspace,
+    pub exec: &'a dyn Exec,
+    pub approver: &'a dyn Approver,
+    pub policy: &'a Policy,
+    pub reads: &'a ReadTracker,
+    pub artifacts: &'a ArtifactDir,
+    pub runs: &'a AtomicU32,
+    pub budgets: &'a Budgets,
+    pub test_command: Option<&'a TestCommand>,
+    pub cancel: &'a CancellationToken,
+}
+
+impl ToolCx<'_> {
+    /// A fresh log file name for a command run: `run-3.log`.
+    fn next_log(&self) -> (PathBuf, String) {
+        let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let name = format!("run-{n}.log");
+        (
+            self.artifacts.abs.join(&name),
+            format!("{}/{name}", self.artifacts.rel),
+        )
+    }
+}

@@ -1,0 +1,229 @@
+//! What the model sees: the shedding rules (superseded reads become stubs,
+//! old test logs shrink to their summary, large outputs are spilled to a
+//! file) and compaction, checked on the requests actually sent.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use pretty_assertions::assert_eq;
+use rein_core::context::ContextConfig;
+use rein_core::ports::TaskEvent;
+use rein_core::task::TaskState;
+use rein_testkit::fake_model::{Reply, Scenario};
+use serde_json::{Value, json};
+use support::{Setup, cart_workspace};
+
+/// A request's messages, one line per part, long texts cut: what a reader
+/// needs to see the shape of the context.
+fn render(body: &Value) -> String {
+    let cut = |s: &str, n: usize| {
+        let one_line = s.replace('\n', "⏎");
+        if one_line.chars().count() > n {
+            format!("{}…", one_line.chars().take(n).collect::<String>())
+        } else {
+            one_line
+        }
+    };
+    let mut out = Vec::new();
+    for message in body["messages"].as_array().unwrap() {
+        let role = message["role"].as_str().unwrap();
+        for part in message["content"].as_array().unwrap() {
+            let cache = if part.get("cache_control").is_some() {
+                " [cache]"
+            } else {
+                ""
+            };
+            let line = match part["type"].as_str().unwrap() {
+                "text" => format!("{role}: {}", cut(part["text"].as_str().unwrap(), 90)),
+                "tool_use" => format!(
+                    "{role}: call {}({})",
+                    part["name"].as_str().unwrap(),
+                    part["input"]
+                ),
+                "tool_result" => {
+                    let error = if part.get("is_error").is_some() {
+                        " error"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "{role}: result{error}: {}",
+                        cut(part["content"].as_str().unwrap(), 90)
+                    )
+                }
+                other => format!("{role}: {other}"),
+            };
+            out.push(format!("{line}{cache}"));
+        }
+    }
+    out.join("\n")
+}
+
+#[tokio::test]
+async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("run_tests", json!({})))
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(i.price * i.qty for i in items)"}),
+        ))
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call("run_tests", json!({})))
+        .reply(Reply::text("Fixed."));
+    let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let last = &r.server.requests()[5].body;
+    expect_test::expect![[r#"
+        user: Fix the failing test `TestCart.test_total` in `tests/test_cart.py`. Start by running it to…
+        assistant: call run_tests({})
+        user: result error: [earlier test run, summarized] $ run-tests: exit code 1 after 0.1s; failing: tests.test_ca…
+        assistant: call read_file({"path":"cart.py"})
+        user: result: [cart.py read at v1; superseded by the read at v2 below]
+        assistant: call edit_file({"new_text":"    return sum(i.price * i.qty for i in items)","old_text":"    return len(items)","path":"cart.py"})
+        user: result: Edited cart.py (v1 → v2).⏎Now lines 4-7 read:⏎     4	        self.qty = qty⏎     5	⏎     6…
+        assistant: call read_file({"path":"cart.py"})
+        user: result: cart.py (v2), lines 1-7 of 7:⏎     1	class Item:⏎     2	    def __init__(self, price, qty)…
+        assistant: call run_tests({}) [cache]
+        user: result: $ run-tests⏎exit code 0 after 0.1s⏎output:⏎...⏎-------------------------------------------…
+        user: [Progress: turn 6 of 20] Changed: cart.py (read → v2). Last test run: $ run-tests: exit co… [cache]"#]]
+    .assert_eq(&render(last));
+    let transformations: Vec<String> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Context {
+                transformation,
+                detail,
+            } => Some(format!("{transformation} {detail}")),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        transformations
+            .iter()
+            .any(|t| t.starts_with("stub_superseded_read cart.py")),
+        "{transformations:?}"
+    );
+    assert!(
+        transformations
+            .iter()
+            .any(|t| t.starts_with("summarize_old_test_log")),
+        "{transformations:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_large_output_is_spilled_to_a_file_the_model_can_read() {
+    let big: String = (1..=400)
+        .map(|n| format!("line {n}: the quick brown fox jumps over the lazy dog\n"))
+        .collect();
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "big.txt"})))
+        .reply(Reply::tool_call("read_file", json!({"path": ".rein/artifacts/t-test/output-toolu_fake_0001.txt", "start_line": 200, "end_line": 201})))
+        .reply(Reply::text("done"));
+    let r = Setup::new(cart_workspace().with_file("big.txt", &big))
+        .run(scenario, |c| {
+            c.context = ContextConfig {
+                tool_output_cap: 500,
+                ..ContextConfig::default()
+            };
+            c.budgets.max_turns = 3;
+        })
+        .await;
+    let results = support::full_results(&r);
+    assert!(results[0].contains("lines (") && results[0].contains("tokens) omitted; the whole output is in .rein/artifacts/t-test/output-toolu_fake_0001.txt"), "{}", results[0]);
+    assert!(results[0].len() < big.len() / 2);
+    // The spilled file is the whole original result, readable despite .rein/ being off limits.
+    let spilled =
+        r.ws.text(".rein/artifacts/t-test/output-toolu_fake_0001.txt")
+            .unwrap();
+    assert!(spilled.contains("line 400: the quick brown fox"));
+    assert!(
+        results[1].contains("   200\t   199\tline 199:"),
+        "{}",
+        results[1]
+    );
+}
+
+#[tokio::test]
+async fn compaction_summarizes_the_old_part_and_keeps_the_recent_one() {
+    let page = |n: usize| -> String {
+        (1..=150)
+            .map(|l| format!("module {n} line {l}: fn compute_{l}(x: u64) -> u64 {{ x * {l} }}\n"))
+            .collect()
+    };
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "a.rs"})))
+        .reply(Reply::tool_call("read_file", json!({"path": "b.rs"})))
+        .reply(Reply::tool_call("read_file", json!({"path": "c.rs"})))
+        // The compaction call.
+        .reply(Reply::text("Goal: fix test_total. Read a.rs (150 lines of compute_N functions) and b.rs (same shape). Nothing changed yet. Next: read cart.py."))
+        .reply(Reply::text("done"));
+    let ws = cart_workspace()
+        .with_file("a.rs", &page(1))
+        .with_file("b.rs", &page(2))
+        .with_file("c.rs", &page(3));
+    let r = Setup::new(ws)
+        .run(scenario, |c| {
+            c.context = ContextConfig {
+                window_tokens: 16_000,
+                max_output_tokens: 1_000,
+                keep_recent_items: 2,
+                ..ContextConfig::default()
+            };
+            c.budgets.max_turns = 5;
+        })
+        .await;
+    let requests = r.server.requests();
+    let compaction = &requests[3].body;
+    assert!(
+        compaction["system"]
+            .to_string()
+            .contains("You condense the working history"),
+        "{}",
+        compaction["system"]
+    );
+    assert!(compaction["tools"].is_null());
+    let transcript = compaction["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        transcript.contains("RESULT of read_file") && transcript.contains("module 2 line 1:"),
+        "{transcript}"
+    );
+
+    let after = &requests[4].body;
+    expect_test::expect![[r#"
+        user: Fix the failing test `TestCart.test_total` in `tests/test_cart.py`. Start by running it to…
+        user: [Summary of the earlier part of this task, written when the context grew large. The full r…
+        assistant: call read_file({"path":"c.rs"}) [cache]
+        user: result: c.rs (v1), lines 1-150 of 150:⏎     1	module 3 line 1: fn compute_1(x: u64) -> u64 { x * 1…
+        user: [Progress: turn 4 of 5] No files changed yet.⏎1 turn(s) left after this one: converge now,… [cache]"#]]
+    .assert_eq(&render(after));
+    let archive = r.ws.text(".rein/artifacts/t-test/history-1.json").unwrap();
+    assert!(
+        archive.contains("module 1 line 150"),
+        "the originals stay retrievable"
+    );
+    let compacted = r.progress.events().iter().any(|e| {
+        matches!(
+            e,
+            TaskEvent::Compaction {
+                summarized_items: 4,
+                ..
+            }
+        )
+    });
+    assert!(compacted);
+    // The compaction call is not a turn; its tokens count.
+    assert_eq!(r.outcome.spent.turns, 4);
+}
