@@ -180,6 +180,12 @@ impl Agent {
 
     fn set_state(&mut self, state: TaskState, reason: Option<String>) {
         self.state = state;
+        self.status(state, reason);
+    }
+
+    /// Reports a status without changing the loop's own state: a state
+    /// passed through inside a step (waiting for the user's answer).
+    fn status(&self, state: TaskState, reason: Option<String>) {
         let spent = &self.tracker.spent;
         self.event(TaskEvent::Status(TaskStatus {
             task_id: self.task.id.clone(),
@@ -382,7 +388,13 @@ impl Agent {
                 arguments: call.arguments.clone(),
             });
         }
-        let (results, notes, cancelled, learned) = self.dispatch_all(&calls).await;
+        let Batch {
+            results,
+            notes,
+            cancelled,
+            learned,
+            waiting,
+        } = self.dispatch_all(&calls).await;
         for r in &results {
             if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
                 let from = self
@@ -408,6 +420,13 @@ impl Agent {
         if cancelled {
             return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
         }
+        if let Some(question) = waiting {
+            // Nobody could answer now: the task waits, its history intact.
+            return Err(Stop::new(
+                TaskState::WaitingUser,
+                format!("waiting for the user's answer to: {question}"),
+            ));
+        }
         let nudge = self.guard.lock().ok().and_then(|mut g| g.end_turn(learned));
         if let Some(nudge) = nudge {
             self.event(TaskEvent::Guard {
@@ -420,12 +439,8 @@ impl Agent {
         Ok(())
     }
 
-    /// Returns the results, the notes, whether the task was cancelled
-    /// midway, and whether anything new was learned.
-    async fn dispatch_all(
-        &self,
-        calls: &[Result<ToolCall, BadToolCall>],
-    ) -> (Vec<RecordedResult>, Vec<String>, bool, bool) {
+    /// Runs the calls; one result per call, in order.
+    async fn dispatch_all(&self, calls: &[Result<ToolCall, BadToolCall>]) -> Batch {
         let dispatcher = Dispatcher {
             cx: ToolCx {
                 task: &self.task,
@@ -444,6 +459,7 @@ impl Agent {
             approvals: &self.approvals,
             guard: &self.guard,
             allow_test_edits: self.config.allow_test_edits,
+            status: &|state, reason| self.status(state, reason),
         };
         let mut outputs: Vec<Option<CallDone>> = vec![None; calls.len()];
         let mut cancelled = false;
@@ -479,6 +495,7 @@ impl Agent {
                     output: d.output,
                     notice: d.notice,
                     new_information: d.new_information,
+                    waiting_for: d.waiting_for,
                     duration_ms: started.elapsed().as_millis() as u64,
                 })
             }))
@@ -495,24 +512,29 @@ impl Agent {
         let mut results = Vec::with_capacity(calls.len());
         let mut notes = Vec::new();
         let mut learned = false;
+        let mut waiting = None;
         for (call, output) in calls.iter().zip(outputs) {
-            let (id, name, arguments) = match call {
-                Ok(c) => (c.id.clone(), c.name.clone(), c.arguments.clone()),
-                Err(b) => (b.id.clone(), b.name.clone(), serde_json::Value::Null),
+            let (id, name) = match call {
+                Ok(c) => (c.id.clone(), c.name.clone()),
+                Err(b) => (b.id.clone(), b.name.clone()),
             };
-            let _ = arguments;
             let CallDone {
                 output,
                 notice,
                 new_information,
+                waiting_for,
                 duration_ms,
             } = output.unwrap_or_else(|| CallDone {
                 output: ToolOutput::error(CANCELLED),
                 notice: None,
                 new_information: false,
+                waiting_for: None,
                 duration_ms: 0,
             });
             learned |= new_information;
+            if waiting_for.is_some() {
+                waiting = waiting_for;
+            }
             if let Some(notice) = notice {
                 notes.push(format!("[{id}] {notice}"));
             }
@@ -532,7 +554,13 @@ impl Agent {
                 output.meta,
             ));
         }
-        (results, notes, cancelled, learned)
+        Batch {
+            results,
+            notes,
+            cancelled,
+            learned,
+            waiting,
+        }
     }
 
     /// An output over the cap goes to a file; the model gets its head, its
@@ -689,12 +717,25 @@ impl Agent {
     }
 }
 
+/// The outcome of one reply's calls.
+struct Batch {
+    results: Vec<RecordedResult>,
+    notes: Vec<String>,
+    /// The task was cancelled midway (unrun calls got "cancelled").
+    cancelled: bool,
+    /// Something new was learned (for the no-progress guard).
+    learned: bool,
+    /// A question the user could not be asked or did not answer.
+    waiting: Option<String>,
+}
+
 /// One call's outcome, before it is recorded.
 #[derive(Clone)]
 struct CallDone {
     output: ToolOutput,
     notice: Option<&'static str>,
     new_information: bool,
+    waiting_for: Option<String>,
     duration_ms: u64,
 }
 

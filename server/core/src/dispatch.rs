@@ -15,7 +15,7 @@ use crate::guard::{Before, LoopGuard};
 use crate::paths;
 use crate::permissions::{Action, Decision, TaskApprovals};
 use crate::ports::{ApprovalDecision, CommandApproval, ProgressSink, TaskEvent};
-use crate::task::TaskKind;
+use crate::task::{TaskKind, TaskState};
 use crate::testfind;
 use crate::tools::schema::validate;
 use crate::tools::spec::{self, ToolName};
@@ -29,6 +29,8 @@ pub struct Dispatcher<'a> {
     pub guard: &'a Mutex<LoopGuard>,
     /// Whether edits may change the target test's assertions (fix-test).
     pub allow_test_edits: bool,
+    /// Reports a state passed through inside a call (`waiting_user`).
+    pub status: &'a (dyn Fn(TaskState, Option<String>) + Sync),
 }
 
 /// A dispatched call's result.
@@ -40,6 +42,8 @@ pub struct Dispatched {
     /// The result told the model something it had not seen (a refusal by
     /// the loop guard never does).
     pub new_information: bool,
+    /// An `ask_user` question that got no answer: the task must wait.
+    pub waiting_for: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -118,6 +122,7 @@ impl Dispatcher<'_> {
                 output: ToolOutput::error(message),
                 notice: None,
                 new_information: false,
+                waiting_for: None,
             };
         }
         let output = self.run(tool, call).await.unwrap_or_else(ToolOutput::error);
@@ -144,10 +149,12 @@ impl Dispatcher<'_> {
             });
         }
         let new_information = new_information || output.changed_project;
+        let waiting_for = waiting_question(tool, &call.arguments, &output);
         Dispatched {
             output,
             notice,
             new_information,
+            waiting_for,
         }
     }
 
@@ -250,8 +257,10 @@ impl Dispatcher<'_> {
                 self.event(TaskEvent::Question {
                     question: a.question.clone(),
                 });
+                (self.status)(TaskState::WaitingUser, Some(a.question.clone()));
                 match cx.approver.ask_user(&cx.task.id, &a.question).await {
                     Some(answer) => {
+                        (self.status)(TaskState::Running, None);
                         self.event(TaskEvent::Answer {
                             answer: answer.clone(),
                         });
@@ -260,9 +269,10 @@ impl Dispatcher<'_> {
                             crate::context::history::ResultMeta::Plain,
                         )
                     }
-                    None => ToolOutput::error(
-                        "The question could not be put to the user or got no answer. Decide yourself if it is safe, or stop and explain what you need.",
-                    ),
+                    None => ToolOutput::error(format!(
+                        "{NO_ANSWER} the task is waiting for the user to answer \"{}\".",
+                        a.question
+                    )),
                 }
             }
         })
@@ -409,8 +419,24 @@ fn plain(output: ToolOutput) -> Dispatched {
         output,
         notice: None,
         new_information: false,
+        waiting_for: None,
     }
 }
+
+/// The question of an `ask_user` call that got no answer.
+fn waiting_question(tool: ToolName, arguments: &Value, output: &ToolOutput) -> Option<String> {
+    (tool == ToolName::AskUser && output.is_error && output.content.starts_with(NO_ANSWER)).then(
+        || {
+            arguments["question"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        },
+    )
+}
+
+/// The result of a question nobody answered (yet).
+const NO_ANSWER: &str = "No answer yet:";
 
 /// Accepts the ways models write a test target (`path::name`, `path:name`
 /// is left alone) and trims stray whitespace.

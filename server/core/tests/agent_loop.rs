@@ -525,3 +525,50 @@ async fn instruction_tasks_without_checks_end_on_the_models_word() {
         Some("The cart module computes totals.")
     );
 }
+
+#[tokio::test]
+async fn an_unanswered_question_leaves_the_task_waiting() {
+    let scenario = Scenario::new().reply(Reply::tool_call(
+        "ask_user",
+        json!({"question": "Keep the old API?"}),
+    ));
+    let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
+    assert_eq!(r.outcome.state, TaskState::WaitingUser);
+    assert_eq!(
+        r.outcome.reason,
+        "waiting for the user's answer to: Keep the old API?"
+    );
+    let states: Vec<TaskState> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Status(s) => Some(s.state),
+            _ => None,
+        })
+        .collect();
+    assert!(states.contains(&TaskState::WaitingUser));
+    // The call has its result: the history can be sent again as is.
+    let mut messages = support::messages_of(&r.outcome.history);
+    assert_eq!(rein_models::pairing::repair(&mut messages).unwrap(), vec![]);
+}
+
+#[tokio::test]
+async fn project_instructions_are_in_the_system_prompt() {
+    let scenario = Scenario::new().reply(Reply::text("ok"));
+    let r = Setup::new(cart_workspace())
+        .task(TaskSpec::instruction(
+            rein_core::task::TaskId("t-a".into()),
+            "Say ok",
+        ))
+        .run(scenario, |c| {
+            c.project_instructions = Some(("AGENTS.md".into(), "Always run `make check`.".into()))
+        })
+        .await;
+    let system = r.server.requests()[0].body["system"].to_string();
+    assert!(
+        system.contains("Project instructions from AGENTS.md"),
+        "{system}"
+    );
+    assert!(system.contains("Always run `make check`."), "{system}");
+}

@@ -5,5 +5,6 @@
 pub mod artifacts;
 pub mod disk;
 pub mod failures;
+pub mod instructions;
 pub mod process;
 pub mod testcmd;
