@@ -30,3 +30,65 @@ pub struct DocumentState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
 }
+
+/// `rein/taskStatus`: sent on every state change of a task (and as token
+/// counts grow). The body is `rein_core::ports::TaskStatus` in camelCase:
+/// `{taskId, state, reason?, turn, maxTurns, inputTokens, outputTokens, costUsd}`.
+pub const TASK_STATUS: &str = "rein/taskStatus";
+
+/// `rein/verification {taskId, passed, detail, evidence}`: what the
+/// verifier checked when the model claimed to be done, with the evidence
+/// (`[{check, command, exitCode, durationMs, files: [[path, hash]], logPath,
+/// failures}]`), so an editor can show why a task did or did not succeed.
+pub const VERIFICATION: &str = "rein/verification";
+
+/// `rein/saveDocuments {uris}`: asks a client that declares
+/// `capabilities.experimental.rein.saveDocuments = true` to save buffers.
+pub const SAVE_DOCUMENTS: &str = "rein/saveDocuments";
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveDocumentsParams {
+    pub uris: Vec<Uri>,
+}
+
+/// The commands of `workspace/executeCommand` (DESIGN.md §4). Each takes
+/// exactly one object argument.
+pub mod commands {
+    pub const FIX_TEST: &str = "rein.fixTest";
+    pub const RUN_TASK: &str = "rein.runTask";
+    pub const CANCEL_TASK: &str = "rein.cancelTask";
+    pub const RESUME_TASK: &str = "rein.resumeTask";
+    pub const ANSWER: &str = "rein.answer";
+    pub const ALL: [&str; 5] = [FIX_TEST, RUN_TASK, CANCEL_TASK, RESUME_TASK, ANSWER];
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FixTestArgs {
+    pub uri: Uri,
+    pub position: tower_lsp_server::ls_types::Position,
+    pub test_name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunTaskArgs {
+    #[serde(default)]
+    pub instruction: String,
+    pub uri: Option<Uri>,
+    pub range: Option<tower_lsp_server::ls_types::Range>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskIdArgs {
+    pub task_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerArgs {
+    pub task_id: String,
+    pub text: String,
+}

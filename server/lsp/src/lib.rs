@@ -15,11 +15,21 @@
 
 pub mod cli;
 mod client_requests;
-mod ext;
+mod code_actions;
+mod commands;
+pub mod demo;
+pub mod ext;
 mod framing;
 mod guard;
+pub mod launch;
 pub mod logging;
+mod lsp_progress;
+mod lsp_workspace;
 mod proto;
+pub mod run_cmd;
 mod server;
+mod session;
+pub mod settings;
+mod tasks;
 
 pub use server::{Backend, ServerHandle, ServerOptions, build_service, serve, start};

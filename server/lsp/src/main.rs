@@ -9,6 +9,8 @@ fn main() -> ExitCode {
     logging::init();
     let result = match cli.command {
         Command::Lsp => run_lsp(),
+        Command::Run(args) => Ok(rein::run_cmd::main(args)),
+        Command::Demo => Ok(rein::demo::main()),
         other => Ok(not_built(&other)),
     };
     result.unwrap_or_else(|error| {
@@ -39,10 +41,9 @@ fn run_lsp() -> anyhow::Result<ExitCode> {
 /// Subcommands whose issue has not landed yet say so instead of pretending.
 fn not_built(command: &Command) -> ExitCode {
     let what = match command {
-        Command::Run(_) | Command::Demo => "the editor front-ends (issue 5)",
         Command::Trace(_) => "task state and traces (issue 6)",
         Command::Doctor => "the providers and editor clients (issues 3 and 7)",
-        Command::Lsp => "nothing",
+        Command::Lsp | Command::Run(_) | Command::Demo => "nothing",
     };
     eprintln!(
         "rein {}: not built yet; it comes with {what}.",

@@ -1,12 +1,11 @@
 //! The LSP service: thin handlers over the document store.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use futures::future::Either;
-use rein_text::{DocumentStore, OffsetEncoding, SaveCheck};
+use rein_text::{ContentHash, DocumentStore, SaveCheck};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::jsonrpc::{self, ErrorCode};
@@ -15,7 +14,9 @@ use tower_lsp_server::{Client, ClientSocket, LanguageServer, LspService, Server}
 
 use crate::ext::{self, DocumentState, DocumentStateParams};
 use crate::framing::{self, MalformedFrame};
-use crate::{client_requests, guard, proto};
+pub use crate::session::ServerOptions;
+use crate::session::{ClientCaps, Session};
+use crate::{client_requests, code_actions, commands, guard, proto};
 
 /// How many client messages the transport works on at once. Handlers are
 /// short (agent work runs in spawned tasks), so this only bounds bursts.
@@ -27,43 +28,14 @@ const PIPE_CAPACITY: usize = 256 * 1024;
 /// The section of `workspace/configuration` that holds Rein's settings.
 const CONFIG_SECTION: &str = "rein";
 
-#[derive(Clone, Debug)]
-pub struct ServerOptions {
-    /// How long the server waits for the client to answer one of its
-    /// requests before giving up on it.
-    pub client_request_timeout: Duration,
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        Self {
-            client_request_timeout: Duration::from_secs(30),
-        }
-    }
-}
-
-/// State shared by the handlers and the spawned tasks they start.
-#[derive(Debug)]
-struct Shared {
-    docs: DocumentStore,
-    /// Set once by `initialize`; UTF-16 until then (the LSP default).
-    encoding: OnceLock<OffsetEncoding>,
-    /// Settings from `initializationOptions`, then `workspace/configuration`.
-    /// A std lock: it is never held across an `.await`.
-    settings: RwLock<Value>,
-    client_has_configuration: AtomicBool,
-    shutdown_requested: AtomicBool,
-    options: ServerOptions,
-}
-
 /// A view of a running server for its host (the binary, in-process tests).
 #[derive(Clone, Debug)]
-pub struct ServerHandle(Arc<Shared>);
+pub struct ServerHandle(Arc<Session>);
 
 impl ServerHandle {
     /// Whether the client asked for `shutdown` (so `exit` is a clean exit).
     pub fn shutdown_requested(&self) -> bool {
-        self.0.shutdown_requested.load(Ordering::SeqCst)
+        self.0.shutdown_requested()
     }
 
     pub fn documents(&self) -> &DocumentStore {
@@ -72,34 +44,32 @@ impl ServerHandle {
 
     /// The current settings as the client provided them.
     pub fn settings(&self) -> Value {
-        self.0
-            .settings
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default()
+        self.0.settings()
+    }
+
+    /// Tasks still running.
+    pub fn running_tasks(&self) -> usize {
+        self.0.tasks.running_count()
     }
 }
 
 #[derive(Debug)]
 pub struct Backend {
     client: Client,
-    shared: Arc<Shared>,
+    shared: Arc<Session>,
 }
 
 /// Builds the service with Rein's custom methods registered.
 pub fn build_service(options: ServerOptions) -> (LspService<Backend>, ClientSocket, ServerHandle) {
-    let shared = Arc::new(Shared {
-        docs: DocumentStore::new(),
-        encoding: OnceLock::new(),
-        settings: RwLock::new(Value::Null),
-        client_has_configuration: AtomicBool::new(false),
-        shutdown_requested: AtomicBool::new(false),
-        options,
-    });
+    let shared = Arc::new(Session::new(options));
     let handle = ServerHandle(Arc::clone(&shared));
     let (service, socket) = LspService::build(|client| Backend { client, shared })
         .custom_method(ext::DOCUMENT_STATE, Backend::document_state)
         .custom_method(framing::MALFORMED_FRAME, Backend::malformed_frame)
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            Backend::work_done_progress_cancel,
+        )
         .finish();
     (service, socket, handle)
 }
@@ -154,13 +124,24 @@ where
 }
 
 impl Backend {
-    fn encoding(&self) -> OffsetEncoding {
-        self.shared.encoding.get().copied().unwrap_or_default()
+    fn encoding(&self) -> rein_text::OffsetEncoding {
+        self.shared.encoding()
+    }
+
+    /// The progress cancel button (the client sends this notification).
+    async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        let token = match &params.token {
+            NumberOrString::String(s) => s.clone(),
+            NumberOrString::Number(n) => n.to_string(),
+        };
+        if !self.shared.tasks.cancel_by_token(&token) {
+            tracing::debug!(token, "progress cancel for no running task");
+        }
     }
 
     /// Fetches Rein's settings in the background (never awaited here).
     fn refresh_configuration(&self) {
-        if !self.shared.client_has_configuration.load(Ordering::SeqCst) {
+        if !self.shared.caps().configuration {
             return;
         }
         let client = self.client.clone();
@@ -230,15 +211,14 @@ impl LanguageServer for Backend {
         // `initialize` runs once (the transport refuses a second one), so
         // the first value is the only one.
         let _ = self.shared.encoding.set(encoding);
-        let has_configuration = params
-            .capabilities
-            .workspace
-            .as_ref()
-            .and_then(|w| w.configuration)
-            .unwrap_or(false);
-        self.shared
-            .client_has_configuration
-            .store(has_configuration, Ordering::SeqCst);
+        let _ = self
+            .shared
+            .caps
+            .set(ClientCaps::from_lsp(&params.capabilities));
+        if let Some(root) = workspace_root(&params) {
+            tracing::info!(root = %root.display(), "workspace root");
+            let _ = self.shared.root.set(root);
+        }
         if let Some(options) = params.initialization_options
             && let Ok(mut settings) = self.shared.settings.write()
         {
@@ -266,6 +246,19 @@ impl LanguageServer for Backend {
                         ..TextDocumentSyncOptions::default()
                     },
                 )),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::EMPTY,
+                        ]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: ext::commands::ALL.iter().map(|c| (*c).to_owned()).collect(),
+                    ..ExecuteCommandOptions::default()
+                }),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo {
@@ -283,7 +276,38 @@ impl LanguageServer for Backend {
     async fn shutdown(&self) -> jsonrpc::Result<()> {
         self.shared.shutdown_requested.store(true, Ordering::SeqCst);
         tracing::info!("shutdown requested");
+        // Tasks end cancelled, their histories consistent. Bounded: a stuck
+        // task cannot hold the editor's shutdown hostage.
+        self.shared.tasks.shutdown().await;
         Ok(())
+    }
+
+    async fn code_action(
+        &self,
+        params: CodeActionParams,
+    ) -> jsonrpc::Result<Option<CodeActionResponse>> {
+        guard::request("textDocument/codeAction", async {
+            let actions =
+                code_actions::actions(&self.shared, &params.text_document.uri, params.range);
+            Ok((!actions.is_empty()).then_some(actions))
+        })
+        .await
+    }
+
+    async fn execute_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> jsonrpc::Result<Option<Value>> {
+        guard::request("workspace/executeCommand", async {
+            commands::execute(
+                &self.shared,
+                &self.client,
+                &params.command,
+                params.arguments,
+            )
+            .await
+        })
+        .await
     }
 
     // The document notifications below never `.await`: each applies its
@@ -297,6 +321,7 @@ impl LanguageServer for Backend {
                 .docs
                 .open(doc.uri.as_str(), &doc.language_id, doc.version, &doc.text)
         });
+        self.shared.changed();
         if reopened == Some(true) {
             tracing::warn!(
                 uri = doc.uri.as_str(),
@@ -318,6 +343,7 @@ impl LanguageServer for Backend {
                 .docs
                 .change(uri.as_str(), version, changes, encoding)
         });
+        self.shared.changed();
         match result {
             Some(Ok(_)) => {}
             Some(Err(error)) => tracing::warn!(%error, "ignored didChange"),
@@ -340,6 +366,17 @@ impl LanguageServer for Backend {
                 .docs
                 .check_saved(uri.as_str(), params.text.as_deref())
         });
+        // What the editor wrote to disk: Rein may write over exactly that.
+        if let Some(hash) = params.text.as_deref().map(ContentHash::of_str).or_else(|| {
+            self.shared
+                .docs
+                .snapshot(uri.as_str())
+                .map(|s| s.content_hash())
+        }) && let Ok(mut saved) = self.shared.saved.write()
+        {
+            saved.insert(uri.as_str().to_owned(), hash);
+        }
+        self.shared.changed();
         match check {
             Some(Ok(SaveCheck::Matches | SaveCheck::Unchecked)) => {}
             Some(Ok(SaveCheck::Resynced { ours, editor })) => {
@@ -360,6 +397,7 @@ impl LanguageServer for Backend {
         let was_open = guard::notification("textDocument/didClose", || {
             self.shared.docs.close(uri.as_str())
         });
+        self.shared.changed();
         if was_open == Some(false) {
             tracing::warn!(
                 uri = uri.as_str(),
@@ -373,4 +411,19 @@ impl LanguageServer for Backend {
         // clients, so ask for the section again.
         self.refresh_configuration();
     }
+}
+
+/// The workspace root: the first workspace folder, else the (deprecated)
+/// root URI, else the root path.
+#[allow(deprecated)]
+fn workspace_root(params: &InitializeParams) -> Option<std::path::PathBuf> {
+    let from_uri = |uri: &Uri| uri.to_file_path().map(|p| p.into_owned());
+    params
+        .workspace_folders
+        .as_ref()
+        .and_then(|folders| folders.first())
+        .and_then(|folder| from_uri(&folder.uri))
+        .or_else(|| params.root_uri.as_ref().and_then(from_uri))
+        .or_else(|| params.root_path.as_ref().map(std::path::PathBuf::from))
+        .and_then(|root| std::fs::canonicalize(&root).ok().or(Some(root)))
 }

@@ -28,6 +28,21 @@ async fn initialize_announces_incremental_sync_and_utf8() {
           "jsonrpc": "2.0",
           "result": {
             "capabilities": {
+              "codeActionProvider": {
+                "codeActionKinds": [
+                  "quickfix",
+                  ""
+                ]
+              },
+              "executeCommandProvider": {
+                "commands": [
+                  "rein.fixTest",
+                  "rein.runTask",
+                  "rein.cancelTask",
+                  "rein.resumeTask",
+                  "rein.answer"
+                ]
+              },
               "positionEncoding": "utf-8",
               "textDocumentSync": {
                 "change": 2,
@@ -298,6 +313,7 @@ async fn did_close_forgets_the_document() {
 async fn an_unanswered_client_request_blocks_nothing() {
     let mut server = support::start(ServerOptions {
         client_request_timeout: Duration::from_millis(200),
+        ..ServerOptions::default()
     });
     let c = &mut server.client;
     c.request(

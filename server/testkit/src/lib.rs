@@ -10,6 +10,7 @@
 //! 127.0.0.1.
 
 mod bin;
+pub mod editor;
 pub mod fake_model;
 mod lsp_client;
 

@@ -11,6 +11,7 @@
 mod document;
 mod encoding;
 mod hash;
+pub mod patch;
 mod store;
 
 pub use document::{ContentChange, Document, EditReport, Snapshot};

@@ -1,0 +1,210 @@
+//! Rein's settings: one [`Settings`] per source (the editor, the
+//! workspace's `.rein/config.toml`, the user's config file), merged by
+//! precedence (DESIGN.md §3) with the environment and defaults into a
+//! [`Config`]. Reading the files is the front-end's business; this is the
+//! merge, in one place, so the editor and the CLI agree.
+
+use std::time::Duration;
+
+use rein_models::{ConfigError as ProviderError, ProviderConfig, ProviderSettings};
+use serde::Deserialize;
+
+use crate::budget::Budgets;
+use crate::host::testcmd::TestCommand;
+use crate::permissions::{Policy, RuleError};
+
+/// One source of settings. Every field is optional. Editors send JSON in
+/// camelCase; TOML files use snake_case; both are accepted.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    #[serde(flatten)]
+    pub provider: ProviderSettings,
+    #[serde(alias = "maxTurns")]
+    pub max_turns: Option<u32>,
+    #[serde(alias = "maxCostUsd")]
+    pub max_cost_usd: Option<f64>,
+    #[serde(alias = "maxMinutes")]
+    pub max_minutes: Option<u64>,
+    #[serde(alias = "maxTokens")]
+    pub max_tokens: Option<u64>,
+    /// The test command, with `{target}` where the target goes.
+    #[serde(alias = "testCommand")]
+    pub test_command: Option<String>,
+    #[serde(alias = "allowTestEdits")]
+    pub allow_test_edits: Option<bool>,
+    pub permissions: PermissionSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PermissionSettings {
+    pub allow: Vec<String>,
+    pub ask: Vec<String>,
+    pub deny: Vec<String>,
+}
+
+/// Everything a task needs from configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub provider: ProviderConfig,
+    pub budgets: Budgets,
+    pub policy: Policy,
+    /// `None`: detect from the project's files.
+    pub test_command: Option<TestCommand>,
+    pub allow_test_edits: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    #[error("{name} must be a number, got {value:?}")]
+    NotANumber { name: &'static str, value: String },
+}
+
+impl Config {
+    /// Merges `layers` (highest precedence first) with the environment.
+    pub fn resolve(
+        layers: &[Settings],
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let providers: Vec<ProviderSettings> = layers.iter().map(|l| l.provider.clone()).collect();
+        let provider = ProviderConfig::resolve(&providers, env)?;
+
+        let mut budgets = Budgets::default();
+        let env_number = |name: &'static str| -> Result<Option<f64>, ConfigError> {
+            match env(name).filter(|v| !v.trim().is_empty()) {
+                Some(v) => v
+                    .trim()
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| ConfigError::NotANumber { name, value: v }),
+                None => Ok(None),
+            }
+        };
+        if let Some(n) = layers.iter().find_map(|l| l.max_turns) {
+            budgets.max_turns = n;
+        } else if let Some(n) = env_number("REIN_MAX_TURNS")? {
+            budgets.max_turns = n as u32;
+        }
+        if let Some(usd) = layers.iter().find_map(|l| l.max_cost_usd) {
+            budgets.max_cost_usd = Some(usd);
+        } else if let Some(usd) = env_number("REIN_MAX_COST_USD")? {
+            budgets.max_cost_usd = Some(usd);
+        }
+        if let Some(minutes) = layers.iter().find_map(|l| l.max_minutes) {
+            budgets.max_wall_time = Duration::from_secs(minutes * 60);
+        }
+        if let Some(tokens) = layers.iter().find_map(|l| l.max_tokens) {
+            budgets.max_tokens = tokens;
+        }
+        // A model without a price cannot be held to a USD budget; say so
+        // by not pretending to.
+        if provider.prices.lookup(&provider.model).is_none()
+            && layers.iter().all(|l| l.max_cost_usd.is_none())
+        {
+            budgets.max_cost_usd = None;
+        }
+
+        // Permission rules from every layer apply: a deny anywhere is a deny.
+        let collect = |get: fn(&PermissionSettings) -> &Vec<String>| -> Vec<String> {
+            layers
+                .iter()
+                .flat_map(|l| get(&l.permissions).iter().cloned())
+                .collect()
+        };
+        let policy = Policy::from_config(
+            &collect(|p| &p.allow),
+            &collect(|p| &p.ask),
+            &collect(|p| &p.deny),
+        )?;
+
+        Ok(Self {
+            provider,
+            budgets,
+            policy,
+            test_command: layers
+                .iter()
+                .find_map(|l| l.test_command.clone())
+                .map(|c| TestCommand::custom(&c)),
+            allow_test_edits: layers
+                .iter()
+                .find_map(|l| l.allow_test_edits)
+                .unwrap_or(false),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permissions::{Action, Decision};
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn layers_merge_by_precedence() {
+        let editor: Settings =
+            serde_json::from_str(r#"{"maxTurns": 5, "testCommand": "make test T={target}"}"#)
+                .unwrap();
+        let workspace: Settings = serde_json::from_str(
+            r#"{"provider": "openai", "base_url": "http://localhost:11434/v1", "model": "qwen2.5-coder:7b", "max_turns": 9, "permissions": {"deny": ["run_command(make deploy:*)"]}}"#,
+        )
+        .unwrap();
+        let config =
+            Config::resolve(&[editor, workspace], &env(&[("REIN_MAX_TURNS", "30")])).unwrap();
+        assert_eq!(config.budgets.max_turns, 5);
+        assert_eq!(config.provider.model, "qwen2.5-coder:7b");
+        // A local model has no price: no USD budget rather than a false one.
+        assert_eq!(config.budgets.max_cost_usd, None);
+        assert_eq!(
+            config.test_command.unwrap().for_target(Some("t")),
+            "make test T=t"
+        );
+        assert_eq!(
+            config
+                .policy
+                .check(&Action::RunCommand {
+                    command: "make deploy --prod"
+                })
+                .decision,
+            Decision::Deny
+        );
+    }
+
+    #[test]
+    fn the_environment_fills_in_and_bad_numbers_are_named() {
+        let config = Config::resolve(
+            &[],
+            &env(&[
+                ("ANTHROPIC_API_KEY", "k"),
+                ("REIN_MAX_TURNS", "7"),
+                ("REIN_MAX_COST_USD", "0.5"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            (config.budgets.max_turns, config.budgets.max_cost_usd),
+            (7, Some(0.5))
+        );
+        let err = Config::resolve(
+            &[],
+            &env(&[("ANTHROPIC_API_KEY", "k"), ("REIN_MAX_TURNS", "many")]),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "REIN_MAX_TURNS must be a number, got \"many\""
+        );
+    }
+}

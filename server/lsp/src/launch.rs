@@ -1,0 +1,87 @@
+//! Everything a task needs beyond its workspace, built from configuration:
+//! the model client (for the scripted provider, a fake model server started
+//! for the task), the agent's configuration and the verifier. Shared by
+//! the LSP server and `rein run`, so both behave the same.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rein_core::agent::AgentConfig;
+use rein_core::config::Config;
+use rein_core::context::ContextConfig;
+use rein_core::host::{instructions, testcmd};
+use rein_core::task::TaskSpec;
+use rein_core::verify::TestVerifier;
+use rein_core::workspace::Workspace;
+use rein_models::{ApiKey, ModelClient, ProviderKind};
+use rein_testkit::fake_model::{FakeModel, Scenario};
+
+/// The scenario `rein demo` plays when no other is configured.
+pub const DEMO_SCENARIO: &str = include_str!("../demo/scenario.json");
+
+/// A task ready to run. Holds the fake model server of a scripted task, so
+/// it lives exactly as long as the task.
+pub struct Prepared {
+    pub config: AgentConfig,
+    pub model: Arc<dyn ModelClient>,
+    pub verifier: Arc<TestVerifier>,
+    _scripted: Option<FakeModel>,
+}
+
+pub async fn prepare(
+    root: &Path,
+    config: &Config,
+    task: &TaskSpec,
+    workspace: &dyn Workspace,
+) -> Result<Prepared, String> {
+    let (model, scripted) = model_client(config).await?;
+    let test_command = config
+        .test_command
+        .clone()
+        .or_else(|| testcmd::detect(root));
+    let mut agent = AgentConfig::new(config.policy.clone());
+    agent.budgets = config.budgets.clone();
+    agent.test_command = test_command.clone();
+    agent.allow_test_edits = config.allow_test_edits;
+    agent.prices = config.provider.prices.clone();
+    agent.project_instructions = instructions::project_instructions(root);
+    if let Some(price) = config.provider.prices.lookup(&config.provider.model) {
+        agent.context = ContextConfig {
+            window_tokens: price.context_window,
+            ..ContextConfig::default()
+        };
+    }
+    let verifier =
+        TestVerifier::prepare(task, workspace, test_command, agent.budgets.test_timeout).await;
+    Ok(Prepared {
+        config: agent,
+        model,
+        verifier: Arc::new(verifier),
+        _scripted: scripted,
+    })
+}
+
+async fn model_client(
+    config: &Config,
+) -> Result<(Arc<dyn ModelClient>, Option<FakeModel>), String> {
+    let provider = &config.provider;
+    if provider.provider != ProviderKind::Scripted {
+        return rein_models::build_client(provider)
+            .map(|c| (c, None))
+            .map_err(|e| e.to_string());
+    }
+    let scenario = match &provider.scenario {
+        Some(path) => Scenario::load(path).map_err(|e| e.to_string())?,
+        None => Scenario::from_json(DEMO_SCENARIO)
+            .map_err(|e| format!("the bundled demo scenario is invalid: {e}"))?,
+    };
+    let server = FakeModel::start(scenario)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut scripted = provider.clone();
+    scripted.base_url = server.base_url();
+    // The fake server checks that a key is sent, as the real API does.
+    scripted.api_key = scripted.api_key.or_else(|| ApiKey::new("scripted-key"));
+    let client = rein_models::anthropic_client(&scripted).map_err(|e| e.to_string())?;
+    Ok((client, Some(server)))
+}

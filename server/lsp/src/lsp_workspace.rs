@@ -1,0 +1,543 @@
+//! The core's `Workspace`, backed by the editor: reads come from the live
+//! buffer when the file is open (with its version), else from disk; every
+//! change is a `workspace/applyEdit` the user approves, made of minimal
+//! hunks and tied to the buffer version it was computed from, and only
+//! counts as applied once the editor's `didChange` shows the expected text.
+//!
+//! A user's keystrokes are never overwritten: an edit computed on text the
+//! user has since changed is rebased only if its `old_text` still matches
+//! exactly once, and refused otherwise; a client that applies a stale edit
+//! anyway (Neovim ≤ 0.11 answers `applied: true`) is caught by the
+//! confirmation, which then reports the edit's state as unknown.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rein_core::edit;
+use rein_core::host::disk::DiskWorkspace;
+use rein_core::task::TaskId;
+use rein_core::workspace::{
+    CreateRequest, EditOutcome, EditRequest, FileRead, Listing, ReadVersion, SearchResult,
+    Workspace, WorkspaceError,
+};
+use rein_text::{ContentHash, Rope, char_to_position, patch};
+use serde_json::{Value, json};
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{ApplyWorkspaceEditResponse, Uri};
+
+use crate::client_requests;
+use crate::ext::{SAVE_DOCUMENTS, SaveDocumentsParams};
+use crate::session::Session;
+
+pub struct LspWorkspace {
+    root: PathBuf,
+    disk: DiskWorkspace,
+    client: Client,
+    session: Arc<Session>,
+    task: TaskId,
+    /// Files Rein changed in this task: what must be on disk before a
+    /// command runs.
+    edited: Mutex<BTreeSet<String>>,
+    /// The disk content Rein last saw for each file: the disk may only be
+    /// overwritten while it still holds that (or what the editor saved).
+    disk_seen: Mutex<HashMap<String, ContentHash>>,
+    annotations: AtomicU32,
+}
+
+/// The change annotation the editor shows with an edit.
+struct Note<'a> {
+    label: &'a str,
+    description: &'a str,
+    /// `needsConfirmation`: the editor asks the user before applying.
+    confirm: bool,
+}
+
+impl Note<'_> {
+    fn annotation(&self) -> Value {
+        json!({"label": self.label, "description": self.description, "needsConfirmation": self.confirm})
+    }
+}
+
+/// The current text of a file, wherever it lives.
+struct Current {
+    text: String,
+    version: ReadVersion,
+}
+
+impl LspWorkspace {
+    pub fn new(
+        root: PathBuf,
+        client: Client,
+        session: Arc<Session>,
+        task: TaskId,
+    ) -> Result<Self, WorkspaceError> {
+        Ok(Self {
+            disk: DiskWorkspace::new(&root)?,
+            root,
+            client,
+            session,
+            task,
+            edited: Mutex::new(BTreeSet::new()),
+            disk_seen: Mutex::new(HashMap::new()),
+            annotations: AtomicU32::new(0),
+        })
+    }
+
+    fn abs(&self, path: &str) -> PathBuf {
+        self.root.join(path)
+    }
+
+    fn uri_of(&self, path: &str) -> Result<Uri, WorkspaceError> {
+        Uri::from_file_path(self.abs(path)).ok_or_else(|| WorkspaceError::Io {
+            path: path.to_owned(),
+            reason: "cannot be written as a file URI".into(),
+        })
+    }
+
+    async fn current(&self, path: &str) -> Result<Current, WorkspaceError> {
+        if let Some((_, snap)) = self.session.open_document(&self.abs(path)) {
+            return Ok(Current {
+                text: snap.text(),
+                version: ReadVersion {
+                    buffer_version: Some(snap.version()),
+                    hash: snap.content_hash(),
+                },
+            });
+        }
+        let file = self.disk.read_file(path).await?;
+        self.remember_disk(path, file.version.hash);
+        Ok(Current {
+            text: file.text,
+            version: file.version,
+        })
+    }
+
+    fn remember_disk(&self, path: &str, hash: ContentHash) {
+        if let Ok(mut seen) = self.disk_seen.lock() {
+            seen.entry(path.to_owned()).or_insert(hash);
+        }
+    }
+
+    fn annotation_id(&self) -> String {
+        format!(
+            "rein-{}-{}",
+            self.task,
+            self.annotations.fetch_add(1, Ordering::SeqCst) + 1
+        )
+    }
+
+    /// The `applyEdit` payload for replacing `old` by `new` in one
+    /// document: minimal hunks, tied to `version`, annotated for approval.
+    fn text_edit(
+        &self,
+        uri: &Uri,
+        version: Option<i32>,
+        old: &str,
+        new: &str,
+        note: &Note<'_>,
+    ) -> Value {
+        let caps = self.session.caps();
+        let rope = Rope::from_str(old);
+        let encoding = self.session.encoding();
+        let annotation = self.annotation_id();
+        let position = |byte: usize| {
+            let p = char_to_position(&rope, rope.byte_to_char(byte), encoding);
+            json!({"line": p.line, "character": p.character})
+        };
+        let edits: Vec<Value> = patch::line_hunks(old, new)
+            .iter()
+            .map(|h| {
+                let mut e = json!({"range": {"start": position(h.start), "end": position(h.end)}, "newText": h.new_text});
+                if caps.change_annotations {
+                    e["annotationId"] = json!(annotation);
+                }
+                e
+            })
+            .collect();
+        let mut edit = if caps.document_changes {
+            json!({"documentChanges": [{"textDocument": {"uri": uri.as_str(), "version": version}, "edits": edits}]})
+        } else {
+            // Without versioned edits, the confirmation after the edit is
+            // what catches one applied to text that changed meanwhile.
+            json!({"changes": {uri.as_str(): edits}})
+        };
+        if caps.change_annotations {
+            edit["changeAnnotations"] = json!({annotation: note.annotation()});
+        }
+        edit
+    }
+
+    /// Sends an `applyEdit` and waits (bounded) for the user's answer.
+    async fn apply(&self, edit: Value, label: &str) -> Result<ApplyWorkspaceEditResponse, String> {
+        let client = self.client.clone();
+        let params = json!({"edit": edit, "label": label});
+        let request = async move { client.send_request::<RawApplyEdit>(params).await };
+        let timeout = self.session.approval_timeout();
+        match tokio::time::timeout(timeout, request).await {
+            Ok(Ok(response)) => Ok(response),
+            Ok(Err(e)) => Err(format!("the editor could not apply it: {e}")),
+            Err(_) => Err(format!(
+                "the editor did not answer within {} s",
+                timeout.as_secs_f64()
+            )),
+        }
+    }
+
+    /// After `applied: true`: waits until the editor shows `expected` for
+    /// `path` (in its buffer, or on disk for a client that edits files
+    /// directly). Returns the version seen.
+    async fn confirm(&self, path: &str, expected: ContentHash) -> Option<ReadVersion> {
+        let mut changes = self.session.changes.subscribe();
+        let deadline = tokio::time::Instant::now() + self.session.confirm_timeout();
+        loop {
+            if let Some((_, snap)) = self.session.open_document(&self.abs(path)) {
+                if snap.content_hash() == expected {
+                    return Some(ReadVersion {
+                        buffer_version: Some(snap.version()),
+                        hash: expected,
+                    });
+                }
+            } else if let Ok(bytes) = tokio::fs::read(self.abs(path)).await
+                && ContentHash::of_bytes(&bytes) == expected
+            {
+                return Some(ReadVersion {
+                    buffer_version: None,
+                    hash: expected,
+                });
+            }
+            // Wait for the next document notification, or poll the disk
+            // now and then for clients that write files themselves.
+            let wait = tokio::time::sleep(Duration::from_millis(200));
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { return None },
+                () = wait => {}
+                () = tokio::time::sleep_until(deadline) => return None,
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+        }
+    }
+
+    fn is_open(&self, path: &str) -> bool {
+        self.session.open_document(&self.abs(path)).is_some()
+    }
+
+    fn mark_edited(&self, path: &str) {
+        if let Ok(mut e) = self.edited.lock() {
+            e.insert(path.to_owned());
+        }
+    }
+
+    /// Writes a buffer's text to disk, atomically, only if the disk still
+    /// holds what Rein (or the editor's last save) knew was there.
+    async fn write_through(
+        &self,
+        path: &str,
+        text: &str,
+        open_uri: &str,
+    ) -> Result<(), WorkspaceError> {
+        let abs = self.abs(path);
+        let on_disk = tokio::fs::read(&abs)
+            .await
+            .ok()
+            .map(|b| ContentHash::of_bytes(&b));
+        let seen = self
+            .disk_seen
+            .lock()
+            .ok()
+            .and_then(|s| s.get(path).copied());
+        let saved = self
+            .session
+            .saved
+            .read()
+            .ok()
+            .and_then(|s| s.get(open_uri).copied());
+        let known = match on_disk {
+            None => true,
+            Some(hash) => Some(hash) == seen || Some(hash) == saved || seen.is_none(),
+        };
+        if !known {
+            return Err(WorkspaceError::Denied(format!(
+                "{path} changed on disk outside the editor since Rein last saw it, so Rein will not overwrite it with the buffer; save or reload {path} in the editor first"
+            )));
+        }
+        write_atomically(&abs, text)
+            .await
+            .map_err(|reason| WorkspaceError::Io {
+                path: path.to_owned(),
+                reason,
+            })?;
+        if let Ok(mut s) = self.disk_seen.lock() {
+            s.insert(path.to_owned(), ContentHash::of_str(text));
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Workspace for LspWorkspace {
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    async fn read_file(&self, path: &str) -> Result<FileRead, WorkspaceError> {
+        let current = self.current(path).await?;
+        Ok(FileRead {
+            path: path.to_owned(),
+            text: current.text,
+            version: current.version,
+        })
+    }
+
+    async fn list_files(
+        &self,
+        dir: &str,
+        glob: Option<&str>,
+        limit: usize,
+    ) -> Result<Listing, WorkspaceError> {
+        self.disk.list_files(dir, glob, limit).await
+    }
+
+    async fn search(
+        &self,
+        pattern: &str,
+        dir: &str,
+        glob: Option<&str>,
+        limit: usize,
+    ) -> Result<SearchResult, WorkspaceError> {
+        self.disk.search(pattern, dir, glob, limit).await
+    }
+
+    async fn edit_file(&self, request: EditRequest) -> Result<EditOutcome, WorkspaceError> {
+        let path = request.path.as_str();
+        let current = self.current(path).await?;
+        let rebased = current.version.hash != request.base.hash;
+        let applied = match edit::apply(
+            &current.text,
+            &request.old_text,
+            &request.new_text,
+            request.replace_all,
+        ) {
+            Ok(applied) => applied,
+            // The user changed the file since the model read it and the
+            // edit no longer fits: never guess where it should go.
+            Err(_) if rebased => {
+                return Ok(EditOutcome::Stale {
+                    current: current.version,
+                });
+            }
+            Err(e) => return Err(WorkspaceError::NoMatch(e.message(path))),
+        };
+        let expected = ContentHash::of_str(&applied.text);
+        let uri = self.uri_of(path)?;
+        let note = Note {
+            label: &request.label,
+            description: &request.description,
+            confirm: request.needs_confirmation,
+        };
+        let payload = self.text_edit(
+            &uri,
+            current.version.buffer_version,
+            &current.text,
+            &applied.text,
+            &note,
+        );
+        let response = match self.apply(payload, &request.label).await {
+            Ok(response) => response,
+            Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+        };
+        if !response.applied {
+            // A client refuses a versioned edit when the buffer moved on
+            // while the user looked at it: that is staleness, not a no.
+            if let Ok(now) = self.current(path).await
+                && now.version.hash != current.version.hash
+            {
+                return Ok(EditOutcome::Stale {
+                    current: now.version,
+                });
+            }
+            let reason = response
+                .failure_reason
+                .unwrap_or_else(|| "the user rejected this edit".into());
+            return Ok(EditOutcome::Rejected { reason });
+        }
+        self.mark_edited(path);
+        match self.confirm(path, expected).await {
+            Some(version) => {
+                Ok(EditOutcome::Applied { version, rebased_from: rebased.then_some(request.base) })
+            }
+            None => Ok(EditOutcome::Unknown {
+                detail: "the editor said it applied the edit, but its buffer never showed the expected text".into(),
+            }),
+        }
+    }
+
+    async fn create_file(&self, request: CreateRequest) -> Result<EditOutcome, WorkspaceError> {
+        let path = request.path.as_str();
+        if self.is_open(path) || tokio::fs::try_exists(self.abs(path)).await.unwrap_or(false) {
+            return Err(WorkspaceError::AlreadyExists {
+                path: path.to_owned(),
+            });
+        }
+        let caps = self.session.caps();
+        if !(caps.document_changes && caps.create_files) {
+            return Err(WorkspaceError::Denied(format!(
+                "this editor cannot create files through the language server (no workspaceEdit.resourceOperations create support), so {path} was not created; ask the user to create it"
+            )));
+        }
+        let uri = self.uri_of(path)?;
+        let annotation = self.annotation_id();
+        let with_annotation = |mut v: Value| {
+            if caps.change_annotations {
+                v["annotationId"] = json!(annotation);
+            }
+            v
+        };
+        let mut edit = json!({"documentChanges": [
+            with_annotation(json!({"kind": "create", "uri": uri.as_str(), "options": {"overwrite": false, "ignoreIfExists": false}})),
+            {"textDocument": {"uri": uri.as_str(), "version": null}, "edits": [
+                with_annotation(json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": request.content}))
+            ]}
+        ]});
+        if caps.change_annotations {
+            let note = Note {
+                label: &request.label,
+                description: &request.description,
+                confirm: request.needs_confirmation,
+            };
+            edit["changeAnnotations"] = json!({annotation.clone(): note.annotation()});
+        }
+        let response = match self.apply(edit, &request.label).await {
+            Ok(response) => response,
+            Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+        };
+        if !response.applied {
+            let reason = response
+                .failure_reason
+                .unwrap_or_else(|| "the user rejected this new file".into());
+            return Ok(EditOutcome::Rejected { reason });
+        }
+        self.mark_edited(path);
+        match self
+            .confirm(path, ContentHash::of_str(&request.content))
+            .await
+        {
+            Some(version) => Ok(EditOutcome::Applied {
+                version,
+                rebased_from: None,
+            }),
+            None => Ok(EditOutcome::Unknown {
+                detail: "the editor said it created the file, but it never showed it".into(),
+            }),
+        }
+    }
+
+    async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
+        let edited: Vec<String> = self
+            .edited
+            .lock()
+            .map(|e| e.iter().cloned().collect())
+            .unwrap_or_default();
+        let mut pending = Vec::new();
+        for path in edited {
+            let Some((uri, snap)) = self.session.open_document(&self.abs(&path)) else {
+                continue;
+            };
+            let on_disk = tokio::fs::read(self.abs(&path))
+                .await
+                .ok()
+                .map(|b| ContentHash::of_bytes(&b));
+            if on_disk != Some(snap.content_hash()) {
+                pending.push((path, uri, snap));
+            }
+        }
+        if pending.is_empty() {
+            return Ok(());
+        }
+        if self.session.caps().save_documents {
+            let uris: Vec<Uri> = pending
+                .iter()
+                .filter_map(|(_, uri, _)| uri.parse().ok())
+                .collect();
+            let client = self.client.clone();
+            let save = async move {
+                client
+                    .send_request::<SaveDocuments>(SaveDocumentsParams { uris })
+                    .await
+            };
+            client_requests::spawn(
+                SAVE_DOCUMENTS,
+                self.session.options.client_request_timeout,
+                save,
+            )
+            .await
+            .ok()
+            .flatten();
+            for (path, _, snap) in &pending {
+                let on_disk = tokio::fs::read(self.abs(path))
+                    .await
+                    .ok()
+                    .map(|b| ContentHash::of_bytes(&b));
+                if on_disk != Some(snap.content_hash()) {
+                    return Err(WorkspaceError::Io {
+                        path: path.clone(),
+                        reason: "the editor was asked to save it but the file on disk still differs from the buffer".into(),
+                    });
+                }
+            }
+            return Ok(());
+        }
+        for (path, uri, snap) in &pending {
+            self.write_through(path, &snap.text(), uri).await?;
+        }
+        Ok(())
+    }
+}
+
+/// `workspace/applyEdit` with the edit as built: the typed `WorkspaceEdit`
+/// would read an `AnnotatedTextEdit` as a plain `TextEdit` and drop its
+/// `annotationId` (an untagged union), losing the confirmation.
+enum RawApplyEdit {}
+
+impl tower_lsp_server::ls_types::request::Request for RawApplyEdit {
+    type Params = Value;
+    type Result = ApplyWorkspaceEditResponse;
+    const METHOD: &'static str = "workspace/applyEdit";
+}
+
+/// `rein/saveDocuments` as a typed request.
+enum SaveDocuments {}
+
+impl tower_lsp_server::ls_types::request::Request for SaveDocuments {
+    type Params = SaveDocumentsParams;
+    type Result = Value;
+    const METHOD: &'static str = SAVE_DOCUMENTS;
+}
+
+/// Temp file in the same directory, then rename: a crash never leaves a
+/// half-written file, and the rename is atomic.
+pub async fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let path = path.to_owned();
+    let text = text.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let dir = path.parent().ok_or("no parent directory")?;
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+        let tmp = dir.join(format!(".{name}.rein-{}.tmp", std::process::id()));
+        let permissions = std::fs::metadata(&path).ok().map(|m| m.permissions());
+        std::fs::write(&tmp, text.as_bytes()).map_err(|e| e.to_string())?;
+        if let Some(permissions) = permissions {
+            let _ = std::fs::set_permissions(&tmp, permissions);
+        }
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            e.to_string()
+        })
+    })
+    .await
+    .map_err(|e| e.to_string())?
+}

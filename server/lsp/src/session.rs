@@ -1,0 +1,184 @@
+//! The state of one editor session, shared by the handlers, the tasks they
+//! start and the ports those tasks use. Every lock here is a std lock held
+//! for a few instructions, never across an `.await`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{OnceLock, RwLock};
+use std::time::Duration;
+
+use rein_text::{ContentHash, DocumentStore, OffsetEncoding, Snapshot};
+use serde_json::Value;
+use tokio::sync::watch;
+use tower_lsp_server::ls_types::{ClientCapabilities, ResourceOperationKind, Uri};
+
+use crate::tasks::Tasks;
+
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// How long the server waits for the client to answer one of its
+    /// requests (configuration, progress tokens, saves).
+    pub client_request_timeout: Duration,
+    /// How long a proposed edit may wait for the user's decision.
+    pub approval_timeout: Duration,
+    /// After the editor says an edit was applied, how long to wait for the
+    /// `didChange` that shows it.
+    pub confirm_timeout: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            client_request_timeout: Duration::from_secs(30),
+            approval_timeout: Duration::from_secs(600),
+            confirm_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the client can do, read once from `initialize`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientCaps {
+    pub configuration: bool,
+    pub document_changes: bool,
+    pub create_files: bool,
+    pub change_annotations: bool,
+    pub work_done_progress: bool,
+    /// `experimental.rein.saveDocuments`: the client saves buffers on
+    /// request (`rein/saveDocuments`).
+    pub save_documents: bool,
+}
+
+impl ClientCaps {
+    pub fn from_lsp(caps: &ClientCapabilities) -> Self {
+        let edit = caps
+            .workspace
+            .as_ref()
+            .and_then(|w| w.workspace_edit.as_ref());
+        Self {
+            configuration: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.configuration)
+                .unwrap_or(false),
+            document_changes: edit.and_then(|e| e.document_changes).unwrap_or(false),
+            create_files: edit
+                .and_then(|e| e.resource_operations.as_ref())
+                .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
+            change_annotations: edit
+                .and_then(|e| e.change_annotation_support.as_ref())
+                .is_some(),
+            work_done_progress: caps
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
+                .unwrap_or(false),
+            save_documents: caps
+                .experimental
+                .as_ref()
+                .and_then(|e| e.pointer("/rein/saveDocuments"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Session {
+    pub docs: DocumentStore,
+    /// Set once by `initialize`; UTF-16 until then (the LSP default).
+    pub encoding: OnceLock<OffsetEncoding>,
+    pub caps: OnceLock<ClientCaps>,
+    /// The workspace root, from `initialize`.
+    pub root: OnceLock<PathBuf>,
+    /// Settings from `initializationOptions`, then `workspace/configuration`.
+    pub settings: RwLock<Value>,
+    /// Bumped on every document notification: tasks waiting to see an
+    /// edit arrive watch it.
+    pub changes: watch::Sender<u64>,
+    /// The hash of each document's text when the editor last saved it.
+    pub saved: RwLock<HashMap<String, ContentHash>>,
+    pub shutdown_requested: AtomicBool,
+    pub tasks: Tasks,
+    pub options: ServerOptions,
+}
+
+impl Session {
+    pub fn new(options: ServerOptions) -> Self {
+        Self {
+            docs: DocumentStore::new(),
+            encoding: OnceLock::new(),
+            caps: OnceLock::new(),
+            root: OnceLock::new(),
+            settings: RwLock::new(Value::Null),
+            changes: watch::channel(0).0,
+            saved: RwLock::new(HashMap::new()),
+            shutdown_requested: AtomicBool::new(false),
+            tasks: Tasks::default(),
+            options,
+        }
+    }
+
+    pub fn encoding(&self) -> OffsetEncoding {
+        self.encoding.get().copied().unwrap_or_default()
+    }
+
+    pub fn caps(&self) -> ClientCaps {
+        self.caps.get().copied().unwrap_or_default()
+    }
+
+    pub fn settings(&self) -> Value {
+        self.settings.read().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// How long an edit may wait for the user: the editor's
+    /// `approvalTimeoutSecs` setting, else the server's default.
+    pub fn approval_timeout(&self) -> Duration {
+        self.seconds_setting("approvalTimeoutSecs")
+            .unwrap_or(self.options.approval_timeout)
+    }
+
+    /// How long an applied edit may take to show up in a `didChange`:
+    /// `confirmTimeoutSecs`, else the server's default.
+    pub fn confirm_timeout(&self) -> Duration {
+        self.seconds_setting("confirmTimeoutSecs")
+            .unwrap_or(self.options.confirm_timeout)
+    }
+
+    fn seconds_setting(&self, key: &str) -> Option<Duration> {
+        self.settings()
+            .get(key)?
+            .as_f64()
+            .filter(|s| *s >= 0.0)
+            .map(Duration::from_secs_f64)
+    }
+
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown_requested.load(Ordering::SeqCst)
+    }
+
+    /// A document notification was applied.
+    pub fn changed(&self) {
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// The open document for a file on disk, if the editor has it open.
+    /// URIs are compared as paths: clients spell them differently
+    /// (`%3A`, trailing slashes), the file is the same.
+    pub fn open_document(&self, path: &Path) -> Option<(String, Snapshot)> {
+        self.docs.uris().into_iter().find_map(|uri| {
+            let parsed: Uri = uri.parse().ok()?;
+            let doc_path = parsed.to_file_path()?;
+            (doc_path == path).then(|| self.docs.snapshot(&uri).map(|s| (uri.to_string(), s)))?
+        })
+    }
+
+    /// The workspace-relative path of a document, if it is in the workspace.
+    pub fn relative_path(&self, uri: &Uri) -> Option<String> {
+        let root = self.root.get()?;
+        let path = uri.to_file_path()?;
+        let relative = path.strip_prefix(root).ok()?;
+        Some(relative.to_string_lossy().replace('\\', "/"))
+    }
+}

@@ -1,0 +1,274 @@
+//! The tasks of a session: started by a command, run in the background
+//! (never inside a handler), cancellable, answerable, and all cancelled on
+//! `shutdown`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rein_core::agent::{self, Ports};
+use rein_core::host::artifacts::DiskArtifacts;
+use rein_core::host::process::ProcessExec;
+use rein_core::ports::{
+    ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus,
+};
+use rein_core::task::{TaskId, TaskSpec, TaskState};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
+
+use crate::lsp_progress::{self, LspProgress};
+use crate::lsp_workspace::LspWorkspace;
+use crate::session::Session;
+use crate::{launch, settings};
+
+#[derive(Debug, Default)]
+pub struct Tasks {
+    running: Mutex<HashMap<String, Running>>,
+}
+
+#[derive(Debug)]
+struct Running {
+    cancel: CancellationToken,
+    token: String,
+    answer: Option<oneshot::Sender<String>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Tasks {
+    /// Starts `spec` in the background; returns its id at once.
+    pub fn start(session: &Arc<Session>, client: &Client, spec: TaskSpec) -> TaskId {
+        let id = spec.id.clone();
+        let cancel = CancellationToken::new();
+        let progress = LspProgress::start(
+            client.clone(),
+            Arc::clone(session),
+            id.clone(),
+            spec.goal.clone(),
+        );
+        let future = run(
+            Arc::clone(session),
+            client.clone(),
+            spec,
+            cancel.clone(),
+            progress,
+        );
+        if let Ok(mut running) = session.tasks.running.lock() {
+            running.insert(
+                id.0.clone(),
+                Running {
+                    cancel,
+                    token: lsp_progress::token(&id),
+                    answer: None,
+                    handle: None,
+                },
+            );
+        }
+        let session_for_end = Arc::clone(session);
+        let key = id.0.clone();
+        let handle = tokio::spawn(async move {
+            future.await;
+            if let Ok(mut running) = session_for_end.tasks.running.lock() {
+                running.remove(&key);
+            }
+        });
+        if let Ok(mut running) = session.tasks.running.lock()
+            && let Some(r) = running.get_mut(&id.0)
+        {
+            r.handle = Some(handle);
+        }
+        id
+    }
+
+    /// Cancels a running task; `false` if there is none with that id.
+    pub fn cancel(&self, id: &str) -> bool {
+        self.running
+            .lock()
+            .ok()
+            .and_then(|r| r.get(id).map(|t| t.cancel.cancel()))
+            .is_some()
+    }
+
+    /// Cancels the task a progress token belongs to.
+    pub fn cancel_by_token(&self, token: &str) -> bool {
+        self.running
+            .lock()
+            .ok()
+            .and_then(|r| {
+                r.values()
+                    .find(|t| t.token == token)
+                    .map(|t| t.cancel.cancel())
+            })
+            .is_some()
+    }
+
+    /// Delivers the user's answer to a task waiting for one.
+    pub fn answer(&self, id: &str, text: String) -> Result<(), String> {
+        let sender = self
+            .running
+            .lock()
+            .ok()
+            .and_then(|mut r| r.get_mut(id).map(|t| t.answer.take()))
+            .ok_or_else(|| format!("there is no running task {id}"))?
+            .ok_or_else(|| format!("task {id} is not waiting for an answer"))?;
+        sender
+            .send(text)
+            .map_err(|_| format!("task {id} stopped waiting for an answer"))
+    }
+
+    fn wait_for_answer(&self, id: &str) -> Option<oneshot::Receiver<String>> {
+        let (tx, rx) = oneshot::channel();
+        let mut running = self.running.lock().ok()?;
+        running.get_mut(id)?.answer = Some(tx);
+        Some(rx)
+    }
+
+    /// Cancels every task and waits (briefly) for them to wind down, so
+    /// their histories end consistently.
+    pub async fn shutdown(&self) {
+        let handles: Vec<JoinHandle<()>> = match self.running.lock() {
+            Ok(mut running) => running
+                .values_mut()
+                .filter_map(|t| {
+                    t.cancel.cancel();
+                    t.handle.take()
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        for handle in handles {
+            let _ = tokio::time::timeout(Duration::from_secs(5), handle).await;
+        }
+    }
+
+    pub fn running_count(&self) -> usize {
+        self.running.lock().map(|r| r.len()).unwrap_or(0)
+    }
+}
+
+async fn run(
+    session: Arc<Session>,
+    client: Client,
+    spec: TaskSpec,
+    cancel: CancellationToken,
+    progress: Arc<LspProgress>,
+) {
+    let id = spec.id.clone();
+    if let Err(reason) = try_run(&session, &client, spec, cancel, Arc::clone(&progress)).await {
+        tracing::warn!(task = %id, %reason, "task could not start");
+        client
+            .show_message(
+                MessageType::ERROR,
+                format!("Rein could not start the task: {reason}"),
+            )
+            .await;
+        progress.event(
+            &id,
+            &TaskEvent::Status(TaskStatus {
+                task_id: id.clone(),
+                state: TaskState::Failed,
+                reason: Some(reason),
+                turn: 0,
+                max_turns: 0,
+                input_tokens: 0,
+                output_tokens: 0,
+                cost_usd: 0.0,
+            }),
+        );
+    }
+}
+
+async fn try_run(
+    session: &Arc<Session>,
+    client: &Client,
+    spec: TaskSpec,
+    cancel: CancellationToken,
+    progress: Arc<LspProgress>,
+) -> Result<(), String> {
+    let root = session
+        .root
+        .get()
+        .cloned()
+        .ok_or("no workspace folder is open in the editor")?;
+    let config = settings::config(&root, &session.settings())?;
+    let workspace = Arc::new(
+        LspWorkspace::new(
+            root.clone(),
+            client.clone(),
+            Arc::clone(session),
+            spec.id.clone(),
+        )
+        .map_err(|e| e.to_string())?,
+    );
+    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref()).await?;
+    let ports = Ports {
+        model: Arc::clone(&prepared.model),
+        workspace,
+        exec: Arc::new(ProcessExec::new()),
+        approver: Arc::new(LspApprover {
+            client: client.clone(),
+            session: Arc::clone(session),
+        }),
+        progress,
+        verifier: prepared.verifier.clone(),
+        artifacts: Arc::new(DiskArtifacts::new(&root)),
+    };
+    let outcome = agent::run(spec, prepared.config.clone(), ports, cancel).await;
+    tracing::info!(state = %outcome.state, reason = %outcome.reason, "task ended");
+    Ok(())
+}
+
+/// The human, through the editor: commands are approved with
+/// `window/showMessageRequest`; questions are shown and answered with the
+/// `rein.answer` command.
+pub struct LspApprover {
+    client: Client,
+    session: Arc<Session>,
+}
+
+const ALLOW_ONCE: &str = "Allow once";
+const ALLOW_FOR_TASK: &str = "Allow for this task";
+const DENY: &str = "Deny";
+
+#[async_trait]
+impl Approver for LspApprover {
+    async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision {
+        let message = format!(
+            "Rein wants to run `{}` in {} ({}).",
+            request.command,
+            request.cwd.display(),
+            request.rule
+        );
+        let actions = [ALLOW_ONCE, ALLOW_FOR_TASK, DENY]
+            .map(|title| MessageActionItem {
+                title: title.to_owned(),
+                properties: Default::default(),
+            })
+            .to_vec();
+        let ask = self
+            .client
+            .show_message_request(MessageType::WARNING, message, Some(actions));
+        // No answer in time is a no: a command never runs unapproved.
+        match tokio::time::timeout(self.session.approval_timeout(), ask).await {
+            Ok(Ok(Some(choice))) if choice.title == ALLOW_ONCE => ApprovalDecision::AllowOnce,
+            Ok(Ok(Some(choice))) if choice.title == ALLOW_FOR_TASK => {
+                ApprovalDecision::AllowForTask
+            }
+            _ => ApprovalDecision::Deny,
+        }
+    }
+
+    async fn ask_user(&self, task: &TaskId, question: &str) -> Option<String> {
+        let answer = self.session.tasks.wait_for_answer(&task.0)?;
+        self.client
+            .show_message(
+                MessageType::INFO,
+                format!("Rein asks: {question}\n(Answer with the “Rein: Answer” command.)"),
+            )
+            .await;
+        answer.await.ok()
+    }
+}

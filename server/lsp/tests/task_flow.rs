@@ -1,0 +1,142 @@
+//! A task end to end through the in-process server: the code action, the
+//! command, the approved edit on the live buffer, the save before the test
+//! run, the verification, the progress and status the editor sees.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use rein_testkit::editor::{EditorOptions, HeadlessEditor};
+use serde_json::{Value, json};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fix_test_from_the_code_action_to_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/project"),
+        &root,
+    );
+    let server = support::start(rein::ServerOptions::default());
+    let options = EditorOptions {
+        settings: json!({"provider": "scripted"}),
+        ..EditorOptions::default()
+    };
+    let mut editor = HeadlessEditor::new(server.client, &root, options);
+    editor.initialize().await.unwrap();
+    editor.open("tests/test_cart.py").await.unwrap();
+    editor.open("cart.py").await.unwrap();
+
+    // The cursor on `def test_total`.
+    let uri = editor.uri("tests/test_cart.py");
+    let actions = editor
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": 7, "character": 8}, "end": {"line": 7, "character": 8}},
+                "context": {"diagnostics": []}
+            }),
+        )
+        .await
+        .unwrap();
+    let fix = &actions["result"][0];
+    assert_eq!(fix["title"], "Fix test test_total with Rein");
+    assert_eq!(fix["kind"], "quickfix");
+    assert_eq!(fix["command"]["command"], "rein.fixTest");
+    assert_eq!(
+        fix["command"]["arguments"][0]["testName"],
+        "TestCart.test_total"
+    );
+    assert_eq!(actions["result"][1]["title"], "Ask Rein…");
+
+    let started = editor
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "rein.fixTest", "arguments": fix["command"]["arguments"]}),
+        )
+        .await
+        .unwrap();
+    let task_id = started["result"]["taskId"].as_str().unwrap().to_owned();
+    let status = editor.until_task_ends(&task_id).await.unwrap();
+    assert_eq!(status["state"], "succeeded", "{status}");
+
+    let fixed = "    return sum(item.price * item.qty for item in items)";
+    assert!(editor.buffer("cart.py").unwrap().contains(fixed));
+    // Saved before the tests ran, through rein/saveDocuments.
+    assert!(
+        std::fs::read_to_string(root.join("cart.py"))
+            .unwrap()
+            .contains(fixed)
+    );
+
+    let methods: Vec<&str> = editor
+        .received()
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    for expected in [
+        "window/workDoneProgress/create",
+        "$/progress",
+        "workspace/applyEdit",
+        "rein/saveDocuments",
+        "rein/taskStatus",
+    ] {
+        assert!(
+            methods.contains(&expected),
+            "{expected} missing from {methods:?}"
+        );
+    }
+    // The edit was a versioned, annotated, minimal hunk that needed the user's confirmation.
+    let edit = editor
+        .received()
+        .iter()
+        .find(|m| m["method"] == "workspace/applyEdit")
+        .unwrap();
+    let change = &edit["params"]["edit"]["documentChanges"][0];
+    assert_eq!(change["textDocument"]["version"], 1);
+    assert_eq!(change["edits"].as_array().unwrap().len(), 1);
+    assert_eq!(change["edits"][0]["range"]["start"]["line"], 12);
+    let annotation = change["edits"][0]["annotationId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{edit}"));
+    assert_eq!(
+        edit["params"]["edit"]["changeAnnotations"][annotation]["needsConfirmation"],
+        true
+    );
+    let progress: Vec<&Value> = editor
+        .received()
+        .iter()
+        .filter(|m| m["method"] == "$/progress")
+        .collect();
+    assert_eq!(
+        progress.first().unwrap()["params"]["value"]["kind"],
+        "begin"
+    );
+    let end = &progress.last().unwrap()["params"]["value"];
+    assert_eq!(end["kind"], "end");
+    assert!(
+        end["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("fixed: `TestCart.test_total` passes in 5 turns"),
+        "{end}"
+    );
+}

@@ -1,0 +1,517 @@
+//! A headless editor: an LSP client that behaves like a real one. It keeps
+//! buffers with versions, sends `didOpen`/`didChange`/`didSave`, applies
+//! `workspace/applyEdit` to its buffers (refusing a versioned edit whose
+//! version is stale, as VS Code does) and answers the server's other
+//! requests. Tests script the user's side (accept, reject, type, ignore);
+//! `rein demo` uses it to drive the real server as an editor would.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rein_text::{Document, OffsetEncoding, Position, Range, Rope, position_to_char};
+use serde_json::{Value, json};
+use tokio::io::AsyncWrite;
+
+use crate::lsp_client::{ClientError, LspClient};
+
+/// What the user does with a proposed edit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditDecision {
+    Accept,
+    Reject,
+    /// Answer `applied: true` but change nothing (Neovim ≤ 0.11 does this
+    /// with a stale edit).
+    ClaimWithoutApplying,
+    /// Never answer.
+    Ignore,
+    /// Hand the request back to the caller of `pump_until`, unanswered.
+    Hold,
+}
+
+/// How the editor answers the server.
+pub struct EditorOptions {
+    pub decide_edit: Box<dyn FnMut(&Value) -> EditDecision + Send>,
+    /// The action title chosen in `window/showMessageRequest` (`None`: the
+    /// user dismisses it).
+    pub message_choice: Option<String>,
+    /// Returned for `workspace/configuration` and sent as
+    /// `initializationOptions`.
+    pub settings: Value,
+    /// Declare and implement `rein/saveDocuments`.
+    pub save_documents: bool,
+    /// Called with every message from the server, as it arrives.
+    pub on_message: Box<dyn FnMut(&Value) + Send>,
+}
+
+impl Default for EditorOptions {
+    fn default() -> Self {
+        Self {
+            decide_edit: Box::new(|_| EditDecision::Accept),
+            message_choice: Some("Allow once".into()),
+            settings: Value::Null,
+            save_documents: true,
+            on_message: Box::new(|_| {}),
+        }
+    }
+}
+
+struct Buffer {
+    doc: Document,
+    language: String,
+}
+
+pub struct HeadlessEditor<W> {
+    client: LspClient<W>,
+    root: PathBuf,
+    buffers: BTreeMap<String, Buffer>,
+    pub options: EditorOptions,
+    received: Vec<Value>,
+    timeout: Duration,
+}
+
+/// `file://` URI of an absolute path (spaces and `%` escaped).
+pub fn file_uri(path: &Path) -> String {
+    let text = path
+        .to_string_lossy()
+        .replace('%', "%25")
+        .replace(' ', "%20");
+    format!("file://{text}")
+}
+
+/// The path of a `file://` URI (percent-escapes decoded).
+pub fn uri_path(uri: &str) -> PathBuf {
+    let raw = uri.strip_prefix("file://").unwrap_or(uri);
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = raw.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(hex, 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    PathBuf::from(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn language_of(path: &str) -> &'static str {
+    match Path::new(path).extension().and_then(|e| e.to_str()) {
+        Some("py") => "python",
+        Some("rs") => "rust",
+        Some("ts" | "tsx") => "typescript",
+        Some("js" | "jsx" | "mjs" | "cjs") => "javascript",
+        Some("go") => "go",
+        _ => "plaintext",
+    }
+}
+
+impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
+    pub fn new(client: LspClient<W>, root: impl Into<PathBuf>, options: EditorOptions) -> Self {
+        Self {
+            client,
+            root: root.into(),
+            buffers: BTreeMap::new(),
+            options,
+            received: Vec::new(),
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn uri(&self, rel: &str) -> String {
+        file_uri(&self.root.join(rel))
+    }
+
+    fn rel(&self, uri: &str) -> String {
+        let path = uri_path(uri);
+        path.strip_prefix(&self.root)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| path.to_string_lossy().into_owned())
+    }
+
+    /// Every message received from the server so far.
+    pub fn received(&self) -> &[Value] {
+        &self.received
+    }
+
+    /// The buffer's text, if the file is open.
+    pub fn buffer(&self, rel: &str) -> Option<String> {
+        self.buffers
+            .get(&self.uri(rel))
+            .map(|b| b.doc.snapshot().text())
+    }
+
+    pub fn version(&self, rel: &str) -> Option<i32> {
+        self.buffers.get(&self.uri(rel)).map(|b| b.doc.version())
+    }
+
+    /// `initialize` + `initialized`, with the capabilities of a capable
+    /// editor (versioned edits, file creation, annotations, progress).
+    pub async fn initialize(&mut self) -> Result<Value, ClientError> {
+        let root_uri = file_uri(&self.root);
+        let capabilities = json!({
+            "workspace": {
+                "applyEdit": true,
+                "configuration": true,
+                "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"], "changeAnnotationSupport": {"groupsOnLabel": true}},
+                "workspaceFolders": true
+            },
+            "window": {"workDoneProgress": true, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}}},
+            "general": {"positionEncodings": ["utf-16"]},
+            "textDocument": {"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", ""]}}}},
+            "experimental": {"rein": {"saveDocuments": self.options.save_documents}}
+        });
+        let params = json!({
+            "processId": std::process::id(),
+            "rootUri": root_uri,
+            "workspaceFolders": [{"uri": root_uri, "name": "project"}],
+            "capabilities": capabilities,
+            "clientInfo": {"name": "rein-headless-editor"},
+            "initializationOptions": self.options.settings
+        });
+        let response = self.request("initialize", params).await?;
+        self.client.notify("initialized", json!({})).await?;
+        Ok(response)
+    }
+
+    /// Opens a file from disk in a buffer.
+    pub async fn open(&mut self, rel: &str) -> Result<(), ClientError> {
+        let text = std::fs::read_to_string(self.root.join(rel))?;
+        self.open_with(rel, &text).await
+    }
+
+    async fn open_with(&mut self, rel: &str, text: &str) -> Result<(), ClientError> {
+        let uri = self.uri(rel);
+        let language = language_of(rel).to_owned();
+        self.client
+            .notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
+            )
+            .await?;
+        self.buffers.insert(
+            uri,
+            Buffer {
+                doc: Document::new(text, 1, &language),
+                language,
+            },
+        );
+        Ok(())
+    }
+
+    /// The user types: replaces the first `from` in the buffer by `to`.
+    pub async fn replace(&mut self, rel: &str, from: &str, to: &str) -> Result<(), ClientError> {
+        let uri = self.uri(rel);
+        let Some(buffer) = self.buffers.get(&uri) else {
+            return Err(ClientError::Closed {
+                what: format!("{rel} is not open"),
+            });
+        };
+        let text = buffer.doc.snapshot().text();
+        let Some(start) = text.find(from) else {
+            return Err(ClientError::Closed {
+                what: format!("{from:?} is not in {rel}"),
+            });
+        };
+        let rope = Rope::from_str(&text);
+        let pos = |byte: usize| {
+            let p =
+                rein_text::char_to_position(&rope, rope.byte_to_char(byte), OffsetEncoding::Utf16);
+            json!({"line": p.line, "character": p.character})
+        };
+        let change =
+            json!({"range": {"start": pos(start), "end": pos(start + from.len())}, "text": to});
+        self.change(&uri, vec![change]).await
+    }
+
+    /// Applies LSP content changes to a buffer and tells the server.
+    async fn change(&mut self, uri: &str, changes: Vec<Value>) -> Result<(), ClientError> {
+        let Some(buffer) = self.buffers.get_mut(uri) else {
+            return Ok(());
+        };
+        let version = buffer.doc.version() + 1;
+        let parsed: Vec<rein_text::ContentChange> =
+            changes.iter().filter_map(parse_change).collect();
+        buffer
+            .doc
+            .apply_changes(version, parsed, OffsetEncoding::Utf16);
+        self.client
+            .notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}))
+            .await
+    }
+
+    /// Saves a buffer to disk, as the user pressing save.
+    pub async fn save(&mut self, rel: &str) -> Result<(), ClientError> {
+        let uri = self.uri(rel);
+        self.save_uri(&uri).await
+    }
+
+    async fn save_uri(&mut self, uri: &str) -> Result<(), ClientError> {
+        let Some(text) = self.buffers.get(uri).map(|b| b.doc.snapshot().text()) else {
+            return Ok(());
+        };
+        std::fs::write(uri_path(uri), &text)?;
+        self.client
+            .notify(
+                "textDocument/didSave",
+                json!({"textDocument": {"uri": uri}, "text": text}),
+            )
+            .await
+    }
+
+    /// Sends a request and answers the server's requests until the
+    /// response comes.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let id = self.client.send_request(method, params).await?;
+        let want = json!(id);
+        self.pump_until(|m| m.get("method").is_none() && m["id"] == want)
+            .await
+    }
+
+    /// Handles messages from the server (answering its requests as the
+    /// options say) until one satisfies `done`, which is returned.
+    pub async fn pump_until(
+        &mut self,
+        mut done: impl FnMut(&Value) -> bool,
+    ) -> Result<Value, ClientError> {
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        loop {
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let message = tokio::time::timeout(remaining, self.client.recv())
+                .await
+                .map_err(|_| ClientError::Timeout {
+                    what: "the awaited message".into(),
+                    timeout: self.timeout,
+                })??;
+            (self.options.on_message)(&message);
+            self.received.push(message.clone());
+            if message.get("id").is_some() && message.get("method").is_some() {
+                self.handle_request(&message).await?;
+            }
+            if done(&message) {
+                return Ok(message);
+            }
+        }
+    }
+
+    /// Runs until the task's `rein/taskStatus` reaches a final state;
+    /// returns that status.
+    pub async fn until_task_ends(&mut self, task_id: &str) -> Result<Value, ClientError> {
+        self.pump_until(|m| {
+            m["method"] == "rein/taskStatus"
+                && m["params"]["taskId"] == task_id
+                && matches!(
+                    m["params"]["state"].as_str(),
+                    Some(
+                        "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
+                    )
+                )
+        })
+        .await
+        .map(|m| m["params"].clone())
+    }
+
+    /// Answers a server request, unless the options hold it back for the
+    /// caller.
+    async fn handle_request(&mut self, request: &Value) -> Result<(), ClientError> {
+        let id = request["id"].clone();
+        let method = request["method"].as_str().unwrap_or_default();
+        match method {
+            "workspace/applyEdit" => {
+                let decision = (self.options.decide_edit)(&request["params"]);
+                match decision {
+                    EditDecision::Hold => return Ok(()),
+                    EditDecision::Ignore => {}
+                    other => self.answer_edit(request, other).await?,
+                }
+            }
+            "window/workDoneProgress/create"
+            | "client/registerCapability"
+            | "client/unregisterCapability" => self.client.respond(&id, Value::Null).await?,
+            "workspace/configuration" => {
+                let items = request["params"]["items"].as_array().map_or(1, Vec::len);
+                self.client
+                    .respond(&id, json!(vec![self.options.settings.clone(); items]))
+                    .await?
+            }
+            "window/showMessageRequest" => {
+                let choice = self
+                    .options
+                    .message_choice
+                    .clone()
+                    .map_or(Value::Null, |t| json!({"title": t}));
+                self.client.respond(&id, choice).await?
+            }
+            "rein/saveDocuments" => {
+                for uri in request["params"]["uris"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                {
+                    if let Some(uri) = uri.as_str() {
+                        self.save_uri(uri).await?;
+                    }
+                }
+                self.client.respond(&id, Value::Null).await?
+            }
+            _ => {
+                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("unhandled: {method}")}});
+                self.client.send(&error).await?
+            }
+        }
+        Ok(())
+    }
+
+    /// Answers a `workspace/applyEdit` request (one that was held, or from
+    /// `handle_request`).
+    pub async fn answer_edit(
+        &mut self,
+        request: &Value,
+        decision: EditDecision,
+    ) -> Result<(), ClientError> {
+        let id = request["id"].clone();
+        let result = match decision {
+            EditDecision::Reject => {
+                json!({"applied": false, "failureReason": "the user rejected the edit"})
+            }
+            EditDecision::ClaimWithoutApplying => json!({"applied": true}),
+            EditDecision::Ignore | EditDecision::Hold => return Ok(()),
+            EditDecision::Accept => match self
+                .apply_workspace_edit(&request["params"]["edit"])
+                .await?
+            {
+                Ok(()) => json!({"applied": true}),
+                Err(reason) => json!({"applied": false, "failureReason": reason}),
+            },
+        };
+        self.client.respond(&id, result).await
+    }
+
+    /// Applies an edit the way VS Code does: all or nothing, refusing a
+    /// document edit whose version is not the buffer's.
+    async fn apply_workspace_edit(
+        &mut self,
+        edit: &Value,
+    ) -> Result<Result<(), String>, ClientError> {
+        let mut operations: Vec<(String, Option<i64>, Vec<Value>, bool)> = Vec::new();
+        if let Some(changes) = edit["documentChanges"].as_array() {
+            for change in changes {
+                if change["kind"] == "create" {
+                    operations.push((
+                        change["uri"].as_str().unwrap_or_default().to_owned(),
+                        None,
+                        Vec::new(),
+                        true,
+                    ));
+                } else {
+                    let uri = change["textDocument"]["uri"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    let version = change["textDocument"]["version"].as_i64();
+                    operations.push((
+                        uri,
+                        version,
+                        change["edits"].as_array().cloned().unwrap_or_default(),
+                        false,
+                    ));
+                }
+            }
+        } else if let Some(changes) = edit["changes"].as_object() {
+            for (uri, edits) in changes {
+                operations.push((
+                    uri.clone(),
+                    None,
+                    edits.as_array().cloned().unwrap_or_default(),
+                    false,
+                ));
+            }
+        }
+        // Check every versioned edit first: all or nothing.
+        for (uri, version, _, _) in &operations {
+            if let (Some(v), Some(buffer)) = (version, self.buffers.get(uri))
+                && i64::from(buffer.doc.version()) != *v
+            {
+                return Ok(Err(format!(
+                    "{} changed (version {} is not {v})",
+                    self.rel(uri),
+                    buffer.doc.version()
+                )));
+            }
+        }
+        for (uri, _, edits, create) in operations {
+            let rel = self.rel(&uri);
+            if create {
+                std::fs::write(uri_path(&uri), "")?;
+                self.open_with(&rel, "").await?;
+                continue;
+            }
+            if !self.buffers.contains_key(&uri) {
+                self.open(&rel).await?;
+            }
+            // Edits of one document refer to its text before any of them:
+            // apply from the last to the first.
+            let mut edits = edits;
+            edits.sort_by_key(|e| {
+                std::cmp::Reverse((
+                    e["range"]["start"]["line"].as_u64(),
+                    e["range"]["start"]["character"].as_u64(),
+                ))
+            });
+            let changes: Vec<Value> = edits
+                .iter()
+                .map(|e| json!({"range": e["range"], "text": e["newText"]}))
+                .collect();
+            self.change(&uri, changes).await?;
+        }
+        Ok(Ok(()))
+    }
+
+    pub async fn shutdown(&mut self) -> Result<(), ClientError> {
+        self.request("shutdown", Value::Null).await?;
+        self.client.notify("exit", Value::Null).await
+    }
+
+    /// The raw client, for messages this type does not model.
+    pub fn client(&mut self) -> &mut LspClient<W> {
+        &mut self.client
+    }
+
+    /// The language id a buffer was opened with.
+    pub fn language(&self, rel: &str) -> Option<String> {
+        self.buffers.get(&self.uri(rel)).map(|b| b.language.clone())
+    }
+}
+
+fn parse_change(change: &Value) -> Option<rein_text::ContentChange> {
+    let text = change["text"].as_str()?.to_owned();
+    if change.get("range").is_none() {
+        return Some(rein_text::ContentChange::full(text));
+    }
+    let pos = |p: &Value| {
+        Position::new(
+            p["line"].as_u64().unwrap_or(0) as u32,
+            p["character"].as_u64().unwrap_or(0) as u32,
+        )
+    };
+    let range = Range::new(pos(&change["range"]["start"]), pos(&change["range"]["end"]));
+    Some(rein_text::ContentChange::replace(range, text))
+}
+
+/// The byte offset of a UTF-16 position in `text` (for tests that build
+/// ranges by hand).
+pub fn byte_offset(text: &str, line: u32, character: u32) -> usize {
+    let rope = Rope::from_str(text);
+    let (c, _) = position_to_char(&rope, Position::new(line, character), OffsetEncoding::Utf16);
+    rope.char_to_byte(c)
+}
