@@ -31,5 +31,6 @@ mod server;
 mod session;
 pub mod settings;
 mod tasks;
+mod terminal;
 
 pub use server::{Backend, ServerHandle, ServerOptions, build_service, serve, start};

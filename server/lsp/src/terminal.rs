@@ -1,0 +1,1 @@
+//! Terminal I/O for `rein run` (being written).
