@@ -3,15 +3,15 @@
 //! command, its exit code and duration, the hashes of the touched files
 //! and the log) is kept. The model's word is never enough.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use globset::{Glob, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
 
-use crate::exec::{CommandKind, CommandSpec};
+use crate::exec::{CommandKind, CommandSpec, Exec};
 use crate::host::testcmd::TestCommand;
 use crate::ports::{Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
@@ -21,28 +21,82 @@ use crate::workspace::Workspace;
 pub struct TestVerifier {
     test_command: Option<TestCommand>,
     timeout: Duration,
-    /// The target tests' assertions when the task began.
-    baseline: HashMap<(String, String), Vec<String>>,
+    baseline: Baseline,
     runs: AtomicU32,
 }
 
+/// What the checks compare against, recorded before the task changes
+/// anything (and kept with the task's state, so a resumed task compares
+/// against the same).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// The target tests' assertions when the task began, by (path, name).
+    pub assertions: Vec<((String, String), Vec<String>)>,
+    /// The scoped test run before the task: what passed then must pass at
+    /// the end.
+    pub suite: Option<SuiteRun>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteRun {
+    /// The target given to the test command (a file, or the whole suite).
+    pub scope: Option<String>,
+    pub exit_code: Option<i32>,
+    pub failures: Vec<String>,
+}
+
 impl TestVerifier {
-    /// Records what the acceptance checks compare against (the assertions
-    /// as they are now); call before the task starts.
+    /// Records the baseline: the target tests' assertions as they are now
+    /// and, for `NoRegressions`, a run of the target test's file (the scope
+    /// "tests that passed before" is checked in). Call before the task
+    /// starts.
     pub async fn prepare(
         task: &TaskSpec,
         workspace: &dyn Workspace,
+        exec: &dyn Exec,
         test_command: Option<TestCommand>,
         timeout: Duration,
+        artifacts_dir: &Path,
     ) -> Self {
-        let mut baseline = HashMap::new();
+        let mut baseline = Baseline::default();
         for check in &task.acceptance {
             if let Acceptance::AssertionsUnchanged { path, name } = check
                 && let Some(assertions) = assertions_now(workspace, path, name).await
             {
-                baseline.insert((path.clone(), name.clone()), assertions);
+                baseline
+                    .assertions
+                    .push(((path.clone(), name.clone()), assertions));
             }
         }
+        let verifier = Self {
+            test_command,
+            timeout,
+            baseline,
+            runs: AtomicU32::new(0),
+        };
+        let scope = regression_scope(task);
+        if task.acceptance.contains(&Acceptance::NoRegressions)
+            && let Some(run) = verifier
+                .run_suite(workspace, exec, scope.as_deref(), artifacts_dir, "baseline")
+                .await
+        {
+            return Self {
+                baseline: Baseline {
+                    suite: Some(run),
+                    ..verifier.baseline.clone()
+                },
+                ..verifier
+            };
+        }
+        verifier
+    }
+
+    /// A verifier for a resumed task, comparing against its recorded baseline.
+    pub fn with_baseline(
+        test_command: Option<TestCommand>,
+        timeout: Duration,
+        baseline: Baseline,
+    ) -> Self {
         Self {
             test_command,
             timeout,
@@ -50,6 +104,49 @@ impl TestVerifier {
             runs: AtomicU32::new(0),
         }
     }
+
+    pub fn baseline(&self) -> &Baseline {
+        &self.baseline
+    }
+
+    /// Runs the test command on `scope`; `None` when there is no test
+    /// command or it cannot run.
+    async fn run_suite(
+        &self,
+        workspace: &dyn Workspace,
+        exec: &dyn Exec,
+        scope: Option<&str>,
+        artifacts_dir: &Path,
+        label: &str,
+    ) -> Option<SuiteRun> {
+        let command = self.test_command.as_ref()?.for_target(scope);
+        let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let spec = CommandSpec {
+            command,
+            cwd: workspace.root().to_path_buf(),
+            timeout: self.timeout,
+            log_path: artifacts_dir.join(format!("{label}-{n}.log")),
+            kind: CommandKind::Test,
+        };
+        let result = exec
+            .run(spec, tokio_util::sync::CancellationToken::new())
+            .await
+            .ok()?;
+        Some(SuiteRun {
+            scope: scope.map(str::to_owned),
+            exit_code: result.exit_code,
+            failures: result.failures,
+        })
+    }
+}
+
+/// What "tests that passed before" means for a task: the target test's
+/// file (a whole suite can take long and fail for reasons of its own).
+fn regression_scope(task: &TaskSpec) -> Option<String> {
+    task.acceptance.iter().find_map(|a| match a {
+        Acceptance::TestPasses { path, .. } => Some(path.clone()),
+        _ => None,
+    })
 }
 
 async fn assertions_now(workspace: &dyn Workspace, path: &str, name: &str) -> Option<Vec<String>> {
@@ -91,7 +188,13 @@ impl Verifier for TestVerifier {
                     Err(gap) => gaps.push(gap),
                 },
                 Acceptance::AssertionsUnchanged { path, name } => {
-                    let before = self.baseline.get(&(path.clone(), name.clone()));
+                    let key = (path.clone(), name.clone());
+                    let before = self
+                        .baseline
+                        .assertions
+                        .iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(_, a)| a);
                     let now = assertions_now(cx.workspace, path, name).await;
                     match (before, now) {
                         (Some(before), Some(now)) if *before == now => {}
@@ -125,9 +228,19 @@ impl Verifier for TestVerifier {
                         }
                     }
                 }
-                // Comparing against the tests that passed before needs the
-                // baseline run recorded with the task's state.
-                Acceptance::NoRegressions => {}
+                Acceptance::NoRegressions => match self.regressions(&cx).await {
+                    Ok((e, None)) => {
+                        passed.push("no regressions".to_owned());
+                        evidence.push(e);
+                    }
+                    Ok((e, Some(gap))) => {
+                        gaps.push(gap);
+                        evidence.push(e);
+                    }
+                    // No baseline (no test command at the start): nothing
+                    // to compare with; the target test's check stands.
+                    Err(()) => {}
+                },
             }
         }
         if gaps.is_empty() {
@@ -145,6 +258,88 @@ impl Verifier for TestVerifier {
 }
 
 impl TestVerifier {
+    /// Runs the baseline's scope again: a test failing now that did not
+    /// fail before (other than the target) is a regression.
+    async fn regressions(&self, cx: &VerifyContext<'_>) -> Result<(Evidence, Option<String>), ()> {
+        let before = self.baseline.suite.as_ref().ok_or(())?;
+        if cx.workspace.flush_to_disk().await.is_err() {
+            return Err(());
+        }
+        let now = self
+            .run_suite(
+                cx.workspace,
+                cx.exec,
+                before.scope.as_deref(),
+                &cx.artifacts_dir,
+                "verify-suite",
+            )
+            .await
+            .ok_or(())?;
+        let target = target_names(cx.task);
+        let is_target = |f: &String| target.iter().any(|t| f.contains(t.as_str()));
+        let new_failures: Vec<&String> = now
+            .failures
+            .iter()
+            .filter(|f| !before.failures.contains(f) && !is_target(f))
+            .collect();
+        let broke_silently = before.exit_code == Some(0)
+            && now.exit_code != Some(0)
+            && now.failures.iter().all(is_target);
+        let scope = before
+            .scope
+            .clone()
+            .unwrap_or_else(|| "the test suite".into());
+        let files = self.touched_hashes(cx).await;
+        let evidence = Evidence {
+            check: format!("no_regressions {scope}"),
+            command: self
+                .test_command
+                .as_ref()
+                .map(|t| t.for_target(before.scope.as_deref()))
+                .unwrap_or_default(),
+            exit_code: now.exit_code,
+            duration_ms: 0,
+            files,
+            log_path: cx
+                .artifacts_dir
+                .join(format!(
+                    "verify-suite-{}.log",
+                    self.runs.load(Ordering::SeqCst)
+                ))
+                .display()
+                .to_string(),
+            failures: now.failures.clone(),
+        };
+        let gap = if !new_failures.is_empty() {
+            Some(format!(
+                "tests that passed before now fail: {}",
+                new_failures
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        } else if broke_silently {
+            Some(format!("{scope} passed before the task and fails now"))
+        } else {
+            None
+        };
+        Ok((evidence, gap))
+    }
+
+    async fn touched_hashes(
+        &self,
+        cx: &VerifyContext<'_>,
+    ) -> Vec<(String, rein_text::ContentHash)> {
+        let mut files = Vec::new();
+        for touched in cx.touched {
+            if let Ok(file) = cx.workspace.read_file(touched).await {
+                files.push((touched.clone(), file.version.hash));
+            }
+        }
+        files
+    }
+
     /// Runs the target test; returns the evidence and, for a failure, the
     /// telling lines of its output.
     async fn run_test(
@@ -179,12 +374,7 @@ impl TestVerifier {
             .run(spec, cx.cancel.clone())
             .await
             .map_err(|e| format!("the test could not be run: {e}"))?;
-        let mut files = Vec::new();
-        for touched in cx.touched {
-            if let Ok(file) = cx.workspace.read_file(touched).await {
-                files.push((touched.clone(), file.version.hash));
-            }
-        }
+        let files = self.touched_hashes(cx).await;
         let exit_code = if result.succeeded() {
             Some(0)
         } else {
@@ -201,6 +391,19 @@ impl TestVerifier {
         };
         Ok((evidence, telling_lines(&result.tail)))
     }
+}
+
+/// The names a runner may print for the task's target test.
+fn target_names(task: &TaskSpec) -> Vec<String> {
+    task.acceptance
+        .iter()
+        .filter_map(|a| match a {
+            Acceptance::TestPasses { name, .. } => {
+                name.rsplit(['.', ':']).next().map(str::to_owned)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The runner target of a test: `path::name`, with Python's dotted

@@ -55,12 +55,13 @@ async fn the_five_turn_fix_loop() {
     );
     assert_eq!(
         r.outcome.reason,
-        "fixed: `TestCart.test_total` passes in 5 turns"
+        "fixed: `TestCart.test_total` passes, no regressions in 5 turns"
     );
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
     assert_eq!(r.outcome.spent.turns, 5);
-    // Two runs by the model, one by the verifier; edits were saved first.
-    assert_eq!(r.exec.commands().len(), 3);
+    // The baseline run, two runs by the model, the verifier's two (the
+    // target test, then its file for regressions); edits saved first.
+    assert_eq!(r.exec.commands().len(), 5);
     assert!(r.ws.flushes() >= 3);
     let evidence = &r.outcome.evidence[0];
     assert_eq!(evidence.exit_code, Some(0));

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use rein_core::agent::AgentConfig;
 use rein_core::config::Config;
 use rein_core::context::ContextConfig;
+use rein_core::host::process::ProcessExec;
 use rein_core::host::{instructions, testcmd};
 use rein_core::task::TaskSpec;
 use rein_core::verify::TestVerifier;
@@ -51,8 +52,17 @@ pub async fn prepare(
             ..ContextConfig::default()
         };
     }
-    let verifier =
-        TestVerifier::prepare(task, workspace, test_command, agent.budgets.test_timeout).await;
+    // The baseline run (what passes before the task) uses the real runner.
+    let artifacts_dir = root.join(".rein/artifacts").join(&task.id.0);
+    let verifier = TestVerifier::prepare(
+        task,
+        workspace,
+        &ProcessExec::new(),
+        test_command,
+        agent.budgets.test_timeout,
+        &artifacts_dir,
+    )
+    .await;
     Ok(Prepared {
         config: agent,
         model,

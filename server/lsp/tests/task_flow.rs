@@ -136,7 +136,7 @@ async fn fix_test_from_the_code_action_to_verified() {
         end["message"]
             .as_str()
             .unwrap()
-            .starts_with("fixed: `TestCart.test_total` passes in 5 turns"),
+            .starts_with("fixed: `TestCart.test_total` passes, no regressions in 5 turns"),
         "{end}"
     );
 }

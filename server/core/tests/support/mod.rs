@@ -137,8 +137,10 @@ impl Setup {
         let verifier = TestVerifier::prepare(
             &self.task,
             self.ws.as_ref(),
+            self.exec.as_ref(),
             Some(test_command),
             config.budgets.test_timeout,
+            std::path::Path::new(".rein/artifacts/t-test"),
         )
         .await;
         let artifacts: Arc<dyn Artifacts> = self.ws.clone();

@@ -1,0 +1,193 @@
+//! The verifier: a claim of completion is checked on the current content,
+//! never taken on the model's word, and the evidence is kept.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use rein_core::fakes::{MemoryWorkspace, ScriptedExec, command_result};
+use rein_core::host::testcmd::TestCommand;
+use rein_core::ports::{Verdict, Verifier, VerifyContext};
+use rein_core::task::{TaskId, TaskSpec};
+use rein_core::verify::TestVerifier;
+use rein_text::ContentHash;
+use support::{CART_FIXED, TEST_FILE, TEST_TEXT, cart_workspace};
+use tokio_util::sync::CancellationToken;
+
+/// A unittest run of the cart project: `test_total` passes once `total`
+/// sums; `test_count` fails if `count` was broken.
+fn runner(ws: Arc<MemoryWorkspace>) -> ScriptedExec {
+    ScriptedExec::new(move |spec| {
+        let cart = ws.text("cart.py").unwrap_or_default();
+        let only_total = spec.command.ends_with("::test_total");
+        let mut failures = Vec::new();
+        if !cart.contains("sum(") {
+            failures.push("tests.test_cart.TestCart.test_total");
+        }
+        if !only_total && cart.contains("def count(items):\n    return 0") {
+            failures.push("tests.test_cart.TestCart.test_count");
+        }
+        if failures.is_empty() {
+            command_result(0, "Ran 3 tests in 0.001s\n\nOK", &[])
+        } else {
+            command_result(1, "AssertionError: 2 != 30\n\nFAILED", &failures)
+        }
+    })
+}
+
+struct Case {
+    ws: Arc<MemoryWorkspace>,
+    exec: ScriptedExec,
+    verifier: TestVerifier,
+    task: TaskSpec,
+}
+
+async fn case(ws: MemoryWorkspace) -> Case {
+    let ws = Arc::new(ws.with_file(
+        "cart.py",
+        &format!(
+            "{}\ndef count(items):\n    return len(items)\n",
+            support::CART_BROKEN
+        ),
+    ));
+    let exec = runner(Arc::clone(&ws));
+    let task = TaskSpec::fix_test(TaskId("t-v".into()), TEST_FILE, "TestCart.test_total");
+    let verifier = TestVerifier::prepare(
+        &task,
+        ws.as_ref(),
+        &exec,
+        Some(TestCommand::custom("run-tests {target}")),
+        Duration::from_secs(60),
+        Path::new(".rein/artifacts/t-v"),
+    )
+    .await;
+    Case {
+        ws,
+        exec,
+        verifier,
+        task,
+    }
+}
+
+impl Case {
+    async fn verify(&self) -> Verdict {
+        let touched = vec!["cart.py".to_owned()];
+        self.verifier
+            .verify(VerifyContext {
+                task: &self.task,
+                touched: &touched,
+                workspace: self.ws.as_ref(),
+                exec: &self.exec,
+                artifacts_dir: ".rein/artifacts/t-v".into(),
+                cancel: CancellationToken::new(),
+            })
+            .await
+    }
+
+    fn fix(&self) {
+        let cart = self.ws.text("cart.py").unwrap().replace(
+            "    return len(items)\n\ndef count",
+            "    return sum(item.price * item.qty for item in items)\n\ndef count",
+        );
+        self.ws.set("cart.py", &cart);
+    }
+}
+
+#[tokio::test]
+async fn a_real_fix_is_verified_with_evidence_of_the_current_content() {
+    let c = case(cart_workspace()).await;
+    // The baseline saw the target test fail.
+    assert_eq!(
+        c.verifier.baseline().suite.as_ref().unwrap().failures,
+        vec!["tests.test_cart.TestCart.test_total"]
+    );
+    c.fix();
+    let Verdict::Verified { summary, evidence } = c.verify().await else {
+        panic!("not verified")
+    };
+    assert_eq!(
+        summary,
+        "fixed: `TestCart.test_total` passes, no regressions"
+    );
+    assert_eq!(
+        evidence[0].command,
+        "run-tests tests/test_cart.py::TestCart::test_total"
+    );
+    assert_eq!(evidence[0].exit_code, Some(0));
+    let cart_hash = ContentHash::of_str(&c.ws.text("cart.py").unwrap());
+    assert_eq!(evidence[0].files, vec![("cart.py".to_owned(), cart_hash)]);
+    assert_eq!(evidence[1].check, "no_regressions tests/test_cart.py");
+    let _ = CART_FIXED;
+}
+
+#[tokio::test]
+async fn a_claim_without_a_fix_gets_the_failure_as_the_gap() {
+    let c = case(cart_workspace()).await;
+    let Verdict::Gap { gap, .. } = c.verify().await else {
+        panic!("verified a failing test")
+    };
+    assert!(
+        gap.starts_with("`TestCart.test_total` still fails (exit 1):\nAssertionError: 2 != 30"),
+        "{gap}"
+    );
+}
+
+#[tokio::test]
+async fn evidence_is_taken_again_after_every_change() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    assert!(matches!(c.verify().await, Verdict::Verified { .. }));
+    // The file changes after a passing check (the user, or a later edit):
+    // the next claim is checked on the new content, not on old evidence.
+    c.ws.set("cart.py", support::CART_BROKEN);
+    assert!(matches!(c.verify().await, Verdict::Gap { .. }));
+}
+
+#[tokio::test]
+async fn a_weakened_assertion_is_refused_even_if_the_test_passes() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    c.ws.set(
+        TEST_FILE,
+        &TEST_TEXT.replace(
+            "assertEqual(total(items), 30)",
+            "assertTrue(total(items) >= 0)",
+        ),
+    );
+    let Verdict::Gap { gap, .. } = c.verify().await else {
+        panic!("accepted a weakened test")
+    };
+    assert_eq!(
+        gap,
+        "the assertions of `TestCart.test_total` in tests/test_cart.py were changed; restore them and fix the code under test instead"
+    );
+}
+
+#[tokio::test]
+async fn a_regression_elsewhere_is_refused() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let broken_count = c.ws.text("cart.py").unwrap().replace(
+        "def count(items):\n    return len(items)",
+        "def count(items):\n    return 0",
+    );
+    c.ws.set("cart.py", &broken_count);
+    let Verdict::Gap { gap, evidence } = c.verify().await else {
+        panic!("accepted a regression")
+    };
+    assert_eq!(
+        gap,
+        "tests that passed before now fail: tests.test_cart.TestCart.test_count"
+    );
+    assert_eq!(
+        evidence[0].exit_code,
+        Some(0),
+        "the target test itself passes"
+    );
+}
