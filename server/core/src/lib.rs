@@ -18,6 +18,7 @@ pub mod context;
 mod dispatch;
 pub mod edit;
 pub mod exec;
+pub mod failpoint;
 pub mod fakes;
 pub mod guard;
 pub mod host;
