@@ -12,7 +12,9 @@ const ENV: &str = "REIN_CRASH_AT";
 
 fn target() -> Option<&'static str> {
     static TARGET: OnceLock<Option<String>> = OnceLock::new();
-    TARGET.get_or_init(|| std::env::var(ENV).ok().filter(|v| !v.is_empty())).as_deref()
+    TARGET
+        .get_or_init(|| std::env::var(ENV).ok().filter(|v| !v.is_empty()))
+        .as_deref()
 }
 
 /// Dies here if `REIN_CRASH_AT` names this point: exactly

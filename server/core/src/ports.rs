@@ -210,3 +210,15 @@ pub trait Artifacts: Send + Sync {
     /// Writes `content` at `rel_path` (under `.rein/artifacts/<task>/`).
     async fn write(&self, rel_path: &str, content: &str) -> Result<(), String>;
 }
+
+/// Sends every event to several sinks (the editor's progress and the
+/// trace, say), in the order given.
+pub struct Tee(pub Vec<std::sync::Arc<dyn ProgressSink>>);
+
+impl ProgressSink for Tee {
+    fn event(&self, task: &TaskId, event: &TaskEvent) {
+        for sink in &self.0 {
+            sink.event(task, event);
+        }
+    }
+}

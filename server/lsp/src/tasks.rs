@@ -10,8 +10,9 @@ use async_trait::async_trait;
 use rein_core::agent::{self, Ports};
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::process::ProcessExec;
+use rein_core::host::trace::{Redactor, TraceWriter};
 use rein_core::ports::{
-    ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus,
+    ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus, Tee,
 };
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use tokio::sync::oneshot;
@@ -204,6 +205,18 @@ async fn try_run(
         .map_err(|e| e.to_string())?,
     );
     let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref()).await?;
+    // The trace gets every event too, with every secret this process knows redacted.
+    let key = config
+        .provider
+        .api_key
+        .as_ref()
+        .map(|k| k.expose().to_owned());
+    let trace = Arc::new(TraceWriter::open(
+        &root,
+        &spec.id,
+        Redactor::from_process(key),
+    ));
+    let progress: Arc<dyn ProgressSink> = Arc::new(Tee(vec![progress, trace]));
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace,

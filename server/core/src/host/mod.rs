@@ -8,3 +8,4 @@ pub mod failures;
 pub mod instructions;
 pub mod process;
 pub mod testcmd;
+pub mod trace;
