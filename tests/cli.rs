@@ -30,13 +30,7 @@ fn help_lists_every_subcommand() {
 
 #[test]
 fn unbuilt_subcommands_say_so_and_fail() {
-    for args in [
-        &["run", "--yes", "fix the cart"][..],
-        &["run", "--fix-test", "tests/test_cart.py::test_total"],
-        &["demo"],
-        &["trace", "t-1"],
-        &["doctor"],
-    ] {
+    for args in [&["trace", "t-1"][..], &["doctor"]] {
         let (code, stdout, stderr) = rein(args);
         assert_eq!(code, 2, "{args:?}");
         assert!(stderr.contains("not built yet"), "{args:?}: {stderr}");

@@ -1,1 +1,440 @@
-//! (being written)
+//! `rein run` end to end: the real binary on a copy of the bundled demo
+//! project, driven by the scripted model (`REIN_PROVIDER=scripted` with a
+//! scenario file), approvals answered through a pipe on stdin. Never a
+//! real model, never the network, no timing assertions.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rein_testkit::rein_binary;
+
+const BROKEN: &str = "    return sum(item.qty for item in items)\n\n\ndef count";
+const FIXED: &str = "    return sum(item.price * item.qty for item in items)\n\n\ndef count";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn demo_scenario() -> PathBuf {
+    repo().join("server/lsp/demo/scenario.json")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/run")
+        .join(name)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A fresh copy of the demo project (`project/`) and an empty user config
+/// directory (`config/`), so nothing of the machine's set-up leaks in.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(
+            &repo().join("server/lsp/demo/project"),
+            &dir.path().join("project"),
+        );
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        Self { dir }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    fn cart(&self) -> String {
+        std::fs::read_to_string(self.root().join("cart.py")).unwrap()
+    }
+
+    /// `rein run --workspace <project> <args>` with `stdin` piped in.
+    fn run(&self, scenario: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+        let mut command = self.command(scenario);
+        command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        {
+            let mut input = child.stdin.take().unwrap();
+            input.write_all(stdin.as_bytes()).unwrap();
+            // Dropped here: the end of the input.
+        }
+        let output = child.wait_with_output().unwrap();
+        Output {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// `rein run --workspace <project>` with the scripted model playing
+    /// `scenario`, every pipe captured, nothing of the environment's model
+    /// settings inherited.
+    fn command(&self, scenario: &Path) -> Command {
+        let mut command = Command::new(rein_binary().unwrap());
+        command
+            .arg("run")
+            .arg("--workspace")
+            .arg(self.root())
+            .current_dir(self.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for name in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_BASE_URL",
+            "REIN_MODEL",
+            "REIN_MAX_TURNS",
+            "REIN_MAX_COST_USD",
+            "REIN_SCRIPTED_API_KEY",
+            "REIN_SCRIPTED_BASE_URL",
+            "REIN_LOG",
+        ] {
+            command.env_remove(name);
+        }
+        command
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("NO_COLOR", "1")
+            .env("REIN_PROVIDER", "scripted")
+            .env("REIN_SCENARIO", scenario);
+        command
+    }
+}
+
+#[derive(Debug)]
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Output {
+    fn assert_code(&self, code: i32) {
+        assert_eq!(
+            self.code, code,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+    }
+
+    fn assert_stdout(&self, needle: &str) {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+    }
+
+    fn assert_stderr(&self, needle: &str) {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr lacks {needle:?}:\n{}",
+            self.stderr
+        );
+    }
+}
+
+#[test]
+fn fix_test_with_yes_is_fixed_on_disk_with_the_diff_and_the_evidence() {
+    let project = Project::new();
+    assert!(project.cart().contains(BROKEN));
+    let out = project.run(
+        &demo_scenario(),
+        &["--yes", "--fix-test", "tests/test_cart.py::test_total"],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    assert!(project.cart().contains(FIXED), "{}", project.cart());
+
+    // stdout: the result only.
+    assert!(
+        out.stdout.starts_with("state:  succeeded\n"),
+        "{}",
+        out.stdout
+    );
+    out.assert_stdout("reason: fixed: `TestCart.test_total` passes");
+    out.assert_stdout("--- a/cart.py\n+++ b/cart.py\n@@ -10,7 +10,7 @@\n \n def total(items):\n");
+    out.assert_stdout("-    return sum(item.qty for item in items)\n");
+    out.assert_stdout("+    return sum(item.price * item.qty for item in items)\n");
+    out.assert_stdout("evidence:\n  test_passes tests/test_cart.py::TestCart.test_total\n");
+    out.assert_stdout("    command:  python3 -m unittest tests.test_cart.TestCart.test_total\n");
+    out.assert_stdout("    exit:     0\n");
+    out.assert_stdout("    duration: ");
+    out.assert_stdout("/.rein/artifacts/");
+    out.assert_stdout("spent:  5 turns · ");
+    assert!(!out.stdout.contains("turn 1/"), "{}", out.stdout);
+
+    // stderr: the progress.
+    out.assert_stderr("goal: Make the failing test `TestCart.test_total`");
+    out.assert_stderr("turn 1/20 · running tests · ");
+    out.assert_stderr("  │ I'll run the failing test first to see how it fails.\n");
+    out.assert_stderr("  → run_tests tests/test_cart.py::TestCart::test_total\n");
+    out.assert_stderr("  → edit_file cart.py\n");
+    out.assert_stderr("Apply this edit to cart.py? [y/N] y (--yes)\n");
+    out.assert_stderr("  ← ok (");
+    out.assert_stderr(" · verifying · ");
+    out.assert_stderr("  ✓ verified: fixed: `TestCart.test_total` passes");
+    out.assert_stderr(
+        "    evidence: `python3 -m unittest tests.test_cart.TestCart.test_total` · exit 0 · ",
+    );
+    out.assert_stderr("turn 5/20 · succeeded · ");
+}
+
+#[test]
+fn answering_y_applies_the_edit() {
+    let project = Project::new();
+    let out = project.run(
+        &fixture("edit_then_ask.json"),
+        &["--fix-test", "tests/test_cart.py::TestCart::test_total"],
+        "y\n",
+        &[],
+    );
+    out.assert_code(0);
+    assert!(project.cart().contains(FIXED), "{}", project.cart());
+    out.assert_stderr("+    return sum(item.price * item.qty for item in items)\n");
+    out.assert_stderr("Apply this edit to cart.py? [y/N] y\n");
+    out.assert_stdout("state:  succeeded\n");
+}
+
+#[test]
+fn answering_n_rejects_the_edit() {
+    let project = Project::new();
+    let before = project.cart();
+    let out = project.run(
+        &fixture("edit_then_ask.json"),
+        &["--fix-test", "tests/test_cart.py::TestCart.test_total"],
+        "n\n",
+        &[],
+    );
+    out.assert_code(1);
+    assert_eq!(project.cart(), before);
+    out.assert_stderr("Apply this edit to cart.py? [y/N] n\n");
+    out.assert_stderr("  ← error (");
+    out.assert_stderr("The user rejected this edit to cart.py");
+    // The model asks what to do instead; the input has ended: no answer,
+    // so the task waits.
+    out.assert_stderr("  ? Rein asks:\n    How should total() use the prices?\n");
+    out.assert_stderr("(no answer: end of input)");
+    out.assert_stdout("state:  waiting_user\n");
+    out.assert_stdout(
+        "reason: waiting for the user's answer to: How should total() use the prices?\n",
+    );
+    out.assert_stdout("files changed: none\n");
+}
+
+#[test]
+fn end_of_input_is_no() {
+    let project = Project::new();
+    let before = project.cart();
+    let out = project.run(
+        &fixture("edit_then_ask.json"),
+        &["--fix-test", "tests/test_cart.py::test_total"],
+        "",
+        &[],
+    );
+    out.assert_code(1);
+    assert_eq!(project.cart(), before);
+    out.assert_stderr("The user rejected this edit to cart.py");
+}
+
+#[test]
+fn commands_that_ask_are_put_to_the_user() {
+    let project = Project::new();
+    let allowed = project.run(&fixture("command.json"), &["say hello"], "y\n", &[]);
+    allowed.assert_code(0);
+    allowed.assert_stderr("  rein wants to run `echo hello-from-rein` in ");
+    allowed.assert_stderr("Run `echo hello-from-rein`? [y]es once / [a]ll this task / [N]o y\n");
+    allowed.assert_stderr("  ✓ allowed once\n");
+    allowed.assert_stderr("  │ It printed hello-from-rein.\n");
+
+    let denied = project.run(&fixture("command.json"), &["say hello"], "n\n", &[]);
+    denied.assert_code(0);
+    denied.assert_stderr("  ✗ not allowed\n");
+    denied.assert_stderr("  ← error (");
+    denied.assert_stderr("  │ You did not let me run it, so I stop here.\n");
+}
+
+#[test]
+fn yes_does_not_turn_a_deny_into_an_allow() {
+    let project = Project::new();
+    let out = project.run(
+        &fixture("denied.json"),
+        &["--yes", "fetch the page"],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    out.assert_stderr("  → run_command `curl https://example.com`\n");
+    out.assert_stderr("  ✗ denied: run_command (built-in deny: curl)\n");
+    out.assert_stderr("  ← error (");
+    assert!(!out.stderr.contains("Run `curl"), "{}", out.stderr);
+    out.assert_stderr("  │ I may not use the network here.\n");
+}
+
+#[test]
+fn an_instruction_answered_in_words_succeeds() {
+    let project = Project::new();
+    let before = project.cart();
+    let out = project.run(
+        &fixture("text_only.json"),
+        &["what does cart.py do?"],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    assert_eq!(project.cart(), before);
+    out.assert_stderr("goal: what does cart.py do?\n");
+    out.assert_stderr(
+        "  │ cart.py defines Item, total() and count(); total() ignores the prices.\n",
+    );
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stdout("files changed: none\n");
+    out.assert_stdout("evidence: none\n");
+    out.assert_stdout("spent:  1 turn · ");
+}
+
+#[test]
+fn a_bad_target_is_a_usage_error_naming_what_exists() {
+    let project = Project::new();
+    let out = project.run(
+        &demo_scenario(),
+        &["--yes", "--fix-test", "tests/test_cart.py::test_nope"],
+        "",
+        &[],
+    );
+    out.assert_code(2);
+    out.assert_stderr(
+        "no test `test_nope` in tests/test_cart.py; the tests there are: TestCart.test_total, TestCart.test_empty_cart_costs_nothing, TestCart.test_count",
+    );
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+
+    let out = project.run(
+        &demo_scenario(),
+        &["--yes", "--fix-test", "tests/test_carts.py::test_total"],
+        "",
+        &[],
+    );
+    out.assert_code(2);
+    out.assert_stderr("tests/test_carts.py not found; did you mean tests/test_cart.py?");
+
+    let out = project.run(
+        &demo_scenario(),
+        &["--yes", "--fix-test", "tests/test_cart.py"],
+        "",
+        &[],
+    );
+    out.assert_code(2);
+    out.assert_stderr("PATH::NAME");
+}
+
+#[test]
+fn bad_configuration_is_a_usage_error() {
+    let project = Project::new();
+    std::fs::create_dir_all(project.root().join(".rein")).unwrap();
+    std::fs::write(
+        project.root().join(".rein/config.toml"),
+        "max_turns = \"lots\"\n",
+    )
+    .unwrap();
+    let out = project.run(&demo_scenario(), &["--yes", "anything"], "", &[]);
+    out.assert_code(2);
+    out.assert_stderr(".rein/config.toml is not valid");
+}
+
+#[test]
+fn ctrl_c_cancels_the_task_cleanly() {
+    let project = Project::new();
+    let before = project.cart();
+    let mut command = project.command(&fixture("edit_then_ask.json"));
+    command.args(["--fix-test", "tests/test_cart.py::test_total"]);
+    let mut child = command.spawn().unwrap();
+    // stdin stays open: the edit's question waits for an answer.
+    let stdin = child.stdin.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match stderr.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    seen.extend_from_slice(&buf[..n]);
+                    let _ = tx.send(String::from_utf8_lossy(&seen).into_owned());
+                }
+            }
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    // Wait for the question (a message, not a duration), then Ctrl-C.
+    loop {
+        let so_far = rx.recv().expect("rein ended before asking about the edit");
+        if so_far.contains("Apply this edit to cart.py? [y/N] ") {
+            break;
+        }
+    }
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    let stderr = reader.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{stdout}\n--- stderr\n{stderr}");
+    assert!(stdout.starts_with("state:  cancelled\n"), "{stdout}");
+    assert!(
+        stdout.contains("reason: cancelled by the user\n"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("rein: cancelling the task"), "{stderr}");
+    assert_eq!(project.cart(), before);
+}
+
+#[test]
+fn the_turn_budget_stops_the_task() {
+    let project = Project::new();
+    let out = project.run(
+        &demo_scenario(),
+        &["--yes", "--fix-test", "tests/test_cart.py::test_total"],
+        "",
+        &[("REIN_MAX_TURNS", "1")],
+    );
+    out.assert_code(1);
+    out.assert_stdout("state:  budget_exhausted\n");
+    out.assert_stdout("reason: stopped: max turns (1)\n");
+    out.assert_stderr("turn 1/1 · budget_exhausted · ");
+    assert!(project.cart().contains(BROKEN));
+}

@@ -17,17 +17,19 @@ use rein_models::{
     BadToolCall, ModelClient, ModelError, ModelEvent, ModelReply, ModelRequest, Part, StopReason,
     ToolCall,
 };
+use rein_store::{CheckpointPhase, FileHash};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{BudgetTracker, Budgets, Spent};
-use crate::context::history::{History, Item, RecordedResult};
+use crate::context::history::{History, Item, RecordedResult, ResultMeta};
 use crate::context::progress::Progress;
 use crate::context::{ContextConfig, ContextManager, prompt, transcript};
 use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
 use crate::guard::LoopGuard;
 use crate::host::testcmd::TestCommand;
+use crate::journal::{AgentSnapshot, Journal, JournalError, file_hash};
 use crate::permissions::{Policy, TaskApprovals};
 use crate::ports::{
     Approver, Artifacts, Evidence, ProgressSink, TaskEvent, TaskStatus, Verdict, Verifier,
@@ -82,6 +84,9 @@ pub struct Ports {
     pub progress: Arc<dyn ProgressSink>,
     pub verifier: Arc<dyn Verifier>,
     pub artifacts: Arc<dyn Artifacts>,
+    /// The durable record (op log, checkpoints); `None` runs without one
+    /// (tests, dry runs): nothing then survives a crash.
+    pub journal: Option<Arc<Journal>>,
 }
 
 /// How a task ended (or paused, for `waiting_user`).
@@ -104,6 +109,21 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> Outcome {
     let mut agent = Agent::new(task, config, ports, cancel);
+    agent.history.push(Item::user(first_message(&agent.task)));
+    agent.run().await
+}
+
+/// Continues a task from a snapshot (its last checkpoint, completed by
+/// recovery with a result for every call of its last turn).
+pub async fn resume(
+    task: TaskSpec,
+    snapshot: AgentSnapshot,
+    config: AgentConfig,
+    ports: Ports,
+    cancel: CancellationToken,
+) -> Outcome {
+    let mut agent = Agent::new(task, config, ports, cancel);
+    agent.restore(snapshot);
     agent.run().await
 }
 
@@ -178,8 +198,62 @@ impl Agent {
         self.ports.progress.event(&self.task.id, &event);
     }
 
+    fn restore(&mut self, snapshot: AgentSnapshot) {
+        self.history = snapshot.history;
+        self.progress = snapshot.progress;
+        self.tracker = BudgetTracker::resume(
+            self.config.budgets.clone(),
+            snapshot.spent,
+            std::time::Duration::from_millis(snapshot.elapsed_ms),
+        );
+        for (path, version) in snapshot.reads {
+            self.reads.set(&path, version);
+        }
+        self.runs = AtomicU32::new(snapshot.runs);
+        self.compactions = snapshot.compactions;
+    }
+
+    fn snapshot(&self, turn: u32) -> AgentSnapshot {
+        AgentSnapshot {
+            turn,
+            history: self.history.clone(),
+            progress: self.progress.clone(),
+            spent: self.tracker.spent.clone(),
+            elapsed_ms: self.tracker.elapsed().as_millis() as u64,
+            reads: self.reads.all(),
+            runs: self.runs.load(std::sync::atomic::Ordering::SeqCst),
+            compactions: self.compactions,
+            verifier: self.ports.verifier.saved_state(),
+        }
+    }
+
+    /// Writes to the journal, if there is one. A failed write stops the
+    /// task: without its record Rein cannot promise a safe recovery.
+    fn journal(
+        &self,
+        write: impl FnOnce(&Journal) -> Result<(), JournalError>,
+    ) -> Result<(), Stop> {
+        match &self.ports.journal {
+            Some(journal) => {
+                write(journal).map_err(|e| Stop::new(TaskState::Failed, e.to_string()))
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn checkpoint(&self, turn: u32, phase: CheckpointPhase) -> Result<(), Stop> {
+        let snapshot = self.snapshot(turn);
+        self.journal(|j| j.checkpoint(phase, &snapshot))
+    }
+
     fn set_state(&mut self, state: TaskState, reason: Option<String>) {
         self.state = state;
+        if let Some(journal) = &self.ports.journal
+            && let Err(error) = journal.state(state, reason.as_deref(), &self.tracker.spent)
+        {
+            // The next journal write fails too and stops the task.
+            tracing::error!(%error, "could not record the task's state");
+        }
         self.status(state, reason);
     }
 
@@ -201,7 +275,11 @@ impl Agent {
 
     async fn run(&mut self) -> Outcome {
         self.set_state(TaskState::Running, None);
-        self.history.push(Item::user(first_message(&self.task)));
+        let lease = self
+            .ports
+            .journal
+            .as_ref()
+            .map(|j| j.keep_lease(self.cancel.clone()));
         let stop = loop {
             match self.turn().await {
                 Ok(()) => continue,
@@ -209,6 +287,12 @@ impl Agent {
             }
         };
         self.set_state(stop.state, Some(stop.reason.clone()));
+        if let Some(lease) = lease {
+            lease.abort();
+        }
+        if let Some(journal) = &self.ports.journal {
+            journal.release();
+        }
         Outcome {
             state: stop.state,
             reason: stop.reason,
@@ -244,6 +328,9 @@ impl Agent {
         if !reply.parts.is_empty() {
             self.history.push(Item::assistant(reply.parts.clone()));
         }
+        // What the model said is now safe: a crash from here on resumes
+        // with this reply, and recovery answers each of its calls.
+        self.checkpoint(turn, CheckpointPhase::AfterModel)?;
         let calls = calls_of(&reply);
         if !calls.is_empty() {
             return self.run_calls(turn, calls).await;
@@ -308,6 +395,7 @@ impl Agent {
         request: ModelRequest,
     ) -> Result<Option<ModelReply>, Stop> {
         let estimated = rein_models::tokens::estimate_request(&request);
+        let request_ref = self.save_request(turn, &request).await;
         let started = Instant::now();
         let reply = self.stream(request).await;
         let reply = match reply {
@@ -328,17 +416,40 @@ impl Agent {
             .prices
             .cost_usd(self.ports.model.model(), &reply.usage);
         self.tracker.record_call(&reply.usage, cost);
+        let latency_ms = started.elapsed().as_millis() as u64;
         self.event(TaskEvent::ModelCall {
             turn,
             usage: reply.usage,
             cost_usd: cost,
-            latency_ms: started.elapsed().as_millis() as u64,
+            latency_ms,
             stop: format!("{:?}", reply.stop),
             retries: reply.retries,
             estimated_input_tokens: estimated,
         });
+        self.journal(|j| j.turn(turn, &request_ref, &reply, cost, latency_ms))?;
         self.set_state(TaskState::Running, None);
         Ok(Some(reply))
+    }
+
+    /// Keeps the exact request of a turn as an artifact (the turn's record
+    /// refers to it). Only with a journal: without one nothing refers to it.
+    async fn save_request(&self, turn: u32, request: &ModelRequest) -> String {
+        let rel = format!("{}/request-{turn}.json", self.artifacts.rel);
+        let Some(journal) = &self.ports.journal else {
+            return rel;
+        };
+        let json = serde_json::to_string_pretty(request).unwrap_or_default();
+        match self.ports.artifacts.write(&rel, &json).await {
+            Ok(()) => {
+                let _ = journal.artifact(
+                    &format!("request-{turn}.json"),
+                    "request",
+                    json.len() as u64,
+                );
+            }
+            Err(error) => tracing::warn!(%error, "could not save the request"),
+        }
+        rel
     }
 
     async fn stream(&self, request: ModelRequest) -> Result<ModelReply, ModelError> {
@@ -394,7 +505,7 @@ impl Agent {
             cancelled,
             learned,
             waiting,
-        } = self.dispatch_all(&calls).await;
+        } = self.dispatch_all(turn, &calls).await?;
         for r in &results {
             if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
                 let from = self
@@ -417,6 +528,7 @@ impl Agent {
             }
         }
         self.history.push(Item::Results { results, notes });
+        self.checkpoint(turn, CheckpointPhase::AfterTools)?;
         if cancelled {
             return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
         }
@@ -439,8 +551,13 @@ impl Agent {
         Ok(())
     }
 
-    /// Runs the calls; one result per call, in order.
-    async fn dispatch_all(&self, calls: &[Result<ToolCall, BadToolCall>]) -> Batch {
+    /// Runs the calls; one result per call, in order. Each call is in the
+    /// op log as requested and started before it runs, finished after.
+    async fn dispatch_all(
+        &self,
+        turn: u32,
+        calls: &[Result<ToolCall, BadToolCall>],
+    ) -> Result<Batch, Stop> {
         let dispatcher = Dispatcher {
             cx: ToolCx {
                 task: &self.task,
@@ -462,6 +579,7 @@ impl Agent {
             status: &|state, reason| self.status(state, reason),
         };
         let mut outputs: Vec<Option<CallDone>> = vec![None; calls.len()];
+        let mut ops: Vec<Option<i64>> = vec![None; calls.len()];
         let mut cancelled = false;
         let mut i = 0;
         while i < calls.len() {
@@ -485,6 +603,9 @@ impl Agent {
             } else {
                 i + 1
             };
+            for (offset, call) in calls[i..end].iter().enumerate() {
+                ops[i + offset] = self.op_begin(turn, call).await?;
+            }
             let batch = futures::future::join_all(calls[i..end].iter().map(|call| async {
                 let started = Instant::now();
                 let dispatched = tokio::select! {
@@ -513,7 +634,7 @@ impl Agent {
         let mut notes = Vec::new();
         let mut learned = false;
         let mut waiting = None;
-        for (call, output) in calls.iter().zip(outputs) {
+        for ((call, output), op) in calls.iter().zip(outputs).zip(ops) {
             let (id, name) = match call {
                 Ok(c) => (c.id.clone(), c.name.clone()),
                 Err(b) => (b.id.clone(), b.name.clone()),
@@ -543,24 +664,82 @@ impl Agent {
                 call_id: id.clone(),
                 tool: name.clone(),
                 is_error: output.is_error,
-                summary: first_line(&output.content),
+                summary: summary_of(&output),
                 duration_ms,
             });
-            results.push(RecordedResult::new(
+            let post = match &output.meta {
+                ResultMeta::Edited { path, version } => vec![file_hash(path, Some(version.hash))],
+                _ => Vec::new(),
+            };
+            let result = RecordedResult::new(
                 id,
-                name,
+                name.clone(),
                 output.content,
                 output.is_error,
                 output.meta,
-            ));
+            );
+            if let Some(op) = op {
+                self.journal(|j| j.op_finished(op, &name, &result, post))?;
+            }
+            results.push(result);
         }
-        Batch {
+        Ok(Batch {
             results,
             notes,
             cancelled,
             learned,
             waiting,
-        }
+        })
+    }
+
+    /// Records a call as requested, then started, with the hashes of the
+    /// files it may change now and after (what recovery compares with).
+    async fn op_begin(
+        &self,
+        turn: u32,
+        call: &Result<ToolCall, BadToolCall>,
+    ) -> Result<Option<i64>, Stop> {
+        let Some(journal) = &self.ports.journal else {
+            return Ok(None);
+        };
+        let Ok(call) = call else { return Ok(None) };
+        let (pre, expected) = self.expected_change(call).await;
+        let op = journal
+            .op_requested(turn, &call.id, &call.name, &call.arguments, pre, expected)
+            .map_err(|e| Stop::new(TaskState::Failed, e.to_string()))?;
+        journal
+            .op_started(op, &call.name)
+            .map_err(|e| Stop::new(TaskState::Failed, e.to_string()))?;
+        Ok(Some(op))
+    }
+
+    /// For an edit or a new file: the file's hash now, and the hash it
+    /// will have if the call applies as asked.
+    async fn expected_change(&self, call: &ToolCall) -> (Vec<FileHash>, Vec<FileHash>) {
+        let args = &call.arguments;
+        let Some(input) = args["path"].as_str() else {
+            return (Vec::new(), Vec::new());
+        };
+        let Ok(path) = crate::paths::resolve(self.ports.workspace.root(), input) else {
+            return (Vec::new(), Vec::new());
+        };
+        let current = self.ports.workspace.read_file(&path).await.ok();
+        let after = match call.name.as_str() {
+            "edit_file" => current.as_ref().and_then(|file| {
+                let (old, new) = (args["old_text"].as_str()?, args["new_text"].as_str()?);
+                let replace_all = args["replace_all"].as_bool().unwrap_or(false);
+                crate::edit::apply(&file.text, old, new, replace_all)
+                    .ok()
+                    .map(|a| rein_text::ContentHash::of_str(&a.text))
+            }),
+            "create_file" => args["content"].as_str().map(rein_text::ContentHash::of_str),
+            _ => return (Vec::new(), Vec::new()),
+        };
+        let pre = vec![file_hash(&path, current.map(|f| f.version.hash))];
+        let expected = after
+            .map(|h| vec![file_hash(&path, Some(h))])
+            .unwrap_or_default();
+        (pre, expected)
     }
 
     /// An output over the cap goes to a file; the model gets its head, its
@@ -664,6 +843,7 @@ impl Agent {
         self.event(TaskEvent::Activity {
             text: "compacting the context".into(),
         });
+        crate::failpoint::hit("compaction");
         let request = ModelRequest {
             model: self.ports.model.model().to_owned(),
             system: vec![prompt::COMPACTION_SYSTEM.to_owned()],
@@ -763,6 +943,15 @@ fn calls_of(reply: &ModelReply) -> Vec<Result<ToolCall, BadToolCall>> {
             _ => None,
         })
         .collect()
+}
+
+/// A result in one line: a command's own summary (exit code, failures),
+/// else the first line of the text.
+fn summary_of(output: &ToolOutput) -> String {
+    match &output.meta {
+        ResultMeta::Command { summary, .. } => summary.clone(),
+        _ => first_line(&output.content),
+    }
 }
 
 fn first_line(text: &str) -> String {

@@ -40,6 +40,7 @@ impl Default for Budgets {
 
 /// What a task has used so far.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Spent {
     pub turns: u32,
     pub usage: Usage,

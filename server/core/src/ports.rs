@@ -201,6 +201,12 @@ pub struct VerifyContext<'a> {
 #[async_trait]
 pub trait Verifier: Send + Sync {
     async fn verify(&self, cx: VerifyContext<'_>) -> Verdict;
+
+    /// What the verifier compares against, to keep with the task's state
+    /// so a resumed task is judged by the same baseline.
+    fn saved_state(&self) -> Value {
+        Value::Null
+    }
 }
 
 /// Where a task's artifacts are stored: spilled tool outputs and archived

@@ -158,6 +158,10 @@ async fn assertions_now(workspace: &dyn Workspace, path: &str, name: &str) -> Op
 
 #[async_trait]
 impl Verifier for TestVerifier {
+    fn saved_state(&self) -> serde_json::Value {
+        serde_json::to_value(&self.baseline).unwrap_or_default()
+    }
+
     async fn verify(&self, cx: VerifyContext<'_>) -> Verdict {
         if cx.task.acceptance.is_empty() {
             return Verdict::Verified {

@@ -47,16 +47,36 @@ pub async fn execute(
         }
         commands::RESUME_TASK => {
             let args: TaskIdArgs = argument(command, arguments)?;
-            Err(invalid(format!(
-                "task {} cannot be resumed: this version of Rein keeps no task state across restarts yet",
-                args.task_id
-            )))
+            check_resumable(session, &args.task_id)?;
+            Ok(Some(
+                json!({"taskId": Tasks::resume(session, client, TaskId(args.task_id))}),
+            ))
         }
         other => Err(invalid(format!(
             "unknown command {other:?}; Rein's commands are {}",
             commands::ALL.join(", ")
         ))),
     }
+}
+
+/// A task can be resumed if it exists, is not running here, and did not end.
+fn check_resumable(session: &Session, id: &str) -> Result<()> {
+    if session.tasks.is_running(id) {
+        return Err(invalid(format!("task {id} is already running")));
+    }
+    let store = session.store().map_err(invalid)?;
+    let record = store
+        .task(id)
+        .map_err(|e| invalid(e.to_string()))?
+        .ok_or_else(|| invalid(format!("there is no task {id} in this workspace")))?;
+    if ["succeeded", "failed", "cancelled", "budget_exhausted"].contains(&record.state.as_str()) {
+        return Err(invalid(format!(
+            "task {id} already ended ({}: {}); start a new one",
+            record.state,
+            record.reason.unwrap_or_default()
+        )));
+    }
+    Ok(())
 }
 
 fn invalid(message: impl Into<String>) -> Error {

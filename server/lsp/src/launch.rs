@@ -12,7 +12,7 @@ use rein_core::context::ContextConfig;
 use rein_core::host::process::ProcessExec;
 use rein_core::host::{instructions, testcmd};
 use rein_core::task::TaskSpec;
-use rein_core::verify::TestVerifier;
+use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
 use rein_models::{ApiKey, ModelClient, ProviderKind};
 use rein_testkit::fake_model::{FakeModel, Scenario};
@@ -29,11 +29,23 @@ pub struct Prepared {
     _scripted: Option<FakeModel>,
 }
 
+/// `baseline`: the verifier's saved baseline, for a resumed task (a new
+/// task records one now, before anything changes).
 pub async fn prepare(
     root: &Path,
     config: &Config,
     task: &TaskSpec,
     workspace: &dyn Workspace,
+) -> Result<Prepared, String> {
+    prepare_with(root, config, task, workspace, None).await
+}
+
+pub async fn prepare_with(
+    root: &Path,
+    config: &Config,
+    task: &TaskSpec,
+    workspace: &dyn Workspace,
+    baseline: Option<Baseline>,
 ) -> Result<Prepared, String> {
     let (model, scripted) = model_client(config).await?;
     let test_command = config
@@ -52,17 +64,24 @@ pub async fn prepare(
             ..ContextConfig::default()
         };
     }
-    // The baseline run (what passes before the task) uses the real runner.
-    let artifacts_dir = root.join(".rein/artifacts").join(&task.id.0);
-    let verifier = TestVerifier::prepare(
-        task,
-        workspace,
-        &ProcessExec::new(),
-        test_command,
-        agent.budgets.test_timeout,
-        &artifacts_dir,
-    )
-    .await;
+    let verifier = match baseline {
+        Some(baseline) => {
+            TestVerifier::with_baseline(test_command, agent.budgets.test_timeout, baseline)
+        }
+        None => {
+            // The baseline run (what passes before the task) uses the real runner.
+            let artifacts_dir = root.join(".rein/artifacts").join(&task.id.0);
+            TestVerifier::prepare(
+                task,
+                workspace,
+                &ProcessExec::new(),
+                test_command,
+                agent.budgets.test_timeout,
+                &artifacts_dir,
+            )
+            .await
+        }
+    };
     Ok(Prepared {
         config: agent,
         model,

@@ -178,7 +178,12 @@ impl LspWorkspace {
         let request = async move { client.send_request::<RawApplyEdit>(params).await };
         let timeout = self.session.approval_timeout();
         match tokio::time::timeout(timeout, request).await {
-            Ok(Ok(response)) => Ok(response),
+            Ok(Ok(response)) => {
+                // The editor has answered and may have applied the edit;
+                // Rein has not recorded it yet.
+                rein_core::failpoint::hit("apply_edit");
+                Ok(response)
+            }
             Ok(Err(e)) => Err(format!("the editor could not apply it: {e}")),
             Err(_) => Err(format!(
                 "the editor did not answer within {} s",

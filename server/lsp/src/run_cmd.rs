@@ -1,10 +1,568 @@
-//! `rein run`: the agent without an editor (being written).
+//! `rein run`: the agent of the editor, with a terminal instead of an
+//! editor. The workspace is the disk (`DiskWorkspace`, edits confirmed on
+//! the terminal with a diff, or approved by `--yes`), commands run with
+//! `ProcessExec`, and the model, the agent's configuration and the verifier
+//! come from `launch::prepare`, exactly as for the editor.
+//!
+//! stderr carries the progress and the questions; stdout only the result:
+//! the state, the reason, a diff of every file changed, the evidence and
+//! the spend. The exit code is 0 only for a verified success; 1 for any
+//! other end (failed, budget exhausted, waiting for an answer); 2 for a
+//! bad invocation (target, workspace, configuration); 130 after Ctrl-C.
 
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Component, Path};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rein_core::agent::{self, Outcome, Ports};
+use rein_core::host::artifacts::DiskArtifacts;
+use rein_core::host::disk::DiskWorkspace;
+use rein_core::host::process::ProcessExec;
+use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::ports::{Evidence, ProgressSink, Tee};
+use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_core::testfind;
+use rein_core::workspace::Workspace;
+use serde_json::Value;
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
+use crate::terminal::{
+    Before, Terminal, TerminalApprover, TerminalConfirm, TerminalProgress, TrackedWorkspace,
+    deletion_diff, fmt_duration_ms, fmt_tokens, paint_diff, unified_diff,
+};
+use crate::{launch, settings};
 
-pub fn main(_args: RunArgs) -> ExitCode {
-    eprintln!("rein run: not built yet; it comes with the editor front-ends (issue 5).");
-    ExitCode::from(2)
+/// A bad invocation: the target, the workspace or the configuration.
+const EXIT_USAGE: u8 = 2;
+/// Cancelled with Ctrl-C (128 + SIGINT, as shells report it).
+const EXIT_INTERRUPTED: u8 = 130;
+
+pub fn main(args: RunArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("rein run: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run(args));
+    // A prompt's read of stdin may still be parked in read(2); don't wait.
+    runtime.shutdown_background();
+    code
+}
+
+async fn run(args: RunArgs) -> ExitCode {
+    match try_run(args).await {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("rein run: {message}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// `Err` is a usage error (exit 2), before the task started.
+async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
+    let given = match &args.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
+    };
+    let disk = DiskWorkspace::new(&given)
+        .map_err(|e| format!("the workspace {}: {e}", given.display()))?;
+    let root = disk.root().to_path_buf();
+    let spec = task_spec(&disk, &args).await?;
+    let config = settings::config(&root, &Value::Null)?;
+
+    let terminal = Terminal::stdio();
+    // Ctrl-C from here on cancels the task instead of killing the process.
+    let cancel = CancellationToken::new();
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let interrupts =
+        signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch for Ctrl-C: {e}"))?;
+    let watcher = tokio::spawn(cancel_on_ctrl_c(
+        interrupts,
+        cancel.clone(),
+        Arc::clone(&interrupted),
+        Arc::clone(&terminal),
+    ));
+    let disk = disk.with_confirm(Arc::new(TerminalConfirm {
+        terminal: Arc::clone(&terminal),
+        yes: args.yes,
+    }));
+    let workspace = Arc::new(TrackedWorkspace::new(disk));
+    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref())
+        .await
+        .map_err(|e| {
+            watcher.abort();
+            format!("cannot start the task: {e}")
+        })?;
+    let progress = Arc::new(TerminalProgress::new(Arc::clone(&terminal)));
+
+    terminal.line(&format!(
+        "rein run · task {} · {}/{} · up to {} turns{}",
+        spec.id,
+        config.provider.provider.name(),
+        config.provider.model,
+        prepared.config.budgets.max_turns,
+        if args.yes { " · --yes" } else { "" }
+    ));
+    terminal.line(&format!("  workspace: {}", root.display()));
+    terminal.line(&format!("  goal: {}", spec.goal));
+
+    // The task's durable record: what recovery needs after a crash.
+    let store = rein_store::Store::open(&rein_store::state_db_path(&root))
+        .map_err(|e| format!("cannot open the task state: {e}"))?;
+    let journal = Arc::new(
+        rein_core::journal::Journal::begin(
+            Arc::new(store),
+            &spec,
+            &prepared.config.budgets,
+            &rein_core::journal::owner_id(),
+        )
+        .map_err(|e| format!("cannot record the task: {e}"))?,
+    );
+    // The trace gets every event too, with every secret this process knows redacted.
+    let key = config
+        .provider
+        .api_key
+        .as_ref()
+        .map(|k| k.expose().to_owned());
+    let trace: Arc<dyn ProgressSink> = Arc::new(TraceWriter::open(
+        &root,
+        &spec.id,
+        Redactor::from_process(key),
+    ));
+    let ports = Ports {
+        model: Arc::clone(&prepared.model),
+        workspace: Arc::clone(&workspace) as Arc<dyn Workspace>,
+        exec: Arc::new(ProcessExec::new()),
+        approver: Arc::new(TerminalApprover {
+            terminal: Arc::clone(&terminal),
+            yes: args.yes,
+        }),
+        progress: Arc::new(Tee(vec![Arc::clone(&progress) as _, trace])),
+        verifier: prepared.verifier.clone(),
+        artifacts: Arc::new(DiskArtifacts::new(&root)),
+        journal: Some(journal),
+    };
+
+    let task_id = spec.id.clone();
+    let outcome = agent::run(spec, prepared.config.clone(), ports, cancel).await;
+    watcher.abort();
+    progress.finish(outcome.state);
+
+    let changes = changes(&root, &workspace.changed()).await;
+    let color = std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let report = report(
+        &task_id,
+        &outcome,
+        &changes,
+        progress.last_verification(),
+        color,
+    );
+    // stdout is `rein run`'s result channel (unlike `rein lsp`'s).
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(report.as_bytes());
+    let _ = stdout.flush();
+
+    Ok(ExitCode::from(match outcome.state {
+        TaskState::Succeeded => 0,
+        TaskState::Cancelled if interrupted.load(Ordering::SeqCst) => EXIT_INTERRUPTED,
+        _ => 1,
+    }))
+}
+
+/// The first Ctrl-C cancels the task (it ends cleanly, its history
+/// consistent, and the result is printed); a second one quits at once.
+/// (`tokio::signal::ctrl_c` is this same SIGINT stream, but it registers
+/// only when first polled; this one is in place before the task starts.)
+async fn cancel_on_ctrl_c(
+    mut interrupts: Signal,
+    cancel: CancellationToken,
+    interrupted: Arc<AtomicBool>,
+    terminal: Arc<Terminal>,
+) {
+    if interrupts.recv().await.is_none() {
+        return;
+    }
+    interrupted.store(true, Ordering::SeqCst);
+    terminal.line("\nrein: cancelling the task (Ctrl-C again to quit at once)");
+    cancel.cancel();
+    if interrupts.recv().await.is_some() {
+        std::process::exit(i32::from(EXIT_INTERRUPTED));
+    }
+}
+
+// ------------------------------------------------------------ the task
+
+async fn task_spec(disk: &DiskWorkspace, args: &RunArgs) -> Result<TaskSpec, String> {
+    if let Some(target) = &args.fix_test {
+        let (path, name) = find_test(disk, target).await?;
+        return Ok(TaskSpec::fix_test(TaskId::generate(), &path, &name));
+    }
+    match args.instruction.as_deref().map(str::trim) {
+        Some(instruction) if !instruction.is_empty() => {
+            Ok(TaskSpec::instruction(TaskId::generate(), instruction))
+        }
+        _ => Err(
+            "say what to do: `rein run \"instruction\"` or `rein run --fix-test PATH::NAME`"
+                .to_owned(),
+        ),
+    }
+}
+
+/// `PATH::NAME` → (workspace-relative path, the test's qualified name).
+async fn find_test(disk: &DiskWorkspace, target: &str) -> Result<(String, String), String> {
+    let Some((path, name)) = target.split_once("::") else {
+        return Err(format!(
+            "--fix-test wants PATH::NAME, e.g. tests/test_cart.py::test_total (got {target:?})"
+        ));
+    };
+    let (path, name) = (path.trim(), name.trim());
+    if path.is_empty() || name.is_empty() {
+        return Err(format!(
+            "--fix-test wants PATH::NAME, e.g. tests/test_cart.py::test_total (got {target:?})"
+        ));
+    }
+    let root = disk.root();
+    let path = workspace_relative(root, path)?;
+    let file = disk
+        .read_file(&path)
+        .await
+        .map_err(|e| format!("{e} (in the workspace {})", root.display()))?;
+    let lang = testfind::lang_for_path(&path).ok_or_else(|| {
+        format!(
+            "{path}: Rein finds tests in Rust, Python, JavaScript/TypeScript and Go files, by their extension"
+        )
+    })?;
+    if let Some(test) = testfind::find(&file.text, lang, name) {
+        return Ok((path, test.qualified));
+    }
+    let tests = testfind::tests_in(&file.text, lang);
+    if tests.is_empty() {
+        return Err(format!(
+            "no test `{name}` in {path}: Rein finds no tests in that file"
+        ));
+    }
+    const SHOWN: usize = 30;
+    let mut names: Vec<String> = tests
+        .iter()
+        .take(SHOWN)
+        .map(|t| t.qualified.clone())
+        .collect();
+    if tests.len() > SHOWN {
+        names.push(format!("… and {} more", tests.len() - SHOWN));
+    }
+    Err(format!(
+        "no test `{name}` in {path}; the tests there are: {}",
+        names.join(", ")
+    ))
+}
+
+/// A path given on the command line as workspace-relative with `/`. An
+/// absolute path is accepted when it is inside the workspace.
+fn workspace_relative(root: &Path, path: &str) -> Result<String, String> {
+    let given = Path::new(path);
+    let relative = if given.is_absolute() {
+        let real = given.canonicalize().map_err(|e| format!("{path}: {e}"))?;
+        real.strip_prefix(root)
+            .map_err(|_| format!("{path} is outside the workspace {}", root.display()))?
+            .to_path_buf()
+    } else {
+        given.to_path_buf()
+    };
+    let mut parts = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            _ => {
+                return Err(format!(
+                    "{path}: give the test file's path inside the workspace, relative to {}",
+                    root.display()
+                ));
+            }
+        }
+    }
+    if parts.is_empty() {
+        return Err(format!("{path} is not a file"));
+    }
+    Ok(parts.join("/"))
+}
+
+// ----------------------------------------------------------- the result
+
+/// One file the task changed, as shown in the result.
+enum Change {
+    Diff(String),
+    /// Changed, but one side cannot be shown.
+    Note(String),
+}
+
+/// A diff of every file the task changed against its content before the
+/// task (files changed back to what they were are left out).
+async fn changes(root: &Path, before: &std::collections::BTreeMap<String, Before>) -> Vec<Change> {
+    let mut out = Vec::new();
+    for (path, before) in before {
+        let now = match tokio::fs::read_to_string(root.join(path)).await {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                out.push(Change::Note(format!(
+                    "{path}: changed (cannot read it now: {e})"
+                )));
+                continue;
+            }
+        };
+        let change = match (before, now) {
+            (Before::Text(old), Some(new)) => Change::Diff(unified_diff(path, Some(old), &new)),
+            (Before::Absent, Some(new)) => Change::Diff(unified_diff(path, None, &new)),
+            (Before::Text(old), None) => Change::Diff(deletion_diff(path, old)),
+            (Before::Absent, None) => continue,
+            (Before::Unknown, _) => Change::Note(format!(
+                "{path}: changed (its content before the task could not be read to compare)"
+            )),
+        };
+        match change {
+            Change::Diff(diff) if diff.is_empty() => {
+                // Unchanged in the end, or created empty (no lines to diff).
+                if *before == Before::Absent {
+                    out.push(Change::Note(format!("{path}: created, empty")));
+                }
+            }
+            change => out.push(change),
+        }
+    }
+    out
+}
+
+/// What stdout says at the end.
+fn report(
+    task: &TaskId,
+    outcome: &Outcome,
+    changes: &[Change],
+    last_check: Option<(bool, Vec<Evidence>)>,
+    color: bool,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "state:  {}", outcome.state);
+    let _ = writeln!(out, "reason: {}", outcome.reason);
+    let _ = writeln!(out, "task:   {task}");
+
+    out.push('\n');
+    if changes.is_empty() {
+        out.push_str("files changed: none\n");
+    } else {
+        out.push_str("files changed:\n");
+        for change in changes {
+            match change {
+                Change::Diff(diff) => {
+                    let mut diff = diff.clone();
+                    if !diff.ends_with('\n') {
+                        diff.push('\n');
+                    }
+                    out.push_str(&paint_diff(&diff, color));
+                }
+                Change::Note(note) => {
+                    let _ = writeln!(out, "{note}");
+                }
+            }
+        }
+    }
+
+    out.push('\n');
+    // The evidence of the success, else that of the last check that failed.
+    let (title, evidence) = if !outcome.evidence.is_empty() {
+        ("evidence:", outcome.evidence.clone())
+    } else {
+        match last_check {
+            Some((false, evidence)) if !evidence.is_empty() => {
+                ("evidence (the last check, which did not pass):", evidence)
+            }
+            _ => ("evidence: none", Vec::new()),
+        }
+    };
+    let _ = writeln!(out, "{title}");
+    for e in &evidence {
+        let _ = writeln!(out, "  {}", e.check);
+        let _ = writeln!(out, "    command:  {}", e.command);
+        let exit = e
+            .exit_code
+            .map_or_else(|| "none (killed or not run)".to_owned(), |c| c.to_string());
+        let _ = writeln!(out, "    exit:     {exit}");
+        let _ = writeln!(out, "    duration: {}", fmt_duration_ms(e.duration_ms));
+        let _ = writeln!(out, "    log:      {}", e.log_path);
+        if !e.files.is_empty() {
+            let files: Vec<String> = e
+                .files
+                .iter()
+                .map(|(path, hash)| format!("{path} #{}", &hash.to_hex()[..8]))
+                .collect();
+            let _ = writeln!(out, "    files:    {}", files.join(", "));
+        }
+        if !e.failures.is_empty() {
+            let _ = writeln!(out, "    failing:  {}", e.failures.join(", "));
+        }
+    }
+
+    out.push('\n');
+    let spent = &outcome.spent;
+    let unpriced = if spent.unpriced_calls > 0 {
+        format!(" ({} unpriced calls not counted)", spent.unpriced_calls)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "spent:  {} turn{} · {} ({} in, {} out) · ${:.2}{unpriced}",
+        spent.turns,
+        if spent.turns == 1 { "" } else { "s" },
+        fmt_tokens(spent.tokens()),
+        fmt_tokens(spent.usage.total_input()).trim_end_matches(" tok"),
+        fmt_tokens(spent.usage.output_tokens).trim_end_matches(" tok"),
+        spent.cost_usd
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use rein_core::budget::Spent;
+
+    use super::*;
+
+    #[test]
+    fn the_result_says_what_happened_and_what_proves_it() {
+        let mut spent = Spent {
+            turns: 4,
+            cost_usd: 0.0412,
+            ..Spent::default()
+        };
+        spent.usage.input_tokens = 17_000;
+        spent.usage.output_tokens = 1_200;
+        let outcome = Outcome {
+            state: TaskState::Succeeded,
+            reason: "fixed: `TestCart.test_total` passes in 4 turns".into(),
+            spent,
+            evidence: vec![Evidence {
+                check: "test_passes tests/test_cart.py::TestCart.test_total".into(),
+                command: "python3 -m unittest tests.test_cart.TestCart.test_total".into(),
+                exit_code: Some(0),
+                duration_ms: 120,
+                files: vec![("cart.py".into(), rein_text::ContentHash::of_str("x"))],
+                log_path: "/w/.rein/artifacts/t-1/verify-1.log".into(),
+                failures: Vec::new(),
+            }],
+            final_text: None,
+            history: Default::default(),
+        };
+        let changes = vec![
+            Change::Diff(unified_diff("cart.py", Some("a\nb\n"), "a\nc\n")),
+            Change::Note(
+                "big.txt: changed (its content before the task could not be read to compare)"
+                    .into(),
+            ),
+        ];
+        let hash = &rein_text::ContentHash::of_str("x").to_hex()[..8];
+        assert_eq!(
+            report(&TaskId("t-1".into()), &outcome, &changes, None, false),
+            format!(
+                "state:  succeeded
+reason: fixed: `TestCart.test_total` passes in 4 turns
+task:   t-1
+
+files changed:
+--- a/cart.py
++++ b/cart.py
+@@ -1,2 +1,2 @@
+ a
+-b
++c
+big.txt: changed (its content before the task could not be read to compare)
+
+evidence:
+  test_passes tests/test_cart.py::TestCart.test_total
+    command:  python3 -m unittest tests.test_cart.TestCart.test_total
+    exit:     0
+    duration: 0.12s
+    log:      /w/.rein/artifacts/t-1/verify-1.log
+    files:    cart.py #{hash}
+
+spent:  4 turns · 18.2k tok (17.0k in, 1.2k out) · $0.04
+"
+            )
+        );
+    }
+
+    #[test]
+    fn command_line_paths_become_workspace_relative() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(root.join("tests/t.py"), "").unwrap();
+        assert_eq!(
+            workspace_relative(&root, "./tests/t.py").unwrap(),
+            "tests/t.py"
+        );
+        let abs = root.join("tests/t.py");
+        assert_eq!(
+            workspace_relative(&root, abs.to_str().unwrap()).unwrap(),
+            "tests/t.py"
+        );
+        assert!(workspace_relative(&root, "../t.py").is_err());
+        assert!(workspace_relative(&root, "/etc/hostname").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_test_is_found_by_the_names_users_write() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(
+            dir.path().join("tests/test_cart.py"),
+            "import unittest\n\nclass TestCart(unittest.TestCase):\n    def test_total(self):\n        assert 1\n\n    def test_count(self):\n        assert 1\n",
+        )
+        .unwrap();
+        let disk = DiskWorkspace::new(dir.path()).unwrap();
+        for target in [
+            "tests/test_cart.py::test_total",
+            "tests/test_cart.py::TestCart::test_total",
+            "tests/test_cart.py::TestCart.test_total",
+            "./tests/test_cart.py::test_total",
+        ] {
+            assert_eq!(
+                find_test(&disk, target).await.unwrap(),
+                (
+                    "tests/test_cart.py".to_owned(),
+                    "TestCart.test_total".to_owned()
+                ),
+                "{target}"
+            );
+        }
+        let err = find_test(&disk, "tests/test_cart.py::test_nope")
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "no test `test_nope` in tests/test_cart.py; the tests there are: TestCart.test_total, TestCart.test_count"
+        );
+        let err = find_test(&disk, "tests/test_carts.py::test_total")
+            .await
+            .unwrap_err();
+        assert!(
+            err.contains("tests/test_carts.py not found; did you mean tests/test_cart.py?"),
+            "{err}"
+        );
+        let err = find_test(&disk, "tests/test_cart.py").await.unwrap_err();
+        assert!(err.contains("PATH::NAME"), "{err}");
+    }
 }

@@ -128,6 +128,36 @@ impl Backend {
         self.shared.encoding()
     }
 
+    /// Tasks a crash left running are reconciled and resumed (in the
+    /// background: never awaited by a handler).
+    fn recover_tasks(&self) {
+        // No state yet: nothing can have been left behind.
+        let Some(root) = self.shared.root.get() else {
+            return;
+        };
+        if !rein_store::state_db_path(root).exists() {
+            return;
+        }
+        let session = Arc::clone(&self.shared);
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let store = match session.store() {
+                Ok(store) => store,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot open the task state");
+                    return;
+                }
+            };
+            let left = store
+                .tasks_in_states(&["queued", "running", "verifying"])
+                .unwrap_or_default();
+            for record in left.into_iter().filter(rein_core::journal::lease_is_free) {
+                tracing::info!(task = %record.id, state = %record.state, "resuming a task left unfinished");
+                crate::tasks::Tasks::resume(&session, &client, rein_core::task::TaskId(record.id));
+            }
+        });
+    }
+
     /// The progress cancel button (the client sends this notification).
     async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
         let token = match &params.token {
@@ -271,6 +301,7 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         self.refresh_configuration();
+        self.recover_tasks();
     }
 
     async fn shutdown(&self) -> jsonrpc::Result<()> {

@@ -102,6 +102,10 @@ pub struct Session {
     pub shutdown_requested: AtomicBool,
     pub tasks: Tasks,
     pub options: ServerOptions,
+    /// The workspace's task state, opened on first use.
+    store: std::sync::Mutex<Option<std::sync::Arc<rein_store::Store>>>,
+    /// This server's name as a task lease owner.
+    pub owner: String,
 }
 
 impl Session {
@@ -117,7 +121,29 @@ impl Session {
             shutdown_requested: AtomicBool::new(false),
             tasks: Tasks::default(),
             options,
+            store: std::sync::Mutex::new(None),
+            owner: rein_core::journal::owner_id(),
         }
+    }
+
+    /// The task state of the workspace (`.rein/state.db`), opened once.
+    pub fn store(&self) -> Result<std::sync::Arc<rein_store::Store>, String> {
+        let root = self
+            .root
+            .get()
+            .ok_or("no workspace folder is open in the editor")?;
+        let mut store = self
+            .store
+            .lock()
+            .map_err(|_| "the task state is unavailable".to_owned())?;
+        if let Some(store) = store.as_ref() {
+            return Ok(std::sync::Arc::clone(store));
+        }
+        let opened = std::sync::Arc::new(
+            rein_store::Store::open(&rein_store::state_db_path(root)).map_err(|e| e.to_string())?,
+        );
+        *store = Some(std::sync::Arc::clone(&opened));
+        Ok(opened)
     }
 
     pub fn encoding(&self) -> OffsetEncoding {

@@ -3,17 +3,21 @@
 //! `shutdown`.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use rein_core::agent::{self, Ports};
+use rein_core::config::Config;
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::process::ProcessExec;
 use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::journal::Journal;
 use rein_core::ports::{
     ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus, Tee,
 };
+use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -42,18 +46,32 @@ struct Running {
 impl Tasks {
     /// Starts `spec` in the background; returns its id at once.
     pub fn start(session: &Arc<Session>, client: &Client, spec: TaskSpec) -> TaskId {
-        let id = spec.id.clone();
+        let (id, title) = (spec.id.clone(), spec.goal.clone());
+        let work = Work::Start(spec);
+        Self::spawn(session, client, id, title, work)
+    }
+
+    /// Resumes a task left unfinished (a crash, or waiting for the user):
+    /// reconciles it first, then continues it in the background.
+    pub fn resume(session: &Arc<Session>, client: &Client, id: TaskId) -> TaskId {
+        let title = format!("resuming task {id}");
+        Self::spawn(session, client, id.clone(), title, Work::Resume(id))
+    }
+
+    fn spawn(
+        session: &Arc<Session>,
+        client: &Client,
+        id: TaskId,
+        title: String,
+        work: Work,
+    ) -> TaskId {
         let cancel = CancellationToken::new();
-        let progress = LspProgress::start(
-            client.clone(),
-            Arc::clone(session),
-            id.clone(),
-            spec.goal.clone(),
-        );
+        let progress = LspProgress::start(client.clone(), Arc::clone(session), id.clone(), title);
         let future = run(
             Arc::clone(session),
             client.clone(),
-            spec,
+            id.clone(),
+            work,
             cancel.clone(),
             progress,
         );
@@ -82,6 +100,14 @@ impl Tasks {
             r.handle = Some(handle);
         }
         id
+    }
+
+    /// Whether this session is running the task.
+    pub fn is_running(&self, id: &str) -> bool {
+        self.running
+            .lock()
+            .map(|r| r.contains_key(id))
+            .unwrap_or(false)
     }
 
     /// Cancels a running task; `false` if there is none with that id.
@@ -150,15 +176,25 @@ impl Tasks {
     }
 }
 
+/// What a background task does.
+enum Work {
+    Start(TaskSpec),
+    Resume(TaskId),
+}
+
 async fn run(
     session: Arc<Session>,
     client: Client,
-    spec: TaskSpec,
+    id: TaskId,
+    work: Work,
     cancel: CancellationToken,
     progress: Arc<LspProgress>,
 ) {
-    let id = spec.id.clone();
-    if let Err(reason) = try_run(&session, &client, spec, cancel, Arc::clone(&progress)).await {
+    let result = match work {
+        Work::Start(spec) => try_run(&session, &client, spec, cancel, Arc::clone(&progress)).await,
+        Work::Resume(id) => try_resume(&session, &client, id, cancel, Arc::clone(&progress)).await,
+    };
+    if let Err(reason) = result {
         tracing::warn!(task = %id, %reason, "task could not start");
         client
             .show_message(
@@ -168,18 +204,133 @@ async fn run(
             .await;
         progress.event(
             &id,
-            &TaskEvent::Status(TaskStatus {
-                task_id: id.clone(),
-                state: TaskState::Failed,
-                reason: Some(reason),
-                turn: 0,
-                max_turns: 0,
-                input_tokens: 0,
-                output_tokens: 0,
-                cost_usd: 0.0,
-            }),
+            &TaskEvent::Status(final_status(&id, TaskState::Failed, reason)),
         );
     }
+}
+
+fn final_status(id: &TaskId, state: TaskState, reason: String) -> TaskStatus {
+    TaskStatus {
+        task_id: id.clone(),
+        state,
+        reason: Some(reason),
+        turn: 0,
+        max_turns: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0.0,
+    }
+}
+
+/// The editor's progress and the task's trace, together.
+fn progress_and_trace(
+    root: &Path,
+    id: &TaskId,
+    config: &Config,
+    progress: Arc<LspProgress>,
+) -> Arc<dyn ProgressSink> {
+    // Every secret this process knows is redacted from the trace.
+    let key = config
+        .provider
+        .api_key
+        .as_ref()
+        .map(|k| k.expose().to_owned());
+    let trace = Arc::new(TraceWriter::open(root, id, Redactor::from_process(key)));
+    Arc::new(Tee(vec![progress, trace]))
+}
+
+async fn try_resume(
+    session: &Arc<Session>,
+    client: &Client,
+    id: TaskId,
+    cancel: CancellationToken,
+    progress: Arc<LspProgress>,
+) -> Result<(), String> {
+    let root = session
+        .root
+        .get()
+        .cloned()
+        .ok_or("no workspace folder is open in the editor")?;
+    let config = settings::config(&root, &session.settings())?;
+    let workspace = Arc::new(
+        LspWorkspace::new(
+            root.clone(),
+            client.clone(),
+            Arc::clone(session),
+            id.clone(),
+        )
+        .map_err(|e| e.to_string())?,
+    );
+    let recovered = resume::recover(session.store()?, &id, &session.owner, workspace.as_ref())
+        .await
+        .map_err(|e| e.to_string())?;
+    let sink = progress_and_trace(&root, &id, &config, progress);
+    if !recovered.unknowns.is_empty() && recovered.previous_state != TaskState::WaitingUser.as_str()
+    {
+        // Reality is unknown: the user looks before anything else happens.
+        let reason = format!(
+            "Rein stopped (a crash) in the middle of: {}. Check those files, then resume the task to go on.",
+            recovered.unknowns.join("; ")
+        );
+        let spent = recovered
+            .snapshot
+            .as_ref()
+            .map(|s| s.spent.clone())
+            .unwrap_or_default();
+        recovered
+            .journal
+            .state(TaskState::WaitingUser, Some(&reason), &spent)
+            .map_err(|e| e.to_string())?;
+        recovered.journal.release();
+        client
+            .show_message(MessageType::WARNING, reason.clone())
+            .await;
+        sink.event(
+            &id,
+            &TaskEvent::Status(final_status(&id, TaskState::WaitingUser, reason)),
+        );
+        return Ok(());
+    }
+    let baseline = recovered
+        .snapshot
+        .as_ref()
+        .and_then(|s| serde_json::from_value(s.verifier.clone()).ok());
+    let prepared = launch::prepare_with(
+        &root,
+        &config,
+        &recovered.spec,
+        workspace.as_ref(),
+        baseline,
+    )
+    .await?;
+    let ports = Ports {
+        model: Arc::clone(&prepared.model),
+        workspace,
+        exec: Arc::new(ProcessExec::new()),
+        approver: Arc::new(LspApprover {
+            client: client.clone(),
+            session: Arc::clone(session),
+        }),
+        progress: sink,
+        verifier: prepared.verifier.clone(),
+        artifacts: Arc::new(DiskArtifacts::new(&root)),
+        journal: Some(recovered.journal),
+    };
+    let outcome = match recovered.snapshot {
+        Some(snapshot) => {
+            agent::resume(
+                recovered.spec,
+                snapshot,
+                prepared.config.clone(),
+                ports,
+                cancel,
+            )
+            .await
+        }
+        None => agent::run(recovered.spec, prepared.config.clone(), ports, cancel).await,
+    };
+    tracing::info!(state = %outcome.state, reason = %outcome.reason, "resumed task ended");
+    Ok(())
 }
 
 async fn try_run(
@@ -205,18 +356,16 @@ async fn try_run(
         .map_err(|e| e.to_string())?,
     );
     let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref()).await?;
-    // The trace gets every event too, with every secret this process knows redacted.
-    let key = config
-        .provider
-        .api_key
-        .as_ref()
-        .map(|k| k.expose().to_owned());
-    let trace = Arc::new(TraceWriter::open(
-        &root,
-        &spec.id,
-        Redactor::from_process(key),
-    ));
-    let progress: Arc<dyn ProgressSink> = Arc::new(Tee(vec![progress, trace]));
+    let journal = Arc::new(
+        Journal::begin(
+            session.store()?,
+            &spec,
+            &prepared.config.budgets,
+            &session.owner,
+        )
+        .map_err(|e| e.to_string())?,
+    );
+    let progress = progress_and_trace(&root, &spec.id, &config, progress);
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace,
@@ -228,6 +377,7 @@ async fn try_run(
         progress,
         verifier: prepared.verifier.clone(),
         artifacts: Arc::new(DiskArtifacts::new(&root)),
+        journal: Some(journal),
     };
     let outcome = agent::run(spec, prepared.config.clone(), ports, cancel).await;
     tracing::info!(state = %outcome.state, reason = %outcome.reason, "task ended");

@@ -211,6 +211,9 @@ impl Exec for ProcessExec {
         let readers = Readers::start(&mut child, &tx);
         let mut running = Running::new(child, readers);
         tracing::debug!(cwd = %spec.cwd.display(), group = ?running.group, "command started");
+        if spec.kind == CommandKind::Test {
+            crate::failpoint::hit("run_tests");
+        }
 
         let log_failed = CancellationToken::new();
         let scanner = (spec.kind == CommandKind::Test).then(FailureScanner::new);

@@ -101,6 +101,17 @@ impl ReadTracker {
         }
     }
 
+    /// Every file and the version last read, for a checkpoint.
+    pub fn all(&self) -> Vec<(String, ReadVersion)> {
+        let mut all: Vec<_> = self
+            .0
+            .lock()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
     pub fn forget(&self, path: &str) {
         if let Ok(mut m) = self.0.lock() {
             m.remove(path);

@@ -81,6 +81,8 @@ pub struct Setup {
     pub progress: Arc<RecordingProgress>,
     pub cancel: CancellationToken,
     pub task: TaskSpec,
+    /// A durable record, for the tests of recovery.
+    pub journal: Option<Arc<rein_core::journal::Journal>>,
 }
 
 impl Setup {
@@ -94,6 +96,7 @@ impl Setup {
             progress: RecordingProgress::new(),
             cancel: CancellationToken::new(),
             task: TaskSpec::fix_test(TaskId("t-test".into()), TEST_FILE, "TestCart.test_total"),
+            journal: None,
         }
     }
 
@@ -152,6 +155,7 @@ impl Setup {
             progress: self.progress.clone(),
             verifier: Arc::new(verifier),
             artifacts,
+            journal: self.journal.clone(),
         };
         let outcome = tokio::time::timeout(
             std::time::Duration::from_secs(60),

@@ -1,0 +1,282 @@
+//! Recovery: a task left running by a crash is reconciled with reality
+//! before anything else, then continues from its last checkpoint — or
+//! waits for the user when reality cannot be known.
+//!
+//! For each tool call the op log shows as `requested` or `started`:
+//! - an edit (or new file) is judged by the file's content now: its hash
+//!   before the edit → *not applied*; after → *applied*; neither → *unknown*
+//!   (someone else changed it, or the editor half-did it);
+//! - a command is *unknown* (it may have run, wholly or partly) and is never
+//!   run again by Rein; an interrupted test run is reported as such;
+//! - a read, list or search is *not run* (harmless to ask again).
+//!
+//! The model gets one result per call saying what happened, so nothing is
+//! applied twice and no finished work is lost. An unknown edit or an
+//! interrupted command puts the task in `waiting_user` with the explanation;
+//! resuming it again continues, the model being told what is unknown.
+
+use rein_store::{CheckpointPhase, OpRecord, OpState};
+use serde_json::Value;
+
+use crate::context::history::{Item, RecordedResult, ResultMeta};
+use crate::journal::{AgentSnapshot, JournalError};
+use crate::workspace::Workspace;
+
+/// What recovery found for one interrupted call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reconciled {
+    Applied,
+    NotApplied,
+    NotRun,
+    Unknown(String),
+}
+
+impl Reconciled {
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            Self::Applied => "applied",
+            Self::NotApplied => "not_applied",
+            Self::NotRun => "not_run",
+            Self::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// Judges an interrupted op against the files as they are now.
+pub async fn reconcile(op: &OpRecord, workspace: &dyn Workspace) -> Reconciled {
+    match op.tool.as_str() {
+        "edit_file" | "create_file" => {
+            let mut verdicts = Vec::new();
+            for pre in &op.pre {
+                let now = workspace
+                    .read_file(&pre.path)
+                    .await
+                    .ok()
+                    .map(|f| f.version.hash.to_hex())
+                    .unwrap_or_default();
+                let post = op
+                    .post
+                    .iter()
+                    .find(|p| p.path == pre.path)
+                    .map(|p| p.hash.clone());
+                let expected_after = post.or_else(|| expected_after(op, &pre.path));
+                verdicts.push(if now == pre.hash {
+                    Reconciled::NotApplied
+                } else if Some(&now) == expected_after.as_ref() {
+                    Reconciled::Applied
+                } else {
+                    Reconciled::Unknown(format!("{} matches neither its text before this call nor the text it would have after it", pre.path))
+                });
+            }
+            verdicts
+                .into_iter()
+                .max_by_key(severity)
+                .unwrap_or(Reconciled::NotRun)
+        }
+        "run_command" => {
+            Reconciled::Unknown("the command was interrupted; what it did is unknown".into())
+        }
+        "run_tests" if op.state == OpState::Started => {
+            Reconciled::Unknown("the test run was interrupted before it finished".into())
+        }
+        _ => Reconciled::NotRun,
+    }
+}
+
+fn severity(r: &Reconciled) -> u8 {
+    match r {
+        Reconciled::NotRun => 0,
+        Reconciled::NotApplied => 1,
+        Reconciled::Applied => 2,
+        Reconciled::Unknown(_) => 3,
+    }
+}
+
+/// The hash the file would have after the edit, which the agent records
+/// with the op (`{"arguments": …, "expected_after": {path: hash}}`) for a
+/// crash that comes before `finished` can record the post-hash.
+fn expected_after(op: &OpRecord, path: &str) -> Option<String> {
+    let record: Value = serde_json::from_str(&op.args_json).ok()?;
+    record
+        .get("expected_after")?
+        .get(path)?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// The result the model gets for a call interrupted by a crash.
+pub fn interrupted_result(op: &OpRecord, reconciled: &Reconciled) -> RecordedResult {
+    let path = op
+        .pre
+        .first()
+        .map(|p| p.path.as_str())
+        .unwrap_or("the file");
+    let (text, is_error) = match reconciled {
+        Reconciled::Applied => (
+            format!(
+                "Rein stopped (a crash) right after this call; recovery found it applied: {path} has the new text. Read it before editing it again."
+            ),
+            false,
+        ),
+        Reconciled::NotApplied => (
+            format!(
+                "Rein stopped (a crash) before this call reached {path}; it was not applied. Read the file and make the change again if it is still needed."
+            ),
+            true,
+        ),
+        Reconciled::NotRun => (
+            "Rein stopped (a crash) before this call ran. Run it again if you still need it."
+                .to_owned(),
+            true,
+        ),
+        Reconciled::Unknown(why) => (
+            format!(
+                "Rein stopped (a crash) during this call and its outcome is unknown: {why}. It was not run again. Check the files involved before going on."
+            ),
+            true,
+        ),
+    };
+    RecordedResult::new(
+        op.call_id.clone(),
+        op.tool.clone(),
+        text,
+        is_error,
+        ResultMeta::Plain,
+    )
+}
+
+/// A finished op's result as it was recorded.
+pub fn recorded_result(op: &OpRecord) -> Option<RecordedResult> {
+    serde_json::from_str(op.result_json.as_deref()?).ok()
+}
+
+/// Completes a snapshot taken right after a model call (its calls not yet
+/// answered) with one result per call: the recorded one where the call
+/// finished, the reconciled one where it did not. Returns the unknowns.
+pub fn complete_turn(
+    snapshot: &mut AgentSnapshot,
+    ops: &[OpRecord],
+    reconciled: &[(i64, Reconciled)],
+) -> Vec<String> {
+    let Some(Item::Assistant { parts, .. }) = snapshot.history.items.last() else {
+        return Vec::new();
+    };
+    let calls: Vec<(String, String)> = parts
+        .iter()
+        .filter_map(|p| match p {
+            rein_models::Part::ToolCall(c) => Some((c.id.clone(), c.name.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut unknowns = Vec::new();
+    let mut results = Vec::with_capacity(calls.len());
+    for (call_id, tool) in calls {
+        let op = ops
+            .iter()
+            .rev()
+            .find(|o| o.call_id == call_id && o.turn == snapshot.turn);
+        let result = match op {
+            Some(op) if op.state == OpState::Finished => recorded_result(op),
+            Some(op) => reconciled
+                .iter()
+                .find(|(id, _)| *id == op.id)
+                .map(|(_, r)| {
+                    if let Reconciled::Unknown(why) = r {
+                        unknowns.push(format!("{tool} ({call_id}): {why}"));
+                    }
+                    interrupted_result(op, r)
+                }),
+            None => None,
+        };
+        results.push(result.unwrap_or_else(|| {
+            RecordedResult::new(
+                call_id,
+                tool,
+                "Rein stopped (a crash) before this call ran. Run it again if you still need it."
+                    .into(),
+                true,
+                ResultMeta::Plain,
+            )
+        }));
+    }
+    snapshot.history.items.push(Item::Results {
+        results,
+        notes: Vec::new(),
+    });
+    unknowns
+}
+
+/// Whether a checkpoint still lacks the results of its turn's calls.
+pub fn needs_results(phase: CheckpointPhase) -> bool {
+    phase == CheckpointPhase::AfterModel
+}
+
+pub type ResumeResult<T> = Result<T, JournalError>;
+
+/// A task reconciled and ready to continue.
+pub struct Recovered {
+    pub spec: crate::task::TaskSpec,
+    /// `None`: the task never reached its first checkpoint; start it over.
+    pub snapshot: Option<AgentSnapshot>,
+    /// Calls whose outcome could not be known, explained.
+    pub unknowns: Vec<String>,
+    pub journal: std::sync::Arc<crate::journal::Journal>,
+    /// The state the task was left in.
+    pub previous_state: String,
+}
+
+/// Takes over a task left unfinished (by a crash, or waiting for the user)
+/// and reconciles its op log with the files as they are now.
+pub async fn recover(
+    store: std::sync::Arc<rein_store::Store>,
+    task: &crate::task::TaskId,
+    owner: &str,
+    workspace: &dyn Workspace,
+) -> ResumeResult<Recovered> {
+    let record = store
+        .task(&task.0)?
+        .ok_or_else(|| JournalError::NoSuchTask(task.0.clone()))?;
+    let journal = std::sync::Arc::new(crate::journal::Journal::attach(
+        std::sync::Arc::clone(&store),
+        task,
+        owner,
+    )?);
+    let spec: crate::task::TaskSpec = serde_json::from_str(&record.spec_json)
+        .map_err(|e| JournalError::Corrupt(format!("the task's spec cannot be read: {e}")))?;
+    let checkpoint = store.last_checkpoint(&task.0)?;
+    let mut snapshot: Option<AgentSnapshot> = match &checkpoint {
+        Some(c) => Some(serde_json::from_str(&c.data_json).map_err(|e| {
+            JournalError::Corrupt(format!("the last checkpoint cannot be read: {e}"))
+        })?),
+        None => None,
+    };
+    let mut reconciled = Vec::new();
+    for op in store.unfinished_ops(&task.0)? {
+        let verdict = reconcile(&op, workspace).await;
+        let result = interrupted_result(&op, &verdict);
+        store.op_recovered(
+            op.id,
+            verdict.outcome(),
+            &serde_json::to_string(&result).unwrap_or_default(),
+        )?;
+        tracing::info!(task = %task, op = op.id, tool = %op.tool, outcome = verdict.outcome(), "reconciled an interrupted call");
+        reconciled.push((op.id, verdict));
+    }
+    let mut unknowns = Vec::new();
+    if let (Some(c), Some(s)) = (&checkpoint, snapshot.as_mut())
+        && needs_results(c.phase)
+    {
+        let ops = store.ops(&task.0)?;
+        unknowns = complete_turn(s, &ops, &reconciled);
+        // The completed turn is the new starting point: resuming again
+        // must not reconcile (or run) anything twice.
+        journal.checkpoint(CheckpointPhase::AfterTools, s)?;
+    }
+    Ok(Recovered {
+        spec,
+        snapshot,
+        unknowns,
+        journal,
+        previous_state: record.state,
+    })
+}
