@@ -121,6 +121,15 @@ impl Setup {
     }
 
     pub async fn run(self, scenario: Scenario, configure: impl FnOnce(&mut AgentConfig)) -> Run {
+        self.go(scenario, configure, None).await
+    }
+
+    async fn go(
+        self,
+        scenario: Scenario,
+        configure: impl FnOnce(&mut AgentConfig),
+        snapshot: Option<rein_core::journal::AgentSnapshot>,
+    ) -> Run {
         let server = FakeModel::start(scenario).await.unwrap();
         let provider = ProviderConfig {
             provider: ProviderKind::Anthropic,
@@ -157,12 +166,17 @@ impl Setup {
             artifacts,
             journal: self.journal.clone(),
         };
-        let outcome = tokio::time::timeout(
-            std::time::Duration::from_secs(60),
-            agent::run(self.task, config, ports, self.cancel),
-        )
-        .await
-        .expect("the task did not end within 60 s");
+        let work = async move {
+            match snapshot {
+                Some(snapshot) => {
+                    agent::resume(self.task, snapshot, config, ports, self.cancel).await
+                }
+                None => agent::run(self.task, config, ports, self.cancel).await,
+            }
+        };
+        let outcome = tokio::time::timeout(std::time::Duration::from_secs(60), work)
+            .await
+            .expect("the task did not end within 60 s");
         Run {
             outcome,
             ws: self.ws,
@@ -172,6 +186,17 @@ impl Setup {
             server,
         }
     }
+}
+
+/// Continues a recovered task in `setup`'s workspace.
+pub async fn resume_with(
+    mut setup: Setup,
+    recovered: rein_core::resume::Recovered,
+    scenario: Scenario,
+) -> Run {
+    setup.task = recovered.spec;
+    setup.journal = Some(recovered.journal);
+    setup.go(scenario, |_| {}, recovered.snapshot).await
 }
 
 /// Each tool result the model got, as "ok <first line>" or "ERROR <…>".

@@ -1,0 +1,311 @@
+//! Recovery after a crash: what the op log says was under way is judged
+//! against the files as they are, each call gets one result, nothing is
+//! applied twice, and the task goes on (or waits when reality is unknown).
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use rein_core::budget::Budgets;
+use rein_core::context::history::{History, Item};
+use rein_core::journal::{AgentSnapshot, Journal, JournalError, file_hash};
+use rein_core::resume;
+use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_models::{Part, ToolCall};
+use rein_store::{CheckpointPhase, OpState, Store};
+use rein_testkit::fake_model::{Reply, Scenario};
+use rein_text::ContentHash;
+use serde_json::json;
+use support::{CART_BROKEN, CART_FIXED, Setup, TEST_FILE, cart_workspace};
+
+const FIX_OLD: &str = "    return len(items)";
+const FIX_NEW: &str = "    return sum(item.price * item.qty for item in items)";
+
+fn task() -> TaskSpec {
+    TaskSpec::fix_test(TaskId("t-crash".into()), TEST_FILE, "TestCart.test_total")
+}
+
+/// The state a crash leaves when it comes while an edit of turn 3 is under
+/// way: the checkpoint after the model's reply, and the op started.
+fn crashed_mid_edit(store: &Arc<Store>, tool: &str, arguments: serde_json::Value) -> AgentSnapshot {
+    let journal = Journal::begin(
+        Arc::clone(store),
+        &task(),
+        &Budgets::default(),
+        "host:1:dead",
+    )
+    .unwrap();
+    journal
+        .state(TaskState::Running, None, &Default::default())
+        .unwrap();
+    let call = ToolCall {
+        id: "toolu_9".into(),
+        name: tool.into(),
+        arguments: arguments.clone(),
+    };
+    let mut history = History::default();
+    history.push(Item::user("Fix the failing test `TestCart.test_total`."));
+    history.push(Item::assistant(vec![
+        Part::text("Fixing it."),
+        Part::ToolCall(call),
+    ]));
+    let snapshot = AgentSnapshot {
+        turn: 3,
+        history,
+        progress: Default::default(),
+        spent: rein_core::budget::Spent {
+            turns: 3,
+            ..Default::default()
+        },
+        elapsed_ms: 1_000,
+        reads: vec![],
+        runs: 1,
+        compactions: 0,
+        verifier: serde_json::Value::Null,
+    };
+    journal
+        .checkpoint(CheckpointPhase::AfterModel, &snapshot)
+        .unwrap();
+    let pre = vec![file_hash("cart.py", Some(ContentHash::of_str(CART_BROKEN)))];
+    let expected = vec![file_hash("cart.py", Some(ContentHash::of_str(CART_FIXED)))];
+    let op = journal
+        .op_requested(3, "toolu_9", tool, &arguments, pre, expected)
+        .unwrap();
+    journal.op_started(op, tool).unwrap();
+    // The process dies here: the lease stays, held by an owner that is gone.
+    snapshot
+}
+
+fn edit_args() -> serde_json::Value {
+    json!({"path": "cart.py", "old_text": FIX_OLD, "new_text": FIX_NEW})
+}
+
+async fn recover(store: &Arc<Store>, ws: &rein_core::fakes::MemoryWorkspace) -> resume::Recovered {
+    // The dead owner's lease is taken over ("host:1" is not this machine,
+    // so wait it out: release it as an expired lease would).
+    store.release_lease("t-crash", "host:1:dead").unwrap();
+    resume::recover(
+        Arc::clone(store),
+        &TaskId("t-crash".into()),
+        "host:2:alive",
+        ws,
+    )
+    .await
+    .unwrap()
+}
+
+fn last_result(recovered: &resume::Recovered) -> (String, bool) {
+    let Some(Item::Results { results, .. }) =
+        recovered.snapshot.as_ref().unwrap().history.items.last()
+    else {
+        panic!("the turn was not completed")
+    };
+    (results[0].content.clone(), results[0].is_error)
+}
+
+#[tokio::test]
+async fn an_edit_that_never_reached_the_file_is_reported_not_applied() {
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    crashed_mid_edit(&store, "edit_file", edit_args());
+    let ws = cart_workspace();
+    let recovered = recover(&store, &ws).await;
+    assert!(recovered.unknowns.is_empty());
+    let (text, is_error) = last_result(&recovered);
+    assert!(is_error && text.contains("it was not applied"), "{text}");
+    let ops = store.ops("t-crash").unwrap();
+    assert_eq!(
+        (ops[0].state, ops[0].outcome.as_deref()),
+        (OpState::Recovered, Some("not_applied"))
+    );
+}
+
+#[tokio::test]
+async fn an_edit_the_editor_applied_before_the_crash_is_not_applied_again() {
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    crashed_mid_edit(&store, "edit_file", edit_args());
+    let ws = cart_workspace();
+    ws.set("cart.py", CART_FIXED);
+    let recovered = recover(&store, &ws).await;
+    let (text, is_error) = last_result(&recovered);
+    assert!(
+        !is_error && text.contains("recovery found it applied"),
+        "{text}"
+    );
+    assert_eq!(
+        store.ops("t-crash").unwrap()[0].outcome.as_deref(),
+        Some("applied")
+    );
+
+    // The task goes on from there: the model claims done, the verifier
+    // checks, the fix is in the file once.
+    let setup = Setup::new(cart_workspace().with_file("cart.py", CART_FIXED));
+    let r = support::resume_with(
+        setup,
+        recovered,
+        Scenario::new().reply(Reply::text("Done: total sums price × qty.")),
+    )
+    .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    // It continued from the checkpoint: the model saw the recovered result.
+    let request = &r.server.requests()[0].body;
+    assert!(
+        request["messages"]
+            .to_string()
+            .contains("recovery found it applied"),
+        "{}",
+        request["messages"]
+    );
+    assert_eq!(r.outcome.spent.turns, 4, "turn 3 was done before the crash");
+    assert_eq!(
+        r.ws.text("cart.py")
+            .unwrap()
+            .matches("sum(item.price")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_file_changed_by_someone_else_makes_the_outcome_unknown() {
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    crashed_mid_edit(&store, "edit_file", edit_args());
+    let ws = cart_workspace();
+    ws.set("cart.py", "# the user rewrote it\n");
+    let recovered = recover(&store, &ws).await;
+    assert_eq!(recovered.unknowns.len(), 1, "{:?}", recovered.unknowns);
+    assert!(
+        recovered.unknowns[0].contains("matches neither"),
+        "{:?}",
+        recovered.unknowns
+    );
+    // Resuming again does not reconcile anything twice.
+    store.release_lease("t-crash", "host:2:alive").unwrap();
+    let again = resume::recover(
+        Arc::clone(&store),
+        &TaskId("t-crash".into()),
+        "host:3:alive",
+        &ws,
+    )
+    .await
+    .unwrap();
+    assert!(again.unknowns.is_empty());
+    let Some(Item::Results { results, .. }) = again.snapshot.unwrap().history.items.last().cloned()
+    else {
+        panic!()
+    };
+    assert!(
+        results[0].content.contains("outcome is unknown"),
+        "{}",
+        results[0].content
+    );
+}
+
+#[tokio::test]
+async fn an_interrupted_command_is_never_run_again() {
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    let args = json!({"command": "make migrate"});
+    crashed_mid_edit(&store, "run_command", args);
+    let ws = cart_workspace();
+    let recovered = recover(&store, &ws).await;
+    assert_eq!(
+        recovered.unknowns,
+        vec![
+            "run_command (toolu_9): the command was interrupted; what it did is unknown".to_owned()
+        ]
+    );
+    let (text, _) = last_result(&recovered);
+    assert!(text.contains("It was not run again"), "{text}");
+}
+
+#[tokio::test]
+async fn a_task_held_by_a_live_owner_cannot_be_taken() {
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    let live = Journal::begin(
+        Arc::clone(&store),
+        &task(),
+        &Budgets::default(),
+        "otherhost:42:alive",
+    )
+    .unwrap();
+    let err = Journal::attach(Arc::clone(&store), &TaskId("t-crash".into()), "host:2:me")
+        .err()
+        .unwrap();
+    assert!(
+        matches!(err, JournalError::Leased { ref owner, .. } if owner == "otherhost:42:alive"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("task t-crash is being run by another Rein (otherhost:42:alive)")
+    );
+    live.release();
+    assert!(Journal::attach(store, &TaskId("t-crash".into()), "host:2:me").is_ok());
+}
+
+#[tokio::test]
+async fn a_journaled_run_records_every_step() {
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    let mut setup = Setup::new(cart_workspace());
+    setup.journal = Some(Arc::new(
+        Journal::begin(
+            Arc::clone(&store),
+            &setup.task,
+            &Budgets::default(),
+            &rein_core::journal::owner_id(),
+        )
+        .unwrap(),
+    ));
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call("edit_file", edit_args()))
+        .reply(Reply::text("Fixed."));
+    let r = setup.run(scenario, |_| {}).await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let record = store.task("t-test").unwrap().unwrap();
+    assert_eq!(record.state, "succeeded");
+    assert!(record.owner.is_none(), "the lease is released at the end");
+    let ops = store.ops("t-test").unwrap();
+    assert_eq!(
+        ops.iter()
+            .map(|o| (o.tool.as_str(), o.state))
+            .collect::<Vec<_>>(),
+        vec![
+            ("read_file", OpState::Finished),
+            ("edit_file", OpState::Finished)
+        ]
+    );
+    let edit = &ops[1];
+    assert_eq!(
+        edit.pre,
+        vec![file_hash("cart.py", Some(ContentHash::of_str(CART_BROKEN)))]
+    );
+    assert_eq!(
+        edit.post,
+        vec![file_hash("cart.py", Some(ContentHash::of_str(CART_FIXED)))]
+    );
+    let checkpoints = store.checkpoints("t-test").unwrap();
+    assert_eq!(
+        checkpoints.len(),
+        5,
+        "after the model and after the tools of 2 turns, after the model of the last"
+    );
+    assert_eq!(store.turns("t-test").unwrap().len(), 3);
+    assert!(
+        r.ws.text(".rein/artifacts/t-test/request-1.json").is_some(),
+        "each request is kept"
+    );
+}
