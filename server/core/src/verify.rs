@@ -43,6 +43,12 @@ pub struct SuiteRun {
     pub scope: Option<String>,
     pub exit_code: Option<i32>,
     pub failures: Vec<String>,
+    #[serde(default)]
+    pub command: String,
+    #[serde(default)]
+    pub duration_ms: u64,
+    #[serde(default)]
+    pub log_path: String,
 }
 
 impl TestVerifier {
@@ -121,11 +127,12 @@ impl TestVerifier {
     ) -> Option<SuiteRun> {
         let command = self.test_command.as_ref()?.for_target(scope);
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let log_path = artifacts_dir.join(format!("{label}-{n}.log"));
         let spec = CommandSpec {
-            command,
+            command: command.clone(),
             cwd: workspace.root().to_path_buf(),
             timeout: self.timeout,
-            log_path: artifacts_dir.join(format!("{label}-{n}.log")),
+            log_path: log_path.clone(),
             kind: CommandKind::Test,
         };
         let result = exec
@@ -136,6 +143,9 @@ impl TestVerifier {
             scope: scope.map(str::to_owned),
             exit_code: result.exit_code,
             failures: result.failures,
+            command,
+            duration_ms: result.duration.as_millis() as u64,
+            log_path: log_path.display().to_string(),
         })
     }
 }
@@ -296,22 +306,11 @@ impl TestVerifier {
         let files = self.touched_hashes(cx).await;
         let evidence = Evidence {
             check: format!("no_regressions {scope}"),
-            command: self
-                .test_command
-                .as_ref()
-                .map(|t| t.for_target(before.scope.as_deref()))
-                .unwrap_or_default(),
+            command: now.command.clone(),
             exit_code: now.exit_code,
-            duration_ms: 0,
+            duration_ms: now.duration_ms,
             files,
-            log_path: cx
-                .artifacts_dir
-                .join(format!(
-                    "verify-suite-{}.log",
-                    self.runs.load(Ordering::SeqCst)
-                ))
-                .display()
-                .to_string(),
+            log_path: now.log_path.clone(),
             failures: now.failures.clone(),
         };
         let gap = if !new_failures.is_empty() {

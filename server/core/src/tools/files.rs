@@ -18,11 +18,23 @@ pub struct EditArgs<'a> {
     pub replace_all: bool,
 }
 
+/// The change annotation's label: names the task, shortly (editors show
+/// it as a heading and group the task's edits under it).
 fn label(cx: &ToolCx<'_>) -> String {
-    format!(
-        "Rein: {}",
-        cx.task.goal.chars().take(60).collect::<String>()
-    )
+    match &cx.task.kind {
+        crate::task::TaskKind::FixTest { name, .. } => format!("Rein: fix {name}"),
+        crate::task::TaskKind::Instruction => {
+            let goal = cx.task.goal.trim();
+            let short: String = goal.chars().take(50).collect();
+            if short.len() < goal.len() {
+                // Cut at a word, and say it was cut.
+                let cut = short.rfind(' ').map_or(short.as_str(), |at| &short[..at]);
+                format!("Rein: {cut}…")
+            } else {
+                format!("Rein: {goal}")
+            }
+        }
+    }
 }
 
 pub async fn edit_file(
