@@ -32,5 +32,6 @@ mod session;
 pub mod settings;
 mod tasks;
 mod terminal;
+pub mod trace_cmd;
 
 pub use server::{Backend, ServerHandle, ServerOptions, build_service, serve, start};
