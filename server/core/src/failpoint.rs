@@ -1,35 +1,60 @@
 //! Named points where a test can make the process die, to prove that a
 //! crash at that point loses nothing and applies nothing twice.
 //!
-//! `REIN_CRASH_AT=<name>` (read once) makes the process kill itself with
-//! SIGKILL when it reaches the point of that name: no destructors, no
-//! flushing, exactly like `kill -9` or a power cut of the process. Unset,
-//! a point costs one comparison.
+//! `REIN_CRASH_AT=<point>` (read once) makes the process kill itself with
+//! SIGKILL when it reaches that point: no destructors, no flushing, exactly
+//! like `kill -9`. A point is named exactly (`op_started:edit_file`) or by
+//! its kind (`op_started`); `<point>#<n>` waits for its n-th hit
+//! (`run_tests#2`: the second test run). Unset, a point costs one
+//! comparison.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 const ENV: &str = "REIN_CRASH_AT";
 
-fn target() -> Option<&'static str> {
-    static TARGET: OnceLock<Option<String>> = OnceLock::new();
+/// (point, hit number) parsed from the environment.
+fn target() -> Option<&'static (String, u32)> {
+    static TARGET: OnceLock<Option<(String, u32)>> = OnceLock::new();
     TARGET
-        .get_or_init(|| std::env::var(ENV).ok().filter(|v| !v.is_empty()))
-        .as_deref()
+        .get_or_init(|| {
+            let value = std::env::var(ENV).ok().filter(|v| !v.is_empty())?;
+            Some(match value.split_once('#') {
+                Some((point, n)) => (point.to_owned(), n.parse().unwrap_or(1)),
+                None => (value, 1),
+            })
+        })
+        .as_ref()
 }
 
-/// Dies here if `REIN_CRASH_AT` names this point: exactly
-/// (`op_started:edit_file`), or by its kind alone (`op_started`).
+/// Dies here if `REIN_CRASH_AT` names this point (and this is its hit).
 pub fn hit(point: &str) {
+    let Some((target, nth)) = target() else {
+        return;
+    };
     let kind = point.split(':').next().unwrap_or(point);
-    if target().is_some_and(|t| t == point || t == kind) {
-        tracing::error!(point, "REIN_CRASH_AT: killing the process");
+    if target != point && target != kind {
+        return;
+    }
+    static HITS: OnceLock<Mutex<HashMap<String, u32>>> = OnceLock::new();
+    let count = HITS
+        .get_or_init(Default::default)
+        .lock()
+        .map(|mut hits| {
+            let n = hits.entry(target.clone()).or_insert(0);
+            *n += 1;
+            *n
+        })
+        .unwrap_or(0);
+    if count == *nth {
+        tracing::error!(point, hit = count, "REIN_CRASH_AT: killing the process");
         let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
         // SIGKILL cannot be caught; if raising it failed, still stop here.
         std::process::abort();
     }
 }
 
-/// The names of the points, for tests and documentation.
+/// The kinds of points, for tests and documentation.
 pub const POINTS: &[&str] = &[
     "op_requested",
     "op_started",

@@ -28,6 +28,10 @@ pub enum Reconciled {
     Applied,
     NotApplied,
     NotRun,
+    /// Harmless to run again (a test run): the model is told, the task
+    /// goes on.
+    Interrupted(String),
+    /// Possibly half-done with effects nobody can see: the user decides.
     Unknown(String),
 }
 
@@ -37,7 +41,7 @@ impl Reconciled {
             Self::Applied => "applied",
             Self::NotApplied => "not_applied",
             Self::NotRun => "not_run",
-            Self::Unknown(_) => "unknown",
+            Self::Interrupted(_) | Self::Unknown(_) => "unknown",
         }
     }
 }
@@ -77,7 +81,7 @@ pub async fn reconcile(op: &OpRecord, workspace: &dyn Workspace) -> Reconciled {
             Reconciled::Unknown("the command was interrupted; what it did is unknown".into())
         }
         "run_tests" if op.state == OpState::Started => {
-            Reconciled::Unknown("the test run was interrupted before it finished".into())
+            Reconciled::Interrupted("the test run was interrupted before it finished".into())
         }
         _ => Reconciled::NotRun,
     }
@@ -88,7 +92,8 @@ fn severity(r: &Reconciled) -> u8 {
         Reconciled::NotRun => 0,
         Reconciled::NotApplied => 1,
         Reconciled::Applied => 2,
-        Reconciled::Unknown(_) => 3,
+        Reconciled::Interrupted(_) => 3,
+        Reconciled::Unknown(_) => 4,
     }
 }
 
@@ -127,6 +132,12 @@ pub fn interrupted_result(op: &OpRecord, reconciled: &Reconciled) -> RecordedRes
         Reconciled::NotRun => (
             "Rein stopped (a crash) before this call ran. Run it again if you still need it."
                 .to_owned(),
+            true,
+        ),
+        Reconciled::Interrupted(why) => (
+            format!(
+                "Rein stopped (a crash) during this call: {why}. It was not run again; run it again to see the result."
+            ),
             true,
         ),
         Reconciled::Unknown(why) => (
@@ -223,6 +234,9 @@ pub struct Recovered {
     pub journal: std::sync::Arc<crate::journal::Journal>,
     /// The state the task was left in.
     pub previous_state: String,
+    /// Every file a call of this task meant to change, so the new process
+    /// flushes those buffers before running tests, as the old one would.
+    pub edited_paths: Vec<String>,
 }
 
 /// Takes over a task left unfinished (by a crash, or waiting for the user)
@@ -262,11 +276,17 @@ pub async fn recover(
         tracing::info!(task = %task, op = op.id, tool = %op.tool, outcome = verdict.outcome(), "reconciled an interrupted call");
         reconciled.push((op.id, verdict));
     }
+    let ops = store.ops(&task.0)?;
+    let mut edited_paths: Vec<String> = ops
+        .iter()
+        .flat_map(|op| op.pre.iter().map(|f| f.path.clone()))
+        .collect();
+    edited_paths.sort();
+    edited_paths.dedup();
     let mut unknowns = Vec::new();
     if let (Some(c), Some(s)) = (&checkpoint, snapshot.as_mut())
         && needs_results(c.phase)
     {
-        let ops = store.ops(&task.0)?;
         unknowns = complete_turn(s, &ops, &reconciled);
         // The completed turn is the new starting point: resuming again
         // must not reconcile (or run) anything twice.
@@ -278,5 +298,6 @@ pub async fn recover(
         unknowns,
         journal,
         previous_state: record.state,
+        edited_paths,
     })
 }

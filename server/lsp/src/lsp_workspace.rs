@@ -232,6 +232,15 @@ impl LspWorkspace {
         self.session.open_document(&self.abs(path)).is_some()
     }
 
+    /// Takes on the files an earlier process edited for this task (a
+    /// resumed task): their buffers are flushed before tests run, as if
+    /// this process had made those edits.
+    pub fn adopt_edited(&self, paths: &[String]) {
+        for path in paths {
+            self.mark_edited(path);
+        }
+    }
+
     fn mark_edited(&self, path: &str) {
         if let Ok(mut e) = self.edited.lock() {
             e.insert(path.to_owned());

@@ -264,6 +264,7 @@ async fn try_resume(
     let recovered = resume::recover(session.store()?, &id, &session.owner, workspace.as_ref())
         .await
         .map_err(|e| e.to_string())?;
+    workspace.adopt_edited(&recovered.edited_paths);
     let sink = progress_and_trace(&root, &id, &config, progress);
     if !recovered.unknowns.is_empty() && recovered.previous_state != TaskState::WaitingUser.as_str()
     {
@@ -295,14 +296,24 @@ async fn try_resume(
         .snapshot
         .as_ref()
         .and_then(|s| serde_json::from_value(s.verifier.clone()).ok());
-    let prepared = launch::prepare_with(
+    let prepared = match launch::prepare_with(
         &root,
         &config,
         &recovered.spec,
         workspace.as_ref(),
         baseline,
     )
-    .await?;
+    .await
+    {
+        Ok(prepared) => prepared,
+        Err(reason) => {
+            let _ = recovered
+                .journal
+                .state(TaskState::Failed, Some(&reason), &Default::default());
+            recovered.journal.release();
+            return Err(reason);
+        }
+    };
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace,
@@ -355,16 +366,21 @@ async fn try_run(
         )
         .map_err(|e| e.to_string())?,
     );
-    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref()).await?;
+    // Recorded before anything runs (the baseline test run included), so
+    // a crash from here on leaves a task to resume.
     let journal = Arc::new(
-        Journal::begin(
-            session.store()?,
-            &spec,
-            &prepared.config.budgets,
-            &session.owner,
-        )
-        .map_err(|e| e.to_string())?,
+        Journal::begin(session.store()?, &spec, &config.budgets, &session.owner)
+            .map_err(|e| e.to_string())?,
     );
+    let prepared = match launch::prepare(&root, &config, &spec, workspace.as_ref()).await {
+        Ok(prepared) => prepared,
+        Err(reason) => {
+            // The record says so too: a restart must not retry it forever.
+            let _ = journal.state(TaskState::Failed, Some(&reason), &Default::default());
+            journal.release();
+            return Err(reason);
+        }
+    };
     let progress = progress_and_trace(&root, &spec.id, &config, progress);
     let ports = Ports {
         model: Arc::clone(&prepared.model),

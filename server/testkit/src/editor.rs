@@ -190,6 +190,12 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
         self.open_with(rel, &text).await
     }
 
+    /// Opens a buffer with the given text (an editor reconnecting to a new
+    /// server with unsaved changes).
+    pub async fn open_text(&mut self, rel: &str, text: &str) -> Result<(), ClientError> {
+        self.open_with(rel, text).await
+    }
+
     async fn open_with(&mut self, rel: &str, text: &str) -> Result<(), ClientError> {
         let uri = self.uri(rel);
         let language = language_of(rel).to_owned();

@@ -99,11 +99,21 @@ impl Ids {
         }
     }
 
-    fn tool_call(&mut self, format: WireFormat) -> String {
-        self.tool_calls += 1;
-        match format {
-            WireFormat::Anthropic => format!("toolu_fake_{:04}", self.tool_calls),
-            WireFormat::OpenAi => format!("call_fake_{:04}", self.tool_calls),
+    /// The next tool call id that the conversation in `body` has not used
+    /// yet: a client resuming a task after a crash sends a history made by
+    /// an earlier server, whose counter started at the same place, and the
+    /// real APIs reject a request whose `tool_use` ids repeat.
+    fn tool_call(&mut self, format: WireFormat, body: &Value) -> String {
+        let used = body.to_string();
+        loop {
+            self.tool_calls += 1;
+            let id = match format {
+                WireFormat::Anthropic => format!("toolu_fake_{:04}", self.tool_calls),
+                WireFormat::OpenAi => format!("call_fake_{:04}", self.tool_calls),
+            };
+            if !used.contains(&format!("\"{id}\"")) {
+                return id;
+            }
         }
     }
 
@@ -140,7 +150,7 @@ pub(crate) fn resolve(reply: &Reply, request: &RequestFacts<'_>, ids: &mut Ids) 
                     id: call
                         .id
                         .clone()
-                        .unwrap_or_else(|| ids.tool_call(request.format)),
+                        .unwrap_or_else(|| ids.tool_call(request.format, request.body)),
                     name: call.name.clone(),
                     input: if break_this {
                         ToolInput::Malformed(broken_json(&call.input))

@@ -211,3 +211,34 @@ async fn tool_ids_are_unique_across_replies_and_fixed_ids_are_kept() {
         ]
     );
 }
+
+/// A server restarted mid-task starts its counter over, but the history the
+/// client resends carries the ids of the server before it; repeating one
+/// would make the real API refuse the request.
+#[tokio::test]
+async fn generated_tool_ids_skip_the_ids_already_in_the_history() {
+    let server = serve(vec![Reply::tool_call("run_tests", json!({}))]).await;
+    let body = json!({
+        "model": "claude-test",
+        "max_tokens": 1024,
+        "messages": [
+            {"role": "user", "content": "Fix the cart."},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_fake_0001", "name": "read_file", "input": {}},
+                {"type": "tool_use", "id": "toolu_fake_0002", "name": "read_file", "input": {}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_fake_0001", "content": "a"},
+                {"type": "tool_result", "tool_use_id": "toolu_fake_0002", "content": "b"}
+            ]}
+        ]
+    });
+    let message: serde_json::Value = anthropic(&server, &body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(message["content"][0]["id"], "toolu_fake_0003");
+}
