@@ -1,1 +1,685 @@
-//! (being written)
+//! Tasks end to end through the real `rein lsp` over stdio, driven by a
+//! headless editor: the fix-test flow (Python and Rust), what happens when
+//! the user types while the model works, rejects an edit, or runs an editor
+//! that misreports or ignores edits, cancellation (progress button,
+//! command, `shutdown`) and two tasks at once.
+//!
+//! The model is the scripted one, inside the server process: what it was
+//! told is checked through the scenario, which branches on the exact tool
+//! result it expects and otherwise goes "off script" (an `ask_user` naming
+//! the step, so the task ends `waiting_user` with that question as its
+//! reason instead of succeeding). Timeouts here are hang guards only.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use rein_testkit::editor::EditDecision;
+use serde_json::{Value, json};
+use support::{Server, Setup, demo_project, demo_scenario, fixture};
+
+const CART_TEST: &str = "tests/test_cart.py";
+/// 0-based line of `def test_total` in the demo project's test file.
+const TEST_TOTAL_LINE: u32 = 6;
+const UNFIXED: &str = "    return sum(item.qty for item in items)\n\n\ndef count";
+const FIXED: &str = "    return sum(item.price * item.qty for item in items)\n\n\ndef count";
+
+fn demo_cart() -> String {
+    std::fs::read_to_string(demo_project().join("cart.py")).unwrap()
+}
+
+/// The demo's cart.py with `total()` fixed.
+fn fixed_cart() -> String {
+    let cart = demo_cart();
+    assert!(cart.contains(UNFIXED));
+    cart.replacen(UNFIXED, FIXED, 1)
+}
+
+fn lsp_tasks_scenario(name: &str) -> std::path::PathBuf {
+    fixture(&format!("lsp_tasks/{name}"))
+}
+
+/// Starts the fix-test task on the demo project's `test_total`.
+async fn fix_test_total(s: &mut Server) -> String {
+    s.fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
+        .await
+}
+
+fn assert_state(status: &Value, state: &str) {
+    assert_eq!(status["state"], state, "final status: {status}");
+}
+
+/// The first text edit of an `applyEdit` request, and the version it is
+/// tied to.
+fn first_hunk(request: &Value) -> (&Value, &Value) {
+    let change = &request["params"]["edit"]["documentChanges"][0];
+    (&change["edits"][0], &change["textDocument"]["version"])
+}
+
+#[test]
+fn scenarios_parse() {
+    let dir = fixture("lsp_tasks");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            rein_testkit::fake_model::Scenario::load(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            count += 1;
+        }
+    }
+    assert!(count >= 8, "only {count} scenarios in {}", dir.display());
+    rein_testkit::fake_model::Scenario::load(demo_scenario()).unwrap();
+}
+
+/// 1. The demo: code action on the test, the command, the approved edit
+/// (to a file the editor opens when the edit arrives), the save, the
+/// verification and its evidence, as `rein demo` would show them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fix_test_python_demo_succeeds_with_evidence() {
+    let mut s = Server::start(Setup::new(demo_project(), demo_scenario())).await;
+    s.editor.open(CART_TEST).await.unwrap();
+
+    let fix = s.fix_test_action(CART_TEST, 7).await;
+    assert_eq!(fix["title"], "Fix test test_total with Rein");
+    let task = s.start_task(fix["command"]["arguments"].clone()).await;
+
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    let reason = status["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("fixed: `TestCart.test_total` passes"),
+        "{reason}"
+    );
+
+    // The buffer the editor opened for the edit, and the disk (saved by
+    // the editor when the server asked, before the tests ran), hold the fix.
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), fixed_cart());
+    assert_eq!(s.disk("cart.py"), fixed_cart());
+    assert!(!s.messages("rein/saveDocuments").is_empty());
+    // Nothing else was touched.
+    assert_eq!(
+        s.editor.buffer(CART_TEST).unwrap(),
+        std::fs::read_to_string(demo_project().join(CART_TEST)).unwrap()
+    );
+
+    // One minimal hunk, annotated for the user's confirmation.
+    let edits = s.edits_of("cart.py");
+    assert_eq!(edits.len(), 1);
+    let (hunk, _) = first_hunk(&edits[0]);
+    assert_eq!(hunk["range"]["start"]["line"], 12);
+    let annotation = hunk["annotationId"].as_str().unwrap();
+    assert_eq!(
+        edits[0]["params"]["edit"]["changeAnnotations"][annotation]["needsConfirmation"],
+        true
+    );
+
+    // The evidence: the target test, run on the fixed file, passed.
+    let verifications: Vec<Value> = s
+        .messages("rein/verification")
+        .into_iter()
+        .map(|m| m["params"].clone())
+        .filter(|p| p["taskId"] == task)
+        .collect();
+    let verdict = verifications.last().unwrap();
+    assert_eq!(verdict["passed"], true, "{verdict}");
+    let evidence = verdict["evidence"].as_array().unwrap();
+    let target = evidence
+        .iter()
+        .find(|e| {
+            e["check"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("test_passes"))
+        })
+        .unwrap_or_else(|| panic!("no test_passes evidence: {verdict}"));
+    assert_eq!(target["exit_code"], 0, "{target}");
+    assert!(
+        target["command"]
+            .as_str()
+            .unwrap()
+            .contains("TestCart.test_total"),
+        "{target}"
+    );
+    assert!(
+        target["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f[0] == "cart.py"),
+        "{target}"
+    );
+    let log = std::fs::read_to_string(target["log_path"].as_str().unwrap()).unwrap();
+    assert!(log.contains("OK"), "{log}");
+
+    // Progress: begin (cancellable), reports, end with the outcome.
+    let progress = s.progress(&task);
+    assert_eq!(progress[0]["kind"], "begin");
+    assert_eq!(progress[0]["title"], "Rein");
+    assert_eq!(progress[0]["cancellable"], true);
+    assert!(progress.iter().any(|p| p["kind"] == "report"));
+    let end = progress.last().unwrap();
+    assert_eq!(end["kind"], "end");
+    assert!(
+        end["message"].as_str().unwrap().starts_with("fixed:"),
+        "{end}"
+    );
+    let states: Vec<String> = s
+        .statuses(&task)
+        .iter()
+        .map(|st| st["state"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(states.iter().any(|st| st == "running"), "{states:?}");
+    assert!(states.iter().any(|st| st == "verifying"), "{states:?}");
+    assert_eq!(states.last().map(String::as_str), Some("succeeded"));
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 2. The same flow on a Cargo project: `cargo test` builds the fixture
+/// crate (no dependencies, offline, in its own target directory). This
+/// editor cannot save on request, so the server writes the edited buffer
+/// to disk itself before the tests run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fix_test_rust_succeeds() {
+    let mut setup = Setup::new(fixture("rust_cart"), lsp_tasks_scenario("rust_cart.json"));
+    setup.env = vec![
+        ("CARGO_TARGET_DIR", "{tmp}/cargo-target".to_owned()),
+        ("CARGO_NET_OFFLINE", "true".to_owned()),
+    ];
+    // A hang guard that leaves room for a cold `cargo test` build.
+    setup.timeout = Duration::from_secs(300);
+    setup.save_documents = false;
+    let mut s = Server::start(setup).await;
+    s.editor.open("src/lib.rs").await.unwrap();
+    let original = s.editor.buffer("src/lib.rs").unwrap();
+    let body_line = original
+        .lines()
+        .position(|l| l.contains("assert_eq!(super::total"))
+        .unwrap();
+
+    let fix = s.fix_test_action("src/lib.rs", body_line).await;
+    assert_eq!(fix["title"], "Fix test total with Rein");
+    let task = s.start_task(fix["command"]["arguments"].clone()).await;
+
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+
+    let fixed = original.replacen(
+        "items.iter().map(|item| item.qty).sum()\n}\n\n/// How many",
+        "items.iter().map(|item| item.price * item.qty).sum()\n}\n\n/// How many",
+        1,
+    );
+    assert_ne!(fixed, original);
+    assert_eq!(s.editor.buffer("src/lib.rs").unwrap(), fixed);
+    assert_eq!(s.disk("src/lib.rs"), fixed);
+    assert!(s.messages("rein/saveDocuments").is_empty());
+    let edits = s.edits_of("src/lib.rs");
+    assert_eq!(edits.len(), 1);
+    assert_eq!(first_hunk(&edits[0]).1, 1);
+
+    let verdict = s.messages("rein/verification").last().unwrap()["params"].clone();
+    assert_eq!(verdict["passed"], true, "{verdict}");
+    assert!(
+        verdict["evidence"].as_array().unwrap().iter().any(
+            |e| e["exit_code"] == 0 && e["command"].as_str().unwrap().starts_with("cargo test")
+        ),
+        "{verdict}"
+    );
+    // The build went to the test's own target directory.
+    assert!(s.root.parent().unwrap().join("cargo-target").is_dir());
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+const USER_TITLE_FROM: &str = "\"\"\"A tiny shopping cart.\"\"\"\n";
+/// The user's typing adds a line above the model's edit.
+const USER_TITLE_TO: &str =
+    "\"\"\"A tiny shopping cart.\"\"\"\n# Prices are in cents (typed by the user).\n";
+
+/// 3. The user types elsewhere in the file after the model read it and
+/// before its (slow) edit arrives: the edit is rebased onto the new text,
+/// tied to the new version, the model is told, the typing survives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_elsewhere_before_the_edit_rebases_it() {
+    let mut s = Server::start(Setup::new(
+        demo_project(),
+        lsp_tasks_scenario("rebase.json"),
+    ))
+    .await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let task = fix_test_total(&mut s).await;
+
+    // The model has read cart.py (v1) and runs the test; its edit, next,
+    // takes a while to arrive.
+    s.until_activity(&task, "running tests").await;
+    assert!(s.edits_of("cart.py").is_empty());
+    s.editor
+        .replace("cart.py", USER_TITLE_FROM, USER_TITLE_TO)
+        .await
+        .unwrap();
+    assert_eq!(s.editor.version("cart.py"), Some(2));
+
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+
+    let edits = s.edits_of("cart.py");
+    assert_eq!(edits.len(), 1);
+    let (hunk, version) = first_hunk(&edits[0]);
+    assert_eq!(version, 2, "the edit must be tied to the typed-in version");
+    // On the line where the code is now, one below where the model read it.
+    assert_eq!(hunk["range"]["start"]["line"], 13);
+    let expected = fixed_cart().replacen(USER_TITLE_FROM, USER_TITLE_TO, 1);
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), expected);
+    assert_eq!(s.disk("cart.py"), expected);
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+const USER_DOC_FROM: &str = "each item's price times its quantity, summed.";
+const USER_DOC_TO: &str = "price times quantity, for every item (typed by the user).";
+
+/// 4. The user types over lines the model's (slow) edit replaces: the
+/// edit is refused as stale and never reaches the editor, the model reads
+/// again and its second edit, on the text as it is now, applies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_over_the_edited_lines_makes_the_model_read_again() {
+    let mut s = Server::start(Setup::new(demo_project(), lsp_tasks_scenario("stale.json"))).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let task = fix_test_total(&mut s).await;
+
+    s.until_activity(&task, "running tests").await;
+    assert!(s.edits_of("cart.py").is_empty());
+    s.editor
+        .replace("cart.py", USER_DOC_FROM, USER_DOC_TO)
+        .await
+        .unwrap();
+
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+
+    // Only the second edit was proposed, on the user's version, and it
+    // leaves the user's line alone.
+    let edits = s.edits_of("cart.py");
+    assert_eq!(edits.len(), 1, "{edits:?}");
+    let (hunk, version) = first_hunk(&edits[0]);
+    assert_eq!(version, 2);
+    assert_eq!(hunk["range"]["start"]["line"], 12);
+    assert!(!hunk["newText"].as_str().unwrap().contains(USER_DOC_FROM));
+    let expected = fixed_cart().replacen(USER_DOC_FROM, USER_DOC_TO, 1);
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), expected);
+    assert_eq!(s.disk("cart.py"), expected);
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 5. The user rejects the edit: the model is told (it then asks the user
+/// what to do instead), nothing changes, the task does not succeed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_edit_changes_nothing_and_the_model_is_told() {
+    let mut setup = Setup::new(demo_project(), lsp_tasks_scenario("reject.json"));
+    setup.decide_edit = Box::new(|_| EditDecision::Reject);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let task = fix_test_total(&mut s).await;
+
+    let status = s.until_end(&task).await;
+    assert_state(&status, "waiting_user");
+    assert!(
+        status["reason"]
+            .as_str()
+            .unwrap()
+            .contains("You rejected my edit to cart.py"),
+        "{status}"
+    );
+    assert_eq!(s.edits_of("cart.py").len(), 1);
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), demo_cart());
+    assert_eq!(s.editor.version("cart.py"), Some(1));
+    assert_eq!(s.disk("cart.py"), demo_cart());
+
+    // Nobody answers; the user gives up on the task.
+    let mark = s.mark();
+    let cancelled = s.cancel_task(&task).await;
+    assert_eq!(cancelled["result"], json!({"cancelled": true}));
+    let status = s.until_end_since(&task, mark).await;
+    assert_state(&status, "cancelled");
+    assert!(
+        s.statuses(&task)
+            .iter()
+            .all(|st| st["state"] != "succeeded")
+    );
+    assert_eq!(s.disk("cart.py"), demo_cart());
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// An edit decision that is `first` for the first edit, then `Accept`.
+fn first_then_accept(first: EditDecision) -> Box<dyn FnMut(&Value) -> EditDecision + Send> {
+    let mut seen = 0;
+    Box::new(move |_| {
+        seen += 1;
+        if seen == 1 {
+            first.clone()
+        } else {
+            EditDecision::Accept
+        }
+    })
+}
+
+/// 6. An editor that answers `applied: true` and changes nothing: the
+/// server does not believe it without the `didChange`, tells the model the
+/// edit's state is unknown; the model reads again and edits again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_claimed_but_never_applied_is_reported_unknown() {
+    let mut setup = Setup::new(demo_project(), lsp_tasks_scenario("claimed.json"));
+    setup.confirm_timeout_secs = 0.5;
+    setup.decide_edit = first_then_accept(EditDecision::ClaimWithoutApplying);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let task = fix_test_total(&mut s).await;
+
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    let edits = s.edits_of("cart.py");
+    assert_eq!(edits.len(), 2);
+    // The buffer never moved before the second edit, which applied once.
+    assert_eq!(first_hunk(&edits[0]).1, 1);
+    assert_eq!(first_hunk(&edits[1]).1, 1);
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), fixed_cart());
+    assert_eq!(s.disk("cart.py"), fixed_cart());
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 7. An editor that never answers `applyEdit`: after the approval
+/// timeout the model is told the state is unknown and goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_edit_times_out_and_the_task_goes_on() {
+    let mut setup = Setup::new(demo_project(), lsp_tasks_scenario("unanswered.json"));
+    setup.approval_timeout_secs = 0.5;
+    setup.decide_edit = first_then_accept(EditDecision::Ignore);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let task = fix_test_total(&mut s).await;
+
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    assert_eq!(s.edits_of("cart.py").len(), 2);
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), fixed_cart());
+    assert_eq!(s.disk("cart.py"), fixed_cart());
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// Starts the slow scenario's task and waits until it is mid-turn (its
+/// progress began and it is running; the model's reply would take
+/// minutes).
+async fn start_slow_task() -> (Server, String) {
+    let mut setup = Setup::new(demo_project(), lsp_tasks_scenario("slow.json"));
+    // Far shorter than the slow reply: a cancellation that is not prompt
+    // fails the test instead of waiting for the reply.
+    setup.timeout = Duration::from_secs(30);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let task = fix_test_total(&mut s).await;
+    let token = support::progress_token(&task);
+    s.wait_for(0, |m| {
+        m["method"] == "$/progress"
+            && m["params"]["token"] == token
+            && m["params"]["value"]["kind"] == "begin"
+    })
+    .await;
+    let running = |m: &Value| {
+        m["method"] == "rein/taskStatus"
+            && m["params"]["taskId"] == task
+            && m["params"]["state"] == "running"
+    };
+    s.wait_for(0, running).await;
+    (s, task)
+}
+
+fn assert_cancelled(s: &Server, task: &str, status: &Value) {
+    assert_state(status, "cancelled");
+    let end = s.progress(task).last().cloned().unwrap();
+    assert_eq!(end, json!({"kind": "end", "message": "cancelled"}));
+    assert!(s.edits_of("cart.py").is_empty());
+}
+
+/// 8a. The cancel button of the progress (the token the server created).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_progress_cancel_button_cancels_the_task() {
+    let (mut s, task) = start_slow_task().await;
+    let created = s.messages("window/workDoneProgress/create");
+    assert_eq!(created.len(), 1);
+    let token = created[0]["params"]["token"].clone();
+    assert_eq!(token, support::progress_token(&task));
+    let mark = s.mark();
+    s.editor
+        .client()
+        .notify("window/workDoneProgress/cancel", json!({"token": token}))
+        .await
+        .unwrap();
+    let status = s.until_end_since(&task, mark).await;
+    assert_cancelled(&s, &task, &status);
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 8b. `rein.cancelTask`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cancel_command_cancels_the_task() {
+    let (mut s, task) = start_slow_task().await;
+    let mark = s.mark();
+    let answer = s.cancel_task(&task).await;
+    assert_eq!(answer["result"], json!({"cancelled": true}));
+    let status = s.until_end_since(&task, mark).await;
+    assert_cancelled(&s, &task, &status);
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// A task that has reported its final state is over: cancelling it again
+/// finds nothing to cancel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "server bug (a race, fails intermittently): a task is unregistered only after its final rein/taskStatus was sent (see the lsp_tasks report)"]
+async fn a_task_that_ended_cannot_be_cancelled() {
+    let mut s = Server::start(Setup::new(demo_project(), demo_scenario())).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let task = fix_test_total(&mut s).await;
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    let answer = s.cancel_task(&task).await;
+    assert_eq!(answer["result"], json!({"cancelled": false}));
+    let statuses = s.statuses(&task);
+    assert_eq!(statuses.last().unwrap()["state"], "succeeded");
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 8c. Cancelling while an edit waits for the user's approval ends the
+/// task at once; the editor's late answer to that edit is harmless to the
+/// server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_while_an_edit_awaits_approval_ends_the_task() {
+    let mut setup = Setup::new(demo_project(), demo_scenario());
+    setup.decide_edit = Box::new(|_| EditDecision::Hold);
+    // The user never decides: only the cancellation can end the wait.
+    setup.approval_timeout_secs = 3600.0;
+    setup.timeout = Duration::from_secs(30);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let task = fix_test_total(&mut s).await;
+    let held = s
+        .wait_for(0, |m| m["method"] == "workspace/applyEdit")
+        .await;
+
+    let mark = s.mark();
+    let answer = s.cancel_task(&task).await;
+    assert_eq!(answer["result"], json!({"cancelled": true}));
+    let status = s.until_end_since(&task, mark).await;
+    assert_state(&status, "cancelled");
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), demo_cart());
+    assert_eq!(s.disk("cart.py"), demo_cart());
+
+    // The user dismisses the now pointless prompt; the server goes on.
+    s.editor
+        .answer_edit(&held, EditDecision::Reject)
+        .await
+        .unwrap();
+    let state = s
+        .editor
+        .request(
+            "rein/documentState",
+            json!({"uri": s.editor.uri("cart.py")}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(state["result"]["version"], 1, "{state}");
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 8d. Cancelling while the task records its baseline (the run of the
+/// target test's file before the first model call, here a minute and a half
+/// long) must be as prompt as cancelling mid-turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "server bug: the baseline test run in launch::prepare ignores the task's cancellation (see the lsp_tasks report)"]
+async fn cancelling_during_the_baseline_test_run_is_prompt() {
+    let mut setup = Setup::new(fixture("slow_suite"), demo_scenario());
+    // Far shorter than the baseline run.
+    setup.timeout = Duration::from_secs(30);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let task = fix_test_total(&mut s).await;
+    let mark = s.mark();
+    let answer = s.cancel_task(&task).await;
+    assert_eq!(answer["result"], json!({"cancelled": true}));
+    let status = s.until_end_since(&task, mark).await;
+    assert_state(&status, "cancelled");
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 9. Two fix-test tasks at once on different files: both succeed, each
+/// file edited by its own task. The editor holds each edit until both
+/// have arrived, so the two tasks are provably in flight together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tasks_on_different_files_both_succeed() {
+    let mut setup = Setup::new(fixture("two_carts"), lsp_tasks_scenario("two_tasks.json"));
+    setup.decide_edit = Box::new(|_| EditDecision::Hold);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("tests/test_tax.py").await.unwrap();
+    let original_cart = s.disk("cart.py");
+    let original_tax = s.disk("tax.py");
+    let cart_task = fix_test_total(&mut s).await;
+    let tax_task = s
+        .fix_test("tests/test_tax.py", 6, "TestTax.test_with_tax")
+        .await;
+    assert_ne!(cart_task, tax_task);
+
+    // Both tasks wait for the user's approval at the same time.
+    let edits = |s: &Server| s.messages("workspace/applyEdit");
+    if edits(&s).len() < 2 {
+        let mut count = edits(&s).len();
+        s.editor
+            .pump_until(|m| {
+                count += usize::from(m["method"] == "workspace/applyEdit");
+                count == 2
+            })
+            .await
+            .unwrap();
+    }
+    let held = edits(&s);
+    assert_eq!(held.len(), 2);
+    for task in [&cart_task, &tax_task] {
+        assert!(
+            s.statuses(task).iter().all(|st| st["state"] == "running"),
+            "{:?}",
+            s.statuses(task)
+        );
+    }
+    // Approved in the reverse order of their arrival.
+    for request in held.iter().rev() {
+        s.editor
+            .answer_edit(request, EditDecision::Accept)
+            .await
+            .unwrap();
+    }
+
+    let mut open: HashSet<String> = [cart_task.clone(), tax_task.clone()].into();
+    s.editor
+        .pump_until(|m| {
+            if m["method"] == "rein/taskStatus"
+                && matches!(
+                    m["params"]["state"].as_str(),
+                    Some(
+                        "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
+                    )
+                )
+                && let Some(id) = m["params"]["taskId"].as_str()
+            {
+                open.remove(id);
+            }
+            open.is_empty()
+        })
+        .await
+        .unwrap();
+    for task in [&cart_task, &tax_task] {
+        let last = s.statuses(task).last().cloned().unwrap();
+        assert_state(&last, "succeeded");
+    }
+
+    // Each file was edited once, by its own task.
+    let cart_edits = s.edits_of("cart.py");
+    let tax_edits = s.edits_of("tax.py");
+    assert_eq!((cart_edits.len(), tax_edits.len()), (1, 1));
+    let label = |e: &Value| e["params"]["label"].as_str().unwrap().to_owned();
+    assert!(
+        label(&cart_edits[0]).contains("TestCart.test_total"),
+        "{}",
+        label(&cart_edits[0])
+    );
+    assert!(
+        label(&tax_edits[0]).contains("TestTax.test_with_tax"),
+        "{}",
+        label(&tax_edits[0])
+    );
+    let fixed_tax = original_tax.replacen(
+        "    return amount + RATE_PERCENT\n",
+        "    return amount + tax(amount)\n",
+        1,
+    );
+    let fixed_cart = original_cart.replacen(UNFIXED, FIXED, 1);
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), fixed_cart);
+    assert_eq!(s.editor.buffer("tax.py").unwrap(), fixed_tax);
+    assert_eq!(s.disk("cart.py"), fixed_cart);
+    assert_eq!(s.disk("tax.py"), fixed_tax);
+
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// 10. `shutdown` while a task runs cancels it; `exit` then ends the
+/// server with 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_cancels_a_running_task_and_exits_cleanly() {
+    let (mut s, task) = start_slow_task().await;
+    let response = s.editor.request("shutdown", Value::Null).await.unwrap();
+    assert_eq!(response["result"], Value::Null, "{response}");
+    // The final status may come before or after the shutdown response.
+    let status = match s
+        .statuses(&task)
+        .into_iter()
+        .find(|st| st["state"] != "running")
+    {
+        Some(status) => status,
+        None => s.until_status(&task, |st| st["state"] != "running").await,
+    };
+    assert_state(&status, "cancelled");
+    // 0: the server saw the shutdown before the exit.
+    assert_eq!(s.exit().await, 0);
+}

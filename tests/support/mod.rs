@@ -1,0 +1,405 @@
+//! The real `rein lsp`, spawned over stdio on a copy of a fixture project
+//! and driven by `HeadlessEditor`, with the scripted model playing a
+//! scenario file. A test that fails prints the server's log (stderr, at
+//! `REIN_LOG=debug`) and the messages the editor saw, so the failure can
+//! be read without running it again (`LSP_TASKS_SHOW=1` prints them for
+//! passing tests too).
+
+#![allow(dead_code)] // Not every test uses every helper.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use rein_testkit::editor::{EditDecision, EditorOptions, HeadlessEditor};
+use rein_testkit::{LspClient, rein_binary};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio::process::{Child, ChildStdin, Command};
+
+/// The environment a developer's shell may carry that would change what
+/// the server does: the server must run on the test's settings only.
+const SCRUBBED_ENV: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "REIN_PROVIDER",
+    "REIN_MODEL",
+    "REIN_MAX_TURNS",
+    "REIN_MAX_COST_USD",
+];
+
+/// This crate's directory (`tests/`).
+pub fn tests_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fixture project or scenario under `tests/fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    tests_dir().join("fixtures").join(rel)
+}
+
+/// The project and scenario `rein demo` ships.
+pub fn demo_project() -> PathBuf {
+    tests_dir().join("../server/lsp/demo/project")
+}
+
+pub fn demo_scenario() -> PathBuf {
+    tests_dir().join("../server/lsp/demo/scenario.json")
+}
+
+/// What a test sets up.
+pub struct Setup {
+    /// The project copied into the temporary workspace.
+    pub project: PathBuf,
+    /// The scenario the scripted model plays.
+    pub scenario: PathBuf,
+    /// `approvalTimeoutSecs`: how long an edit waits for the user.
+    pub approval_timeout_secs: f64,
+    /// `confirmTimeoutSecs`: how long an applied edit may take to show up.
+    pub confirm_timeout_secs: f64,
+    pub decide_edit: Box<dyn FnMut(&Value) -> EditDecision + Send>,
+    /// The editor declares (and answers) `rein/saveDocuments`; without it
+    /// the server writes edited buffers to disk itself.
+    pub save_documents: bool,
+    /// The editor gives up waiting for a message after this: a hang guard,
+    /// never a timing assertion.
+    pub timeout: Duration,
+    /// Extra environment for the server (and the commands it runs); a
+    /// value may contain `{tmp}`, the test's temporary directory.
+    pub env: Vec<(&'static str, String)>,
+}
+
+impl Setup {
+    pub fn new(project: PathBuf, scenario: PathBuf) -> Self {
+        Self {
+            project,
+            scenario,
+            approval_timeout_secs: 30.0,
+            confirm_timeout_secs: 10.0,
+            decide_edit: Box::new(|_| EditDecision::Accept),
+            save_documents: true,
+            timeout: Duration::from_secs(60),
+            env: Vec::new(),
+        }
+    }
+}
+
+pub struct Server {
+    pub editor: HeadlessEditor<ChildStdin>,
+    /// The copy of the project the server works on.
+    pub root: PathBuf,
+    child: Option<Child>,
+    log: PathBuf,
+    _dir: TempDir,
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        // Leftovers of running the fixture by hand are not part of it.
+        if ["__pycache__", "target", "Cargo.lock", ".rein"]
+            .iter()
+            .any(|n| name == *n)
+        {
+            continue;
+        }
+        let target = to.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+impl Server {
+    /// Copies the project, spawns `rein lsp` in it and initializes the
+    /// editor (settings both as `initializationOptions` and in answer to
+    /// `workspace/configuration`).
+    pub async fn start(setup: Setup) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().canonicalize().unwrap();
+        let root = tmp.join("project");
+        copy_dir(&setup.project, &root);
+        let log = tmp.join("rein-lsp.stderr.log");
+        let config_home = tmp.join("xdg-config");
+        std::fs::create_dir_all(&config_home).unwrap();
+
+        let mut command = Command::new(rein_binary().unwrap());
+        command
+            .arg("lsp")
+            .current_dir(&root)
+            .env("REIN_LOG", "debug")
+            // No user configuration file: only the editor's settings count.
+            .env("XDG_CONFIG_HOME", &config_home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .kill_on_drop(true);
+        for name in SCRUBBED_ENV {
+            command.env_remove(name);
+        }
+        for (name, value) in &setup.env {
+            command.env(name, value.replace("{tmp}", &tmp.to_string_lossy()));
+        }
+        let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let client = LspClient::new(stdout, stdin).with_timeout(setup.timeout);
+
+        let settings = json!({
+            "provider": "scripted",
+            "scenario": setup.scenario,
+            "approvalTimeoutSecs": setup.approval_timeout_secs,
+            "confirmTimeoutSecs": setup.confirm_timeout_secs,
+        });
+        let options = EditorOptions {
+            decide_edit: setup.decide_edit,
+            save_documents: setup.save_documents,
+            settings,
+            ..EditorOptions::default()
+        };
+        let editor = HeadlessEditor::new(client, &root, options).with_timeout(setup.timeout);
+        let mut server = Self {
+            editor,
+            root,
+            child: Some(child),
+            log,
+            _dir: dir,
+        };
+        server.editor.initialize().await.unwrap();
+        server
+    }
+
+    /// The server's stderr so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// A file of the project as it is on disk.
+    pub fn disk(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// `rein.fixTest` on a test, as the code action would send it; the
+    /// task's id.
+    pub async fn fix_test(&mut self, rel: &str, line: u32, test_name: &str) -> String {
+        let uri = self.editor.uri(rel);
+        let args = json!([{"uri": uri, "position": {"line": line, "character": 8}, "testName": test_name}]);
+        self.start_task(args).await
+    }
+
+    /// The "Fix test … with Rein" code action for the cursor on `line`.
+    pub async fn fix_test_action(&mut self, rel: &str, line: usize) -> Value {
+        let uri = self.editor.uri(rel);
+        let actions = self
+            .editor
+            .request(
+                "textDocument/codeAction",
+                json!({
+                    "textDocument": {"uri": uri},
+                    "range": {"start": {"line": line, "character": 8}, "end": {"line": line, "character": 8}},
+                    "context": {"diagnostics": []}
+                }),
+            )
+            .await
+            .unwrap();
+        actions["result"]
+            .as_array()
+            .and_then(|a| a.iter().find(|a| a["command"]["command"] == "rein.fixTest"))
+            .unwrap_or_else(|| panic!("no fix-test code action: {actions}"))
+            .clone()
+    }
+
+    /// `rein.fixTest` with the arguments of a code action.
+    pub async fn start_task(&mut self, arguments: Value) -> String {
+        let response = self
+            .editor
+            .request(
+                "workspace/executeCommand",
+                json!({"command": "rein.fixTest", "arguments": arguments}),
+            )
+            .await
+            .unwrap();
+        response["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("rein.fixTest did not start a task: {response}"))
+            .to_owned()
+    }
+
+    /// `rein.cancelTask`; the server's answer.
+    pub async fn cancel_task(&mut self, task: &str) -> Value {
+        self.editor
+            .request(
+                "workspace/executeCommand",
+                json!({"command": "rein.cancelTask", "arguments": [{"taskId": task}]}),
+            )
+            .await
+            .unwrap()
+    }
+
+    /// Runs until the task's status satisfies `done`; returns that status.
+    pub async fn until_status(&mut self, task: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let task = task.to_owned();
+        self.editor
+            .pump_until(|m| {
+                m["method"] == "rein/taskStatus"
+                    && m["params"]["taskId"] == task
+                    && done(&m["params"])
+            })
+            .await
+            .unwrap()["params"]
+            .clone()
+    }
+
+    /// Runs until the task reaches a final state (or waits for the user).
+    pub async fn until_end(&mut self, task: &str) -> Value {
+        self.editor.until_task_ends(task).await.unwrap()
+    }
+
+    /// How many messages the editor has received: a mark for
+    /// [`Server::until_end_since`].
+    pub fn mark(&self) -> usize {
+        self.editor.received().len()
+    }
+
+    /// The task's first final (or `waiting_user`) status received after
+    /// `mark`: it may already have arrived while the editor waited for the
+    /// answer to a request (a cancellation's, say).
+    pub async fn until_end_since(&mut self, task: &str, mark: usize) -> Value {
+        let ended = |m: &Value| {
+            m["method"] == "rein/taskStatus"
+                && m["params"]["taskId"] == task
+                && matches!(
+                    m["params"]["state"].as_str(),
+                    Some(
+                        "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
+                    )
+                )
+        };
+        self.wait_for(mark, ended).await["params"].clone()
+    }
+
+    /// The first message received after `mark` that satisfies `pred`:
+    /// one already received (while the editor waited for something else)
+    /// or the next one to arrive.
+    pub async fn wait_for(&mut self, mark: usize, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(m) = self.editor.received()[mark..].iter().find(|m| pred(m)) {
+            return m.clone();
+        }
+        self.editor.pump_until(pred).await.unwrap()
+    }
+
+    /// Runs until the task's progress has reported an activity containing
+    /// `text` (at any time: a report already received counts).
+    pub async fn until_activity(&mut self, task: &str, text: &str) -> Value {
+        let token = progress_token(task);
+        let reported = |m: &Value| {
+            m["method"] == "$/progress"
+                && m["params"]["token"] == token
+                && m["params"]["value"]["kind"] == "report"
+                && m["params"]["value"]["message"]
+                    .as_str()
+                    .is_some_and(|s| s.contains(text))
+        };
+        self.wait_for(0, reported).await
+    }
+
+    /// Every message received with this method, in order.
+    pub fn messages(&self, method: &str) -> Vec<Value> {
+        self.editor
+            .received()
+            .iter()
+            .filter(|m| m["method"] == method)
+            .cloned()
+            .collect()
+    }
+
+    /// The task's `rein/taskStatus` params, in order.
+    pub fn statuses(&self, task: &str) -> Vec<Value> {
+        self.messages("rein/taskStatus")
+            .into_iter()
+            .map(|m| m["params"].clone())
+            .filter(|p| p["taskId"] == task)
+            .collect()
+    }
+
+    /// The task's `$/progress` values, in order.
+    pub fn progress(&self, task: &str) -> Vec<Value> {
+        let token = progress_token(task);
+        self.messages("$/progress")
+            .into_iter()
+            .filter(|m| m["params"]["token"] == token)
+            .map(|m| m["params"]["value"].clone())
+            .collect()
+    }
+
+    /// The `workspace/applyEdit` requests for one file, in order.
+    pub fn edits_of(&self, rel: &str) -> Vec<Value> {
+        let uri = self.editor.uri(rel);
+        self.messages("workspace/applyEdit")
+            .into_iter()
+            .filter(|m| m["params"]["edit"]["documentChanges"][0]["textDocument"]["uri"] == uri)
+            .collect()
+    }
+
+    /// `shutdown`, then `exit`; the server's exit code. Waits for the
+    /// process, with a hang guard.
+    pub async fn shutdown(&mut self) -> i32 {
+        let response = self.editor.request("shutdown", Value::Null).await.unwrap();
+        assert_eq!(response["result"], Value::Null, "{response}");
+        self.exit().await
+    }
+
+    /// `exit` and the exit code.
+    pub async fn exit(&mut self) -> i32 {
+        self.editor
+            .client()
+            .notify("exit", Value::Null)
+            .await
+            .unwrap();
+        let mut child = self.child.take().unwrap();
+        let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+            .await
+            .expect("rein lsp did not exit within 30 s of `exit`")
+            .unwrap();
+        status.code().unwrap_or(-1)
+    }
+}
+
+/// The progress token the server creates for a task.
+pub fn progress_token(task: &str) -> String {
+    format!("rein/{task}")
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if !std::thread::panicking() && std::env::var_os("LSP_TASKS_SHOW").is_none() {
+            return;
+        }
+        let messages: Vec<String> = self
+            .editor
+            .received()
+            .iter()
+            .map(|m| {
+                let text = m.to_string();
+                if text.chars().count() > 600 {
+                    format!("{}…", text.chars().take(600).collect::<String>())
+                } else {
+                    text
+                }
+            })
+            .collect();
+        eprintln!(
+            "\n===== messages the editor received ({}) =====\n{}\n===== rein lsp stderr ({}) =====\n{}\n===== end =====",
+            messages.len(),
+            messages.join("\n"),
+            self.log.display(),
+            self.log()
+        );
+    }
+}
