@@ -47,10 +47,20 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct TraceArgs {
+    /// The task's id, as `rein run` and the editor show it (a part of it
+    /// that names one task will do).
     pub task_id: String,
+    /// The project whose `.rein/` holds the trace (default: the current
+    /// directory, or the nearest folder above it that has a `.rein/`).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
     /// Write a self-contained HTML report to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Show everything: the model's whole text, the diffs, every argument,
+    /// permission and activity.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 impl Command {

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         Command::Lsp => run_lsp(),
         Command::Run(args) => Ok(rein::run_cmd::main(args)),
         Command::Demo => Ok(rein::demo::main()),
+        Command::Trace(args) => Ok(rein::trace_cmd::main(args)),
         other => Ok(not_built(&other)),
     };
     result.unwrap_or_else(|error| {
@@ -41,9 +42,8 @@ fn run_lsp() -> anyhow::Result<ExitCode> {
 /// Subcommands whose issue has not landed yet say so instead of pretending.
 fn not_built(command: &Command) -> ExitCode {
     let what = match command {
-        Command::Trace(_) => "task state and traces (issue 6)",
         Command::Doctor => "the providers and editor clients (issues 3 and 7)",
-        Command::Lsp | Command::Run(_) | Command::Demo => "nothing",
+        Command::Lsp | Command::Run(_) | Command::Demo | Command::Trace(_) => "nothing",
     };
     eprintln!(
         "rein {}: not built yet; it comes with {what}.",
