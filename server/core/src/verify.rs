@@ -10,6 +10,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use globset::{Glob, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use crate::exec::{CommandKind, CommandSpec, Exec};
 use crate::host::testcmd::TestCommand;
@@ -63,6 +64,7 @@ impl TestVerifier {
         test_command: Option<TestCommand>,
         timeout: Duration,
         artifacts_dir: &Path,
+        cancel: &CancellationToken,
     ) -> Self {
         let mut baseline = Baseline::default();
         for check in &task.acceptance {
@@ -83,7 +85,14 @@ impl TestVerifier {
         let scope = regression_scope(task);
         if task.acceptance.contains(&Acceptance::NoRegressions)
             && let Some(run) = verifier
-                .run_suite(workspace, exec, scope.as_deref(), artifacts_dir, "baseline")
+                .run_suite(
+                    workspace,
+                    exec,
+                    scope.as_deref(),
+                    artifacts_dir,
+                    "baseline",
+                    cancel,
+                )
                 .await
         {
             return Self {
@@ -124,6 +133,7 @@ impl TestVerifier {
         scope: Option<&str>,
         artifacts_dir: &Path,
         label: &str,
+        cancel: &CancellationToken,
     ) -> Option<SuiteRun> {
         let command = self.test_command.as_ref()?.for_target(scope);
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
@@ -135,10 +145,7 @@ impl TestVerifier {
             log_path: log_path.clone(),
             kind: CommandKind::Test,
         };
-        let result = exec
-            .run(spec, tokio_util::sync::CancellationToken::new())
-            .await
-            .ok()?;
+        let result = exec.run(spec, cancel.clone()).await.ok()?;
         Some(SuiteRun {
             scope: scope.map(str::to_owned),
             exit_code: result.exit_code,
@@ -286,6 +293,7 @@ impl TestVerifier {
                 before.scope.as_deref(),
                 &cx.artifacts_dir,
                 "verify-suite",
+                &cx.cancel,
             )
             .await
             .ok_or(())?;

@@ -65,6 +65,7 @@ async fn case(ws: MemoryWorkspace) -> Case {
         Some(TestCommand::custom("run-tests {target}")),
         Duration::from_secs(60),
         Path::new(".rein/artifacts/t-v"),
+        &tokio_util::sync::CancellationToken::new(),
     )
     .await;
     Case {

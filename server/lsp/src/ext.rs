@@ -38,9 +38,9 @@ pub const TASK_STATUS: &str = "rein/taskStatus";
 
 /// `rein/verification {taskId, passed, detail, evidence}`: what the
 /// verifier checked when the model claimed to be done, with the evidence
-/// (`[{check, command, exit_code, duration_ms, files: [[path, hash]],
-/// log_path, failures}]`, snake_case as in the trace), so an editor can
-/// show why a task did or did not succeed.
+/// (`[{check, command, exitCode, durationMs, files: [{path, contentHash}],
+/// logPath, failures}]`), so an editor can show why a task did or did not
+/// succeed.
 pub const VERIFICATION: &str = "rein/verification";
 
 /// `rein/saveDocuments {uris}`: asks a client that declares

@@ -16,6 +16,7 @@ use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
 use rein_models::{ApiKey, ModelClient, ProviderKind};
 use rein_testkit::fake_model::{FakeModel, Scenario};
+use tokio_util::sync::CancellationToken;
 
 /// The scenario `rein demo` plays when no other is configured.
 pub const DEMO_SCENARIO: &str = include_str!("../demo/scenario.json");
@@ -36,8 +37,9 @@ pub async fn prepare(
     config: &Config,
     task: &TaskSpec,
     workspace: &dyn Workspace,
+    cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
-    prepare_with(root, config, task, workspace, None).await
+    prepare_with(root, config, task, workspace, None, cancel).await
 }
 
 pub async fn prepare_with(
@@ -46,6 +48,7 @@ pub async fn prepare_with(
     task: &TaskSpec,
     workspace: &dyn Workspace,
     baseline: Option<Baseline>,
+    cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
     let (model, scripted) = model_client(config).await?;
     let test_command = config
@@ -78,6 +81,7 @@ pub async fn prepare_with(
                 test_command,
                 agent.budgets.test_timeout,
                 &artifacts_dir,
+                cancel,
             )
             .await
         }

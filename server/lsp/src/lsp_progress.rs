@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use rein_core::ports::{ProgressSink, TaskEvent, TaskStatus};
+use rein_core::ports::{Evidence, ProgressSink, TaskEvent, TaskStatus};
 use rein_core::task::{TaskId, TaskState};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -24,6 +24,7 @@ use crate::session::Session;
 
 pub struct LspProgress {
     tx: mpsc::UnboundedSender<TaskEvent>,
+    session: Arc<Session>,
 }
 
 /// The progress token of a task: how `window/workDoneProgress/cancel`
@@ -36,13 +37,20 @@ impl LspProgress {
     /// Starts forwarding a task's events to the client.
     pub fn start(client: Client, session: Arc<Session>, task: TaskId, title: String) -> Arc<Self> {
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(forward(client, session, task, title, rx));
-        Arc::new(Self { tx })
+        tokio::spawn(forward(client, Arc::clone(&session), task, title, rx));
+        Arc::new(Self { tx, session })
     }
 }
 
 impl ProgressSink for LspProgress {
-    fn event(&self, _task: &TaskId, event: &TaskEvent) {
+    fn event(&self, task: &TaskId, event: &TaskEvent) {
+        // Ended before the editor can hear so: a cancel or an answer sent
+        // after the final status must find no running task.
+        if let TaskEvent::Status(status) = event
+            && status.state.is_terminal()
+        {
+            self.session.tasks.mark_ended(&task.0);
+        }
         // The receiver only goes away after the task's final status.
         let _ = self.tx.send(event.clone());
     }
@@ -152,6 +160,7 @@ async fn forward(
                 detail,
                 evidence,
             } => {
+                let evidence: Vec<Value> = evidence.iter().map(evidence_json).collect();
                 let params = json!({"taskId": task, "passed": passed, "detail": detail, "evidence": evidence});
                 client
                     .send_notification::<VerificationNotification>(params)
@@ -247,6 +256,25 @@ enum VerificationNotification {}
 impl tower_lsp_server::ls_types::notification::Notification for VerificationNotification {
     type Params = Value;
     const METHOD: &'static str = VERIFICATION;
+}
+
+/// One piece of evidence as `rein/verification` sends it: camelCase like
+/// every other Rein message (the trace keeps the core's own shape).
+fn evidence_json(evidence: &Evidence) -> Value {
+    let files: Vec<Value> = evidence
+        .files
+        .iter()
+        .map(|(path, hash)| json!({"path": path, "contentHash": hash}))
+        .collect();
+    json!({
+        "check": evidence.check,
+        "command": evidence.command,
+        "exitCode": evidence.exit_code,
+        "durationMs": evidence.duration_ms,
+        "files": files,
+        "logPath": evidence.log_path,
+        "failures": evidence.failures,
+    })
 }
 
 /// `rein/taskStatus` as a typed notification.

@@ -98,7 +98,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         yes: args.yes,
     }));
     let workspace = Arc::new(TrackedWorkspace::new(disk));
-    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref())
+    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref(), &cancel)
         .await
         .map_err(|e| {
             watcher.abort();

@@ -41,6 +41,8 @@ struct Running {
     token: String,
     answer: Option<oneshot::Sender<String>>,
     handle: Option<JoinHandle<()>>,
+    /// Its final status is out; it is only cleaning up.
+    ended: bool,
 }
 
 impl Tasks {
@@ -83,6 +85,7 @@ impl Tasks {
                     token: lsp_progress::token(&id),
                     answer: None,
                     handle: None,
+                    ended: false,
                 },
             );
         }
@@ -106,8 +109,19 @@ impl Tasks {
     pub fn is_running(&self, id: &str) -> bool {
         self.running
             .lock()
-            .map(|r| r.contains_key(id))
+            .map(|r| r.get(id).is_some_and(|t| !t.ended))
             .unwrap_or(false)
+    }
+
+    /// The task's final status is out: from now on it cannot be cancelled
+    /// or answered, though it may still be cleaning up.
+    pub fn mark_ended(&self, id: &str) {
+        if let Ok(mut running) = self.running.lock()
+            && let Some(task) = running.get_mut(id)
+        {
+            task.ended = true;
+            task.answer = None;
+        }
     }
 
     /// Cancels a running task; `false` if there is none with that id.
@@ -115,7 +129,7 @@ impl Tasks {
         self.running
             .lock()
             .ok()
-            .and_then(|r| r.get(id).map(|t| t.cancel.cancel()))
+            .and_then(|r| r.get(id).filter(|t| !t.ended).map(|t| t.cancel.cancel()))
             .is_some()
     }
 
@@ -126,7 +140,7 @@ impl Tasks {
             .ok()
             .and_then(|r| {
                 r.values()
-                    .find(|t| t.token == token)
+                    .find(|t| t.token == token && !t.ended)
                     .map(|t| t.cancel.cancel())
             })
             .is_some()
@@ -138,7 +152,7 @@ impl Tasks {
             .running
             .lock()
             .ok()
-            .and_then(|mut r| r.get_mut(id).map(|t| t.answer.take()))
+            .and_then(|mut r| r.get_mut(id).filter(|t| !t.ended).map(|t| t.answer.take()))
             .ok_or_else(|| format!("there is no running task {id}"))?
             .ok_or_else(|| format!("task {id} is not waiting for an answer"))?;
         sender
@@ -172,7 +186,10 @@ impl Tasks {
     }
 
     pub fn running_count(&self) -> usize {
-        self.running.lock().map(|r| r.len()).unwrap_or(0)
+        self.running
+            .lock()
+            .map(|r| r.values().filter(|t| !t.ended).count())
+            .unwrap_or(0)
     }
 }
 
@@ -302,6 +319,7 @@ async fn try_resume(
         &recovered.spec,
         workspace.as_ref(),
         baseline,
+        &cancel,
     )
     .await
     {
@@ -372,7 +390,7 @@ async fn try_run(
         Journal::begin(session.store()?, &spec, &config.budgets, &session.owner)
             .map_err(|e| e.to_string())?,
     );
-    let prepared = match launch::prepare(&root, &config, &spec, workspace.as_ref()).await {
+    let prepared = match launch::prepare(&root, &config, &spec, workspace.as_ref(), &cancel).await {
         Ok(prepared) => prepared,
         Err(reason) => {
             // The record says so too: a restart must not retry it forever.

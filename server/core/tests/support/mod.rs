@@ -153,6 +153,7 @@ impl Setup {
             Some(test_command),
             config.budgets.test_timeout,
             std::path::Path::new(".rein/artifacts/t-test"),
+            &tokio_util::sync::CancellationToken::new(),
         )
         .await;
         let artifacts: Arc<dyn Artifacts> = self.ws.clone();

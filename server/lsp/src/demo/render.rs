@@ -201,33 +201,23 @@ pub fn verification(o: Out, params: &Value) -> Vec<String> {
         o.paint(Style::Red, &format!("✘ verification failed: {detail}"))
     }];
     for evidence in params["evidence"].as_array().into_iter().flatten() {
-        // Accept both spellings: the fields are snake_case today, and the
-        // documented shape is camelCase.
-        let field = |snake: &str, camel: &str| {
-            let v = &evidence[snake];
-            if v.is_null() {
-                evidence[camel].clone()
-            } else {
-                v.clone()
-            }
-        };
         lines.push(format!("    evidence  {}", str_of(&evidence["check"])));
         lines.push(format!("      command   {}", str_of(&evidence["command"])));
-        let exit = match field("exit_code", "exitCode").as_i64() {
+        let exit = match evidence["exitCode"].as_i64() {
             Some(code) => format!("exit code {code}"),
             None => "no exit code (killed or timed out)".to_owned(),
         };
-        let ms = field("duration_ms", "durationMs").as_u64().unwrap_or(0);
+        let ms = evidence["durationMs"].as_u64().unwrap_or(0);
         lines.push(format!("      result    {exit} in {}", duration(ms)));
-        let log = field("log_path", "logPath");
+        let log = &evidence["logPath"];
         if let Some(log) = log.as_str().filter(|l| !l.is_empty()) {
             lines.push(format!("      log       {log}"));
         }
         for file in evidence["files"].as_array().into_iter().flatten() {
-            let path = str_of(&file[0]);
+            let path = str_of(&file["path"]);
             lines.push(format!(
                 "      file      {path} @ {}",
-                short_hash(str_of(&file[1]))
+                short_hash(str_of(&file["contentHash"]))
             ));
         }
         for failure in evidence["failures"].as_array().into_iter().flatten() {
@@ -409,9 +399,9 @@ mod tests {
             "taskId": "t", "passed": true, "detail": "the target test passes",
             "evidence": [{
                 "check": "target test", "command": "python3 -m unittest tests.test_cart",
-                "exit_code": 0, "duration_ms": 84,
-                "files": [["cart.py", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"]],
-                "log_path": ".rein/artifacts/t/verify-1.log", "failures": []
+                "exitCode": 0, "durationMs": 84,
+                "files": [{"path": "cart.py", "contentHash": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}],
+                "logPath": ".rein/artifacts/t/verify-1.log", "failures": []
             }]
         });
         assert_eq!(
