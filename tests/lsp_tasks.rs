@@ -152,7 +152,10 @@ async fn fix_test_python_demo_succeeds_with_evidence() {
             .any(|f| f["path"] == "cart.py"),
         "{target}"
     );
-    let log = std::fs::read_to_string(target["logPath"].as_str().unwrap()).unwrap();
+    // Workspace-relative: a shared trace carries no home directory.
+    let log_path = target["logPath"].as_str().unwrap();
+    assert!(log_path.starts_with(".rein/artifacts/"), "{log_path}");
+    let log = s.disk(log_path);
     assert!(log.contains("OK"), "{log}");
 
     // Progress: begin (cancellable), reports, end with the outcome.

@@ -185,7 +185,7 @@ fn fix_test_with_yes_is_fixed_on_disk_with_the_diff_and_the_evidence() {
     out.assert_stdout("    command:  python3 -m unittest tests.test_cart.TestCart.test_total\n");
     out.assert_stdout("    exit:     0\n");
     out.assert_stdout("    duration: ");
-    out.assert_stdout("/.rein/artifacts/");
+    out.assert_stdout("log:      .rein/artifacts/");
     out.assert_stdout("spent:  5 turns · ");
     assert!(!out.stdout.contains("turn 1/"), "{}", out.stdout);
 

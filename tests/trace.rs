@@ -328,6 +328,18 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
         .unwrap();
     let hash = verification["evidence"][0]["files"][0][1].as_str().unwrap();
     assert_eq!(hash.len(), 64, "{verification}");
+    // The trace stands on its own: it opens with what the task is, and
+    // shows no absolute path of the user's machine in the evidence.
+    let first: serde_json::Value = serde_json::from_str(trace.lines().next().unwrap()).unwrap();
+    assert_eq!(first["kind"], "started", "{first}");
+    assert_eq!(first["task"]["kind"], "fix_test", "{first}");
+    assert_eq!(first["resumed"], false, "{first}");
+    assert!(
+        first["goal"].as_str().unwrap().contains("test_total"),
+        "{first}"
+    );
+    let log_path = verification["evidence"][0]["log_path"].as_str().unwrap();
+    assert!(log_path.starts_with(".rein/artifacts/"), "{log_path}");
     assert!(html.contains(hash), "the report lacks the hash {hash}");
     for needle in NEEDLES {
         assert!(!html.contains(needle), "{needle} is in the report");
@@ -394,7 +406,7 @@ fn a_trace_cut_by_a_crash_still_renders_with_a_note() {
 
     let timeline = traces.trace(&[SAMPLE_ID]);
     timeline.assert_code(0);
-    timeline.assert_stdout("note      the last line (line 88) is cut short, without a line end");
+    timeline.assert_stdout("note      the last line (line 89) is cut short, without a line end");
     timeline.assert_stdout("note      the trace ends without a final state");
     // Everything before the cut is there.
     timeline.assert_stdout("verify    ✓ verified: fixed: `TestCart.test_total` passes");
@@ -411,7 +423,7 @@ fn a_trace_cut_by_a_crash_still_renders_with_a_note() {
         .assert_code(0);
     let html = std::fs::read_to_string(&out).unwrap();
     assert_self_contained(&html);
-    assert!(html.contains("the last line (line 88) is cut short"));
+    assert!(html.contains("the last line (line 89) is cut short"));
 }
 
 #[test]

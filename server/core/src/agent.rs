@@ -101,6 +101,18 @@ pub struct Outcome {
     pub history: History,
 }
 
+/// A stop reason as the trace shows it: its snake_case name (`tool_use`),
+/// or the provider's own word for one Rein does not know.
+fn stop_name(stop: &rein_models::StopReason) -> String {
+    match stop {
+        rein_models::StopReason::Other(word) => word.clone(),
+        known => serde_json::to_value(known)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| format!("{known:?}")),
+    }
+}
+
 /// Runs `task` until it ends, pauses for the user, or is cancelled.
 pub async fn run(
     task: TaskSpec,
@@ -143,6 +155,7 @@ struct Agent {
     artifacts: ArtifactDir,
     state: TaskState,
     compactions: u32,
+    resumed: bool,
 }
 
 /// Why the loop stopped early.
@@ -185,6 +198,7 @@ impl Agent {
             progress: Progress::default(),
             state: TaskState::Queued,
             compactions: 0,
+            resumed: false,
             artifacts,
             context,
             task,
@@ -199,6 +213,7 @@ impl Agent {
     }
 
     fn restore(&mut self, snapshot: AgentSnapshot) {
+        self.resumed = true;
         self.history = snapshot.history;
         self.progress = snapshot.progress;
         self.tracker = BudgetTracker::resume(
@@ -274,6 +289,18 @@ impl Agent {
     }
 
     async fn run(&mut self) -> Outcome {
+        let budgets = &self.config.budgets;
+        self.event(TaskEvent::Started {
+            goal: self.task.goal.clone(),
+            task: self.task.kind.clone(),
+            provider: self.ports.model.provider().to_owned(),
+            model: self.ports.model.model().to_owned(),
+            max_turns: budgets.max_turns,
+            max_cost_usd: budgets.max_cost_usd,
+            max_tokens: budgets.max_tokens,
+            max_minutes: budgets.max_wall_time.as_secs() / 60,
+            resumed: self.resumed,
+        });
         self.set_state(TaskState::Running, None);
         let lease = self
             .ports
@@ -422,7 +449,7 @@ impl Agent {
             usage: reply.usage,
             cost_usd: cost,
             latency_ms,
-            stop: format!("{:?}", reply.stop),
+            stop: stop_name(&reply.stop),
             retries: reply.retries,
             estimated_input_tokens: estimated,
         });
@@ -891,6 +918,8 @@ impl Agent {
             tokens_before,
             tokens_after,
             archive,
+            usage: reply.usage,
+            cost_usd: cost,
         });
         let _ = turn;
         Ok(true)
@@ -973,4 +1002,20 @@ fn sanitize(id: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stop_name;
+    use rein_models::StopReason;
+
+    #[test]
+    fn stop_reasons_are_traced_by_their_wire_names() {
+        assert_eq!(stop_name(&StopReason::ToolUse), "tool_use");
+        assert_eq!(stop_name(&StopReason::EndTurn), "end_turn");
+        assert_eq!(
+            stop_name(&StopReason::Other("content_filter".into())),
+            "content_filter"
+        );
+    }
 }

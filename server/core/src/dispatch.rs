@@ -200,11 +200,12 @@ impl Dispatcher<'_> {
             ToolName::EditFile => {
                 let a: EditCall = serde_json::from_value(args).map_err(parse_error)?;
                 let path = self.resolve(&a.path)?;
+                // A built-in deny, so before the rules (deny > ask > allow).
+                self.protect_test(&call.id, &path, &a).await?;
                 let confirm = self
                     .permit(&call.id, &Action::EditFile { path: &path })
                     .await?
                     == Decision::Ask;
-                self.protect_test(&path, &a).await?;
                 let edit = tools::EditArgs {
                     path: &path,
                     old_text: &a.old_text,
@@ -366,7 +367,7 @@ impl Dispatcher<'_> {
 
     /// In a fix-test task, an edit may not change the target test's
     /// assertions: a test made to pass by weakening it is not fixed.
-    async fn protect_test(&self, path: &str, edit: &EditCall) -> Result<(), String> {
+    async fn protect_test(&self, call_id: &str, path: &str, edit: &EditCall) -> Result<(), String> {
         let TaskKind::FixTest {
             path: test_path,
             name,
@@ -401,7 +402,7 @@ impl Dispatcher<'_> {
                 "Denied by rule built-in deny: test assertions: this edit changes, removes or renames the assertions of `{name}` in {path}. The task is to make the test pass as written: fix the code under test."
             );
             self.event(TaskEvent::Permission {
-                call_id: String::new(),
+                call_id: call_id.to_owned(),
                 tool: "edit_file".into(),
                 decision: Decision::Deny,
                 rule: "built-in deny: test assertions".into(),

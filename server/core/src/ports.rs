@@ -67,6 +67,20 @@ pub struct TaskStatus {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TaskEvent {
+    /// The first event of a run (and of every resumed run): what the task
+    /// is and what it may spend, so a trace stands on its own.
+    Started {
+        goal: String,
+        task: crate::task::TaskKind,
+        provider: String,
+        model: String,
+        max_turns: u32,
+        max_cost_usd: Option<f64>,
+        max_tokens: u64,
+        max_minutes: u64,
+        /// Continued from a checkpoint after a crash or a pause.
+        resumed: bool,
+    },
     Status(TaskStatus),
     /// What the harness is doing now, for the progress line
     /// ("running tests", "waiting for approval").
@@ -131,6 +145,10 @@ pub enum TaskEvent {
         tokens_before: u64,
         tokens_after: u64,
         archive: String,
+        /// The summarizing model call's own usage and cost (not a turn,
+        /// but it counts against the budget).
+        usage: Usage,
+        cost_usd: Option<f64>,
     },
     Question {
         question: String,

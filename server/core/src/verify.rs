@@ -152,7 +152,7 @@ impl TestVerifier {
             failures: result.failures,
             command,
             duration_ms: result.duration.as_millis() as u64,
-            log_path: log_path.display().to_string(),
+            log_path: shown_path(workspace.root(), &log_path),
         })
     }
 }
@@ -278,6 +278,16 @@ impl Verifier for TestVerifier {
     }
 }
 
+/// A log's path as evidence shows it: workspace-relative when it is
+/// inside the workspace (the model reads it so, and a shared trace should
+/// not carry the user's home directory), else as it is.
+fn shown_path(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 impl TestVerifier {
     /// Runs the baseline's scope again: a test failing now that did not
     /// fail before (other than the target) is a regression.
@@ -397,7 +407,7 @@ impl TestVerifier {
             exit_code,
             duration_ms: result.duration.as_millis() as u64,
             files,
-            log_path: log_path.display().to_string(),
+            log_path: shown_path(cx.workspace.root(), &log_path),
             failures: result.failures.clone(),
         };
         Ok((evidence, telling_lines(&result.tail)))

@@ -322,6 +322,24 @@ async fn a_test_cannot_be_made_to_pass_by_weakening_it() {
     );
     assert_eq!(r.ws.text(TEST_FILE).unwrap(), support::TEST_TEXT);
     assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
+    // The denial names its call, and comes before any rule is asked.
+    let permissions: Vec<_> = r
+        .progress
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            TaskEvent::Permission {
+                call_id,
+                tool,
+                decision,
+                ..
+            } if tool == "edit_file" => Some((call_id, decision)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(permissions.len(), 1, "{permissions:?}");
+    assert!(!permissions[0].0.is_empty(), "{permissions:?}");
+    assert_eq!(permissions[0].1, Decision::Deny);
 }
 
 #[tokio::test]

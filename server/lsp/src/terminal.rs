@@ -370,6 +370,8 @@ impl TerminalProgress {
         let mut line = self.lock();
         let mut out = String::new();
         match event {
+            // `rein run` prints its own header before the task starts.
+            TaskEvent::Started { .. } => {}
             TaskEvent::Status(status) => {
                 line.turn = status.turn;
                 line.max_turns = status.max_turns;
@@ -440,6 +442,7 @@ impl TerminalProgress {
                 tokens_before,
                 tokens_after,
                 archive,
+                ..
             } => push_line(
                 &mut out,
                 &format!(

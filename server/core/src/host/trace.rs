@@ -148,6 +148,12 @@ pub fn record(task: &TaskId, step: u64, event: &TaskEvent, ts: String) -> Value 
             out["tokens"] = json!({"in": usage.input_tokens, "out": usage.output_tokens, "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens});
             out["cost_usd"] = json!(cost_usd);
         }
+        TaskEvent::Compaction {
+            usage, cost_usd, ..
+        } => {
+            out["tokens"] = json!({"in": usage.input_tokens, "out": usage.output_tokens, "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens});
+            out["cost_usd"] = json!(cost_usd);
+        }
         TaskEvent::ToolCall { arguments, .. } => out["inputs"] = arguments.clone(),
         TaskEvent::ToolResult {
             summary,
@@ -200,6 +206,29 @@ mod tests {
     fn timestamps_are_rfc3339() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(1_796_022_721_234), "2026-11-30T07:12:01.234Z");
+    }
+
+    #[test]
+    fn a_compaction_record_carries_its_calls_tokens_and_cost() {
+        let event = TaskEvent::Compaction {
+            summarized_items: 12,
+            tokens_before: 90_000,
+            tokens_after: 9_000,
+            archive: ".rein/artifacts/t-1/history-1.json".into(),
+            usage: rein_models::Usage {
+                input_tokens: 80_000,
+                output_tokens: 700,
+                ..rein_models::Usage::default()
+            },
+            cost_usd: Some(0.25),
+        };
+        let record = record(&TaskId("t-1".into()), 7, &event, "ts".into());
+        assert_eq!(record["kind"], "compaction");
+        assert_eq!(
+            record["tokens"],
+            json!({"in": 80_000, "out": 700, "cache_read": 0, "cache_write": 0})
+        );
+        assert_eq!(record["cost_usd"], 0.25);
     }
 
     #[test]

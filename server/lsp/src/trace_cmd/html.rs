@@ -205,7 +205,7 @@ fn summary(out: &mut String, r: &Report) {
             out,
             "task total",
             esc(&format!(
-                "{} in · {} out · {} (the task's own count, compaction included)",
+                "{} in · {} out · {} (the task's own count; the calls above differ)",
                 fmt_count(t.input),
                 fmt_count(t.output),
                 fmt_usd(t.cost_usd)

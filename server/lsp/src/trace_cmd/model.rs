@@ -28,7 +28,8 @@ pub struct Report {
     pub model_calls: u32,
     pub unpriced_calls: u32,
     /// The totals of the last status, when they differ from the sums of
-    /// the model calls (a compaction call is counted there only).
+    /// the model calls (traces written before compaction calls recorded
+    /// their usage).
     pub status_totals: Option<StatusTotals>,
     pub start_ts: Option<String>,
     pub duration_ms: Option<u64>,
@@ -403,6 +404,34 @@ impl<'a> Builder<'a> {
         }
         let text = |key: &str| e.str(key).unwrap_or("").to_owned();
         match e.kind.as_str() {
+            "started" => {
+                self.max_turns = field_u64(e, "max_turns").or(self.max_turns);
+                let mut line = match e.get("task") {
+                    Some(t) if t.get("kind").and_then(Value::as_str) == Some("fix_test") => {
+                        format!(
+                            "fix test {}::{}",
+                            t.get("path").and_then(Value::as_str).unwrap_or("?"),
+                            t.get("name").and_then(Value::as_str).unwrap_or("?")
+                        )
+                    }
+                    _ => "instruction".to_owned(),
+                };
+                line.push_str(&format!(
+                    " · {}/{}",
+                    e.str("provider").unwrap_or("?"),
+                    e.str("model").unwrap_or("?")
+                ));
+                if let Some(usd) = e.f64("max_cost_usd") {
+                    line.push_str(&format!(" · up to {}", fmt_usd(usd)));
+                }
+                let label = if e.get("resumed").and_then(Value::as_bool) == Some(true) {
+                    "resumed"
+                } else {
+                    "started"
+                };
+                self.flush();
+                self.push(Entry::new(at, Class::State, label, line));
+            }
             "status" => self.status(e, at),
             "model_call" => self.model_call(e, at),
             "model_retry" => {
@@ -439,13 +468,29 @@ impl<'a> Builder<'a> {
                     .push(Entry::new(at, Class::Context, "context", line));
             }
             "compaction" => {
-                let line = format!(
+                let mut line = format!(
                     "{} items summarized · {} → {} tok · archive {}",
                     e.u64("summarized_items").unwrap_or(0),
                     fmt_count(e.u64("tokens_before").unwrap_or(0)),
                     fmt_count(e.u64("tokens_after").unwrap_or(0)),
                     e.str("archive").unwrap_or("?")
                 );
+                // The summarizing call is a model call too (older traces
+                // did not record its usage).
+                if e.get("tokens").is_some() || e.get("usage").is_some() {
+                    let tokens = call_tokens(e);
+                    self.tokens.add(&tokens);
+                    self.model_calls += 1;
+                    match e.f64("cost_usd") {
+                        Some(c) => self.cost_usd += c,
+                        None => self.unpriced_calls += 1,
+                    }
+                    line.push_str(&format!(
+                        " · call {} in · {} out",
+                        fmt_count(tokens.total_input()),
+                        fmt_count(tokens.output)
+                    ));
+                }
                 self.pending
                     .push(Entry::new(at, Class::Context, "compact", line));
             }

@@ -119,9 +119,9 @@ fn header(out: &mut String, r: &Report, p: &Painter) {
     if let Some(totals) = &r.status_totals {
         row(
             out,
-            "task total",
+            "counted",
             &format!(
-                "{} in · {} out · {} (the task's own count, compaction included)",
+                "{} in · {} out · {} (the task's own count; the calls above differ)",
                 fmt_count(totals.input),
                 fmt_count(totals.output),
                 fmt_usd(totals.cost_usd)
