@@ -25,6 +25,7 @@ use crate::session::Session;
 pub struct LspProgress {
     tx: mpsc::UnboundedSender<TaskEvent>,
     session: Arc<Session>,
+    forwarder: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// The progress token of a task: how `window/workDoneProgress/cancel`
@@ -37,8 +38,19 @@ impl LspProgress {
     /// Starts forwarding a task's events to the client.
     pub fn start(client: Client, session: Arc<Session>, task: TaskId, title: String) -> Arc<Self> {
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(forward(client, Arc::clone(&session), task, title, rx));
-        Arc::new(Self { tx, session })
+        let forwarder = tokio::spawn(forward(client, Arc::clone(&session), task, title, rx));
+        Arc::new(Self {
+            tx,
+            session,
+            forwarder: std::sync::Mutex::new(Some(forwarder)),
+        })
+    }
+
+    /// The forwarding task: it ends once the final status is sent, or
+    /// once every handle on this sink is dropped. Awaiting it is how the
+    /// server knows the editor has been told everything.
+    pub fn take_forwarder(&self) -> Option<tokio::task::JoinHandle<()>> {
+        self.forwarder.lock().ok()?.take()
     }
 }
 

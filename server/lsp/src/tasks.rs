@@ -69,6 +69,7 @@ impl Tasks {
     ) -> TaskId {
         let cancel = CancellationToken::new();
         let progress = LspProgress::start(client.clone(), Arc::clone(session), id.clone(), title);
+        let forwarder = progress.take_forwarder();
         let future = run(
             Arc::clone(session),
             client.clone(),
@@ -93,6 +94,12 @@ impl Tasks {
         let key = id.0.clone();
         let handle = tokio::spawn(async move {
             future.await;
+            // The task is over only once the editor has been told: so
+            // `shutdown` (which waits for this) answers after the final
+            // status, not before.
+            if let Some(forwarder) = forwarder {
+                let _ = forwarder.await;
+            }
             if let Ok(mut running) = session_for_end.tasks.running.lock() {
                 running.remove(&key);
             }
