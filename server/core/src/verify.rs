@@ -228,12 +228,22 @@ impl Verifier for TestVerifier {
                 }
                 Acceptance::EditsWithin { globs } => {
                     let mut set = GlobSetBuilder::new();
+                    let mut bad = Vec::new();
                     for g in globs {
-                        if let Ok(glob) = Glob::new(g) {
-                            set.add(glob);
+                        match Glob::new(g) {
+                            Ok(glob) => {
+                                set.add(glob);
+                            }
+                            Err(_) => bad.push(g.as_str()),
                         }
                     }
-                    if let Ok(set) = set.build() {
+                    // A check that cannot be made is not passed.
+                    if !bad.is_empty() {
+                        gaps.push(format!(
+                            "the allowed paths cannot be checked: {} is not a valid glob",
+                            bad.join(", ")
+                        ));
+                    } else if let Ok(set) = set.build() {
                         let outside: Vec<&String> =
                             cx.touched.iter().filter(|p| !set.is_match(p)).collect();
                         if !outside.is_empty() {

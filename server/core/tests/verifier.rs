@@ -14,7 +14,7 @@ use pretty_assertions::assert_eq;
 use rein_core::fakes::{MemoryWorkspace, ScriptedExec, command_result};
 use rein_core::host::testcmd::TestCommand;
 use rein_core::ports::{Verdict, Verifier, VerifyContext};
-use rein_core::task::{TaskId, TaskSpec};
+use rein_core::task::{Acceptance, TaskId, TaskSpec};
 use rein_core::verify::TestVerifier;
 use rein_text::ContentHash;
 use support::{CART_FIXED, TEST_FILE, TEST_TEXT, cart_workspace};
@@ -78,7 +78,11 @@ async fn case(ws: MemoryWorkspace) -> Case {
 
 impl Case {
     async fn verify(&self) -> Verdict {
-        let touched = vec!["cart.py".to_owned()];
+        self.verify_touching(&["cart.py"]).await
+    }
+
+    async fn verify_touching(&self, touched: &[&str]) -> Verdict {
+        let touched: Vec<String> = touched.iter().map(|p| (*p).to_owned()).collect();
         self.verifier
             .verify(VerifyContext {
                 task: &self.task,
@@ -190,5 +194,36 @@ async fn a_regression_elsewhere_is_refused() {
         evidence[0].exit_code,
         Some(0),
         "the target test itself passes"
+    );
+}
+
+#[tokio::test]
+async fn an_edit_outside_the_allowed_paths_is_refused() {
+    let mut c = case(cart_workspace()).await;
+    c.task.acceptance.push(Acceptance::EditsWithin {
+        globs: vec!["cart.py".into(), "src/**".into()],
+    });
+    c.fix();
+    assert!(matches!(
+        c.verify_touching(&["cart.py", "src/lib/util.py"]).await,
+        Verdict::Verified { .. }
+    ));
+    let Verdict::Gap { gap, .. } = c.verify_touching(&["cart.py", "setup.py"]).await else {
+        panic!("accepted an edit outside the allowed paths")
+    };
+    assert_eq!(
+        gap,
+        "edits were made outside the allowed paths (cart.py, src/**): setup.py"
+    );
+    // A check that cannot be made does not pass.
+    c.task.acceptance.push(Acceptance::EditsWithin {
+        globs: vec!["src/[".into()],
+    });
+    let Verdict::Gap { gap, .. } = c.verify().await else {
+        panic!("a broken check passed")
+    };
+    assert_eq!(
+        gap,
+        "the allowed paths cannot be checked: src/[ is not a valid glob"
     );
 }
