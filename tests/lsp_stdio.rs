@@ -125,3 +125,33 @@ async fn the_editor_going_away_ends_the_server() {
     let (code, stderr) = finish(child).await;
     assert_eq!(code, 1, "stderr:\n{stderr}");
 }
+
+/// The log also lands in the workspace, where the user can find it after
+/// the editor threw stderr away, and an API key from the editor's settings
+/// is never in it, even at `debug`.
+#[tokio::test]
+async fn the_log_is_kept_in_the_workspace_without_secrets() {
+    const KEY: &str = "sk-ant-api03-EDITORKEY0123456789abcdef";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (child, mut c) = spawn();
+    let root_uri = format!("file://{}", root.display());
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {},
+               "initializationOptions": {"provider": "anthropic", "apiKey": KEY}}),
+    )
+    .await
+    .unwrap();
+    c.notify("initialized", json!({})).await.unwrap();
+    c.request("shutdown", json!(null)).await.unwrap();
+    c.notify("exit", json!(null)).await.unwrap();
+    let (code, stderr) = finish(child).await;
+    assert_eq!(code, 0, "stderr:\n{stderr}");
+    let log = std::fs::read_to_string(root.join(".rein/logs/lsp.log")).unwrap();
+    assert!(log.contains("workspace root"), "{log}");
+    assert!(log.contains("initialize"), "{log}");
+    for text in [&log, &stderr] {
+        assert!(!text.contains("EDITORKEY"), "{text}");
+    }
+}

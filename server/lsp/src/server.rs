@@ -246,6 +246,7 @@ impl LanguageServer for Backend {
             .caps
             .set(ClientCaps::from_lsp(&params.capabilities));
         if let Some(root) = workspace_root(&params) {
+            crate::logging::log_to_workspace(&root);
             tracing::info!(root = %root.display(), "workspace root");
             let _ = self.shared.root.set(root);
         }
