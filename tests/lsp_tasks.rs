@@ -415,9 +415,19 @@ async fn an_unanswered_edit_times_out_and_the_task_goes_on() {
 
     let status = s.until_end(&task).await;
     assert_state(&status, "succeeded");
-    assert_eq!(s.edits_of("cart.py").len(), 2);
+    let edits = s.edits_of("cart.py");
+    assert_eq!(edits.len(), 2);
     assert_eq!(s.editor.buffer("cart.py").unwrap(), fixed_cart());
     assert_eq!(s.disk("cart.py"), fixed_cart());
+    // The unanswered edit was withdrawn: accepting its prompt later must
+    // not land an edit the task no longer waits for.
+    let withdrawn = s.messages("$/cancelRequest");
+    assert!(
+        withdrawn
+            .iter()
+            .any(|m| m["params"]["id"] == edits[0]["id"]),
+        "{withdrawn:?}"
+    );
 
     assert_eq!(s.shutdown().await, 0);
 }
@@ -528,6 +538,11 @@ async fn cancelling_while_an_edit_awaits_approval_ends_the_task() {
     assert_state(&status, "cancelled");
     assert_eq!(s.editor.buffer("cart.py").unwrap(), demo_cart());
     assert_eq!(s.disk("cart.py"), demo_cart());
+    // The held edit is withdrawn.
+    s.wait_for(mark, |m| {
+        m["method"] == "$/cancelRequest" && m["params"]["id"] == held["id"]
+    })
+    .await;
 
     // The user dismisses the now pointless prompt; the server goes on.
     s.editor

@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{ApplyWorkspaceEditResponse, Uri};
 
-use crate::client_requests;
+use crate::client_requests::{self, Unanswered};
 use crate::ext::{SAVE_DOCUMENTS, SaveDocumentsParams};
 use crate::session::Session;
 
@@ -171,21 +171,23 @@ impl LspWorkspace {
         edit
     }
 
-    /// Sends an `applyEdit` and waits (bounded) for the user's answer.
+    /// Sends an `applyEdit` and waits (bounded) for the user's answer. An
+    /// edit nobody waits for any more (timed out, or the task cancelled) is
+    /// withdrawn with `$/cancelRequest`.
     async fn apply(&self, edit: Value, label: &str) -> Result<ApplyWorkspaceEditResponse, String> {
-        let client = self.client.clone();
         let params = json!({"edit": edit, "label": label});
-        let request = async move { client.send_request::<RawApplyEdit>(params).await };
         let timeout = self.session.approval_timeout();
-        match tokio::time::timeout(timeout, request).await {
-            Ok(Ok(response)) => {
+        match client_requests::withdrawable(&self.client, APPLY_EDIT, params, timeout).await {
+            Ok(answer) => {
                 // The editor has answered and may have applied the edit;
                 // Rein has not recorded it yet.
                 rein_core::failpoint::hit("apply_edit");
-                Ok(response)
+                serde_json::from_value(answer)
+                    .map_err(|e| format!("the editor's answer cannot be read: {e}"))
             }
-            Ok(Err(e)) => Err(format!("the editor could not apply it: {e}")),
-            Err(_) => Err(format!(
+            Err(Unanswered::Error(e)) => Err(format!("the editor could not apply it: {e}")),
+            Err(Unanswered::Gone) => Err("the editor went away before answering".into()),
+            Err(Unanswered::Timeout) => Err(format!(
                 "the editor did not answer within {} s",
                 timeout.as_secs_f64()
             )),
@@ -513,16 +515,10 @@ impl Workspace for LspWorkspace {
     }
 }
 
-/// `workspace/applyEdit` with the edit as built: the typed `WorkspaceEdit`
-/// would read an `AnnotatedTextEdit` as a plain `TextEdit` and drop its
-/// `annotationId` (an untagged union), losing the confirmation.
-enum RawApplyEdit {}
-
-impl tower_lsp_server::ls_types::request::Request for RawApplyEdit {
-    type Params = Value;
-    type Result = ApplyWorkspaceEditResponse;
-    const METHOD: &'static str = "workspace/applyEdit";
-}
+/// `workspace/applyEdit`, sent with the edit as built (raw JSON): the typed
+/// `WorkspaceEdit` would read an `AnnotatedTextEdit` as a plain `TextEdit`
+/// and drop its `annotationId` (an untagged union), losing the confirmation.
+const APPLY_EDIT: &str = "workspace/applyEdit";
 
 /// `rein/saveDocuments` as a typed request.
 enum SaveDocuments {}

@@ -5,7 +5,7 @@
 //! `--html`, one self-contained HTML file instead: the timeline, a chart of
 //! tokens and cost per turn, the diffs of every edit and the evidence.
 //!
-//! The workspace is `--workspace` or the current directory, or the nearest
+//! The workspace is `--workspace` (exactly), or the current directory, or the nearest
 //! folder above it that has a `.rein/` (as git finds `.git/`). A trace is
 //! read leniently: a line cut by a crash is skipped with a note, an event of
 //! a kind this version does not know is shown as it is. Exit codes: 0 shown;
@@ -58,19 +58,31 @@ pub fn main(args: TraceArgs) -> ExitCode {
 }
 
 fn run(args: &TraceArgs) -> Result<(), Failure> {
-    let start = match &args.workspace {
-        Some(dir) => std::path::absolute(dir)
-            .map_err(|e| Failure::usage(format!("the workspace {}: {e}", dir.display())))?,
-        None => std::env::current_dir()
-            .map_err(|e| Failure::usage(format!("no current directory: {e}")))?,
+    let root = match &args.workspace {
+        // The project the user named, not a folder above it.
+        Some(dir) => {
+            let root = std::path::absolute(dir)
+                .map_err(|e| Failure::usage(format!("the workspace {}: {e}", dir.display())))?;
+            if !root.join(".rein").is_dir() {
+                return Err(Failure::usage(format!(
+                    "no .rein/ folder in {}: Rein has run no task there.",
+                    root.display()
+                )));
+            }
+            root
+        }
+        None => {
+            let start = std::env::current_dir()
+                .map_err(|e| Failure::usage(format!("no current directory: {e}")))?;
+            find_root(&start).ok_or_else(|| {
+                Failure::usage(format!(
+                    "no .rein/ folder in {} or any folder above it: Rein has run no task there. \
+                     Run it in the project (or pass --workspace DIR).",
+                    start.display()
+                ))
+            })?
+        }
     };
-    let root = find_root(&start).ok_or_else(|| {
-        Failure::usage(format!(
-            "no .rein/ folder in {} or any folder above it: Rein has run no task there. \
-             Run it in the project (or pass --workspace DIR).",
-            start.display()
-        ))
-    })?;
     // Traces are redacted when written; this catches what an older writer
     // or a key set since may have let through.
     let redactor = Redactor::from_process(None::<String>);
