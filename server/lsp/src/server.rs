@@ -194,7 +194,10 @@ impl Backend {
                     values.swap_remove(0)
                 };
                 if !value.is_null() {
-                    tracing::debug!(settings = %value, "settings from workspace/configuration");
+                    tracing::debug!(
+                        settings = %crate::settings::for_log(&value),
+                        "settings from workspace/configuration"
+                    );
                     if let Ok(mut settings) = shared.settings.write() {
                         *settings = value;
                     }

@@ -35,6 +35,40 @@ pub fn config(root: &Path, editor: &Value) -> Result<Config, String> {
     Config::resolve(&layers, &|name| std::env::var(name).ok()).map_err(|e| e.to_string())
 }
 
+/// The editor's settings as they may appear in a log: every value under a
+/// name that holds a credential (`apiKey`, `api_key`, `token`, `secret`,
+/// `password`, in any case) is replaced, at any depth. The settings are
+/// worth logging (they explain what a task ran with); the key never is.
+pub fn for_log(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(name, inner)| {
+                    let shown = if is_credential(name) && !inner.is_null() {
+                        Value::String("<redacted>".to_owned())
+                    } else {
+                        for_log(inner)
+                    };
+                    (name.clone(), shown)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(for_log).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_credential(name: &str) -> bool {
+    let name: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    ["apikey", "token", "secret", "password"]
+        .iter()
+        .any(|word| name.contains(word))
+}
+
 fn user_config_file() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
@@ -57,6 +91,33 @@ fn read_file(path: &Path) -> Result<Option<Settings>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: `REIN_LOG=debug` logged the editor's settings with the
+    /// API key in them (found by the Neovim end-to-end suite).
+    #[test]
+    fn settings_logged_never_hold_a_credential() {
+        let settings = serde_json::json!({
+            "provider": "anthropic",
+            "apiKey": "sk-ant-SECRET-1",
+            "maxTurns": 5,
+            "openai": {"api_key": "sk-SECRET-2", "baseUrl": "http://localhost:1"},
+            "headers": [{"Auth-Token": "SECRET-3"}],
+            "unsetKey": null,
+        });
+        let shown = for_log(&settings);
+        assert!(!shown.to_string().contains("SECRET"), "{shown}");
+        assert_eq!(
+            shown,
+            serde_json::json!({
+                "provider": "anthropic",
+                "apiKey": "<redacted>",
+                "maxTurns": 5,
+                "openai": {"api_key": "<redacted>", "baseUrl": "http://localhost:1"},
+                "headers": [{"Auth-Token": "<redacted>"}],
+                "unsetKey": null,
+            })
+        );
+    }
 
     #[test]
     fn a_broken_file_is_named_not_ignored() {

@@ -1,0 +1,339 @@
+-- `:Rein {subcommand}`: fix, ask, answer, cancel, resume, trace, review,
+-- verification, status. Each subcommand is a function of the command's
+-- arguments; the server does the work (test finding included).
+
+local lsp = require('rein.lsp')
+local progress = require('rein.progress')
+
+local M = {}
+
+local function notify(msg, level)
+  vim.notify('Rein: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function started(client, what)
+  return function(result)
+    local id = type(result) == 'table' and result.taskId or nil
+    if type(id) ~= 'string' then
+      notify('the server did not start a task: ' .. vim.inspect(result), vim.log.levels.ERROR)
+      return
+    end
+    progress.started(id, client.id, what)
+    notify(('started task %s: %s'):format(id, what))
+  end
+end
+
+--- A task id from the arguments, else the one the user most likely means:
+--- the only candidate, or one picked from a list.
+local function with_task(arg, candidates, what, fn)
+  if arg and arg ~= '' then
+    local known = progress.tasks[arg]
+    fn(arg, known)
+    return
+  end
+  if #candidates == 0 then
+    notify('no task to ' .. what, vim.log.levels.WARN)
+    return
+  end
+  if #candidates == 1 then
+    fn(candidates[1].id, candidates[1])
+    return
+  end
+  vim.ui.select(candidates, {
+    prompt = 'Rein: which task to ' .. what .. '?',
+    format_item = function(t)
+      return ('%s  %s  %s'):format(t.id, t.state, t.title or '')
+    end,
+  }, function(choice)
+    if choice then
+      fn(choice.id, choice)
+    end
+  end)
+end
+
+--- The client that owns a task, else the current buffer's; says why when
+--- there is none (unless `quiet`).
+local function client_for(task, quiet)
+  if task and task.client_id then
+    local client = vim.lsp.get_client_by_id(task.client_id)
+    if client then
+      return client
+    end
+  end
+  local client, err = lsp.client()
+  if not client and not quiet then
+    notify(err, vim.log.levels.ERROR)
+  end
+  return client
+end
+
+local function need_client(bufnr)
+  local client, err = lsp.client(bufnr)
+  if not client then
+    notify(err, vim.log.levels.ERROR)
+  end
+  return client
+end
+
+--- Ids of the tasks with a trace in the project's `.rein/traces/` (tasks of
+--- earlier sessions included).
+local function traced_ids()
+  local client = lsp.client()
+  local root = client and client.root_dir or vim.fn.getcwd()
+  local ids = {}
+  for _, file in ipairs(vim.fn.glob(root .. '/.rein/traces/*.jsonl', false, true)) do
+    table.insert(ids, vim.fn.fnamemodify(file, ':t:r'))
+  end
+  return ids
+end
+
+--- Task ids for completion: this session's, then those with a trace.
+local function task_ids()
+  local ids = {}
+  for _, t in ipairs(progress.all()) do
+    table.insert(ids, t.id)
+  end
+  for _, id in ipairs(traced_ids()) do
+    if not vim.list_contains(ids, id) then
+      table.insert(ids, id)
+    end
+  end
+  return ids
+end
+
+--- :Rein fix — the "Fix test … with Rein" code action of the test under the
+--- cursor.
+function M.fix()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = need_client(bufnr)
+  if not client then
+    return
+  end
+  if not client.attached_buffers[bufnr] then
+    notify(
+      'Rein is not attached to this buffer; open a test file of the project',
+      vim.log.levels.ERROR
+    )
+    return
+  end
+  local params = vim.lsp.util.make_range_params(0, client.offset_encoding)
+  params.context = { diagnostics = {}, triggerKind = 1 }
+  client:request('textDocument/codeAction', params, function(err, actions)
+    if err then
+      notify('code actions failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    for _, action in ipairs(type(actions) == 'table' and actions or {}) do
+      -- A CodeAction carries its Command; a bare Command is one.
+      local command = type(action.command) == 'table' and action.command or action
+      if command.command == 'rein.fixTest' and type(command.arguments) == 'table' then
+        local title = action.title or 'fix a test'
+        lsp.execute(client, 'rein.fixTest', command.arguments[1], started(client, title), bufnr)
+        return
+      end
+    end
+    notify('no test under the cursor: put it inside a test function', vim.log.levels.WARN)
+  end, bufnr)
+end
+
+--- The LSP range of lines `line1`..`line2` (1-based, inclusive).
+local function line_range(bufnr, line1, line2, encoding)
+  local last = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, false)[1] or ''
+  return {
+    start = { line = line1 - 1, character = 0 },
+    ['end'] = { line = line2 - 1, character = vim.str_utfindex(last, encoding) },
+  }
+end
+
+--- :[range]Rein ask [instruction] — a task from an instruction, about the
+--- current file (and the lines of the range).
+function M.ask(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = need_client(bufnr)
+  if not client then
+    return
+  end
+  local function run(instruction)
+    instruction = vim.trim(instruction or '')
+    if instruction == '' then
+      return
+    end
+    local arg = { instruction = instruction }
+    if client.attached_buffers[bufnr] then
+      arg.uri = vim.uri_from_bufnr(bufnr)
+      if opts.range and opts.range > 0 then
+        arg.range = line_range(bufnr, opts.line1, opts.line2, client.offset_encoding)
+      end
+    end
+    lsp.execute(client, 'rein.runTask', arg, started(client, instruction), bufnr)
+  end
+  if opts.rest ~= '' then
+    run(opts.rest)
+  else
+    vim.ui.input({ prompt = 'Ask Rein: ' }, run)
+  end
+end
+
+--- :Rein answer [text] — answers the question of a task waiting for you.
+function M.answer(opts)
+  local waiting = vim.tbl_filter(function(t)
+    return t.state == 'waiting_user'
+  end, progress.active())
+  with_task(nil, waiting, 'answer', function(id, task)
+    local client = client_for(task)
+    if not client then
+      return
+    end
+    local function send(text)
+      if not text or vim.trim(text) == '' then
+        return
+      end
+      lsp.execute(client, 'rein.answer', { taskId = id, text = text }, function()
+        notify('answer sent to task ' .. id)
+      end)
+    end
+    if opts.rest ~= '' then
+      send(opts.rest)
+    else
+      vim.ui.input({ prompt = (task and task.question or 'Answer') .. '\n> ' }, send)
+    end
+  end)
+end
+
+--- :Rein cancel [task] (Neovim has no cancel button on progress).
+function M.cancel(opts)
+  with_task(opts.rest, progress.active(), 'cancel', function(id, task)
+    local client = client_for(task)
+    if not client then
+      return
+    end
+    lsp.execute(client, 'rein.cancelTask', { taskId = id }, function(result)
+      if type(result) == 'table' and result.cancelled == false then
+        notify('task ' .. id .. ' is not running here', vim.log.levels.WARN)
+      end
+    end)
+  end)
+end
+
+--- :Rein resume [task] — a task waiting for you, or left by a server that
+--- died.
+function M.resume(opts)
+  local waiting = vim.tbl_filter(function(t)
+    return t.state == 'waiting_user'
+  end, progress.active())
+  with_task(opts.rest, waiting, 'resume', function(id, task)
+    local client = client_for(task)
+    if not client then
+      return
+    end
+    lsp.execute(client, 'rein.resumeTask', { taskId = id }, started(client, 'resume ' .. id))
+  end)
+end
+
+--- :Rein trace [task] [text|html]
+function M.trace(opts)
+  local args = vim.split(opts.rest, '%s+', { trimempty = true })
+  local format = nil
+  if args[#args] == 'html' or args[#args] == 'text' then
+    format = table.remove(args)
+  end
+  local candidates = progress.all()
+  for _, id in ipairs(traced_ids()) do
+    if not progress.tasks[id] then
+      table.insert(candidates, { id = id, state = 'earlier' })
+    end
+  end
+  with_task(args[1], candidates, 'trace', function(id, task)
+    local client = client_for(task, true)
+    local root = client and client.root_dir or vim.fn.getcwd()
+    require('rein.trace').show(id, root, format)
+  end)
+end
+
+--- :Rein verification [task] — what the verifier checked, with evidence.
+function M.verification(opts)
+  local checked = vim.tbl_filter(function(t)
+    return t.verification ~= nil
+  end, progress.all())
+  with_task(opts.rest, checked, 'show the verification of', function(id)
+    local task = progress.tasks[id]
+    if not task or not task.verification then
+      notify('no verification received for task ' .. id, vim.log.levels.WARN)
+      return
+    end
+    require('rein.trace').show_verification(task.verification)
+  end)
+end
+
+--- :Rein review — the edit waiting for approval, again.
+function M.review()
+  require('rein.approval').review()
+end
+
+--- :Rein status — every task of this session.
+function M.status()
+  local lines = {}
+  for _, t in ipairs(progress.all()) do
+    table.insert(
+      lines,
+      ('%s  %-16s %s'):format(t.id, t.state, t.reason or t.message or t.title or '')
+    )
+  end
+  if #lines == 0 then
+    lines = { 'no Rein task in this session' }
+  end
+  vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
+end
+
+M.subcommands = {
+  fix = M.fix,
+  ask = M.ask,
+  answer = M.answer,
+  cancel = M.cancel,
+  resume = M.resume,
+  trace = M.trace,
+  verification = M.verification,
+  review = M.review,
+  status = M.status,
+}
+
+--- The :Rein command.
+function M.run(opts)
+  local sub, rest = (opts.args or ''):match('^%s*(%S*)%s*(.-)%s*$')
+  local fn = M.subcommands[sub]
+  if not fn then
+    local names = vim.tbl_keys(M.subcommands)
+    table.sort(names)
+    notify(
+      (sub == '' and 'which subcommand? ' or ('unknown subcommand %q; '):format(sub))
+        .. table.concat(names, ', '),
+      vim.log.levels.ERROR
+    )
+    return
+  end
+  opts.rest = rest
+  fn(opts)
+end
+
+--- Completion for :Rein.
+function M.complete(arglead, cmdline)
+  local words = vim.split(cmdline:gsub('^%S*Rein!?%s*', ''), '%s+')
+  local candidates
+  if #words <= 1 then
+    candidates = vim.tbl_keys(M.subcommands)
+    table.sort(candidates)
+  elseif
+    #words == 2 and vim.list_contains({ 'cancel', 'resume', 'trace', 'verification' }, words[1])
+  then
+    candidates = task_ids()
+  elseif #words == 3 and words[1] == 'trace' then
+    candidates = { 'text', 'html' }
+  else
+    return {}
+  end
+  return vim.tbl_filter(function(c)
+    return vim.startswith(c, arglead)
+  end, candidates)
+end
+
+return M

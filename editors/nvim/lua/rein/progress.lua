@@ -1,0 +1,257 @@
+-- What Rein's tasks are doing: fed by `rein/taskStatus`, `$/progress`
+-- (through the LspProgress autocmd) and `rein/verification`; read by the
+-- statusline component, the commands and `vim.notify` on each outcome.
+
+local M = {}
+
+local TERMINAL = {
+  succeeded = true,
+  failed = true,
+  cancelled = true,
+  budget_exhausted = true,
+}
+
+--- Tasks by id: `{id, client_id, title, state, reason, turn, max_turns,
+--- tokens, cost, message, question, verification, seq}`.
+M.tasks = {}
+
+local seq = 0
+local set_up = false
+
+local function notify(msg, level)
+  if require('rein.config').get().notify then
+    vim.notify('Rein: ' .. msg, level or vim.log.levels.INFO)
+  end
+end
+
+local function changed(task)
+  vim.schedule(function()
+    pcall(vim.api.nvim_exec_autocmds, 'User', {
+      pattern = 'ReinStatus',
+      modeline = false,
+      data = task and { task_id = task.id, state = task.state } or nil,
+    })
+    pcall(vim.cmd.redrawstatus)
+  end)
+end
+
+local function task(id, client_id)
+  local t = M.tasks[id]
+  if not t then
+    t = { id = id, state = 'queued', turn = 0, max_turns = 0, tokens = 0, cost = 0 }
+    M.tasks[id] = t
+  end
+  if client_id then
+    t.client_id = client_id
+  end
+  seq = seq + 1
+  t.seq = seq
+  return t
+end
+
+function M.is_terminal(state)
+  return TERMINAL[state] == true
+end
+
+--- A task the server just started (the answer to a command).
+function M.started(id, client_id, title)
+  if type(id) ~= 'string' then
+    return
+  end
+  local t = task(id, client_id)
+  t.title = title or t.title
+  changed(t)
+end
+
+local function tokens(n)
+  n = tonumber(n) or 0
+  if n >= 1000 then
+    return ('%.1fk tok'):format(n / 1000)
+  end
+  return ('%d tok'):format(n)
+end
+
+local function number(v)
+  return type(v) == 'number' and v or 0
+end
+
+local function outcome_text(t)
+  local spent = ('%s · $%.2f'):format(tokens(t.tokens), t.cost)
+  local reason = t.reason and t.reason ~= '' and (': ' .. t.reason) or ''
+  if t.state == 'succeeded' then
+    return ('%s%s · %s'):format(t.state, reason, spent)
+  end
+  return t.state .. reason
+end
+
+--- `rein/taskStatus {taskId, state, reason?, turn, maxTurns, inputTokens,
+--- outputTokens, costUsd}`.
+function M.on_task_status(_, params, ctx)
+  if
+    type(params) ~= 'table'
+    or type(params.taskId) ~= 'string'
+    or type(params.state) ~= 'string'
+  then
+    return
+  end
+  local t = task(params.taskId, ctx and ctx.client_id)
+  local was = t.state
+  t.state = params.state
+  t.reason = type(params.reason) == 'string' and params.reason or nil
+  t.turn = number(params.turn)
+  t.max_turns = number(params.maxTurns)
+  t.tokens = number(params.inputTokens) + number(params.outputTokens)
+  t.cost = number(params.costUsd)
+  if t.state == 'waiting_user' then
+    t.question = t.reason
+    if was ~= 'waiting_user' then
+      notify(
+        ('task %s asks: %s\n(answer with :Rein answer)'):format(t.id, t.reason or '(no question)'),
+        vim.log.levels.WARN
+      )
+    end
+  else
+    t.question = nil
+  end
+  if M.is_terminal(t.state) and not M.is_terminal(was) then
+    local level = t.state == 'succeeded' and vim.log.levels.INFO
+      or t.state == 'cancelled' and vim.log.levels.INFO
+      or vim.log.levels.WARN
+    notify(('task %s %s'):format(t.id, outcome_text(t)), level)
+    vim.schedule(function()
+      local approval = require('rein.approval')
+      approval.drop_task(t.id, 'the task ended (' .. t.state .. ')')
+      if #M.active() == 0 then
+        approval.reset_accept_all()
+      end
+    end)
+  end
+  changed(t)
+end
+
+--- `rein/verification {taskId, passed, detail, evidence}`: kept for
+--- :Rein verification.
+function M.on_verification(_, params, ctx)
+  if type(params) ~= 'table' or type(params.taskId) ~= 'string' then
+    return
+  end
+  local t = task(params.taskId, ctx and ctx.client_id)
+  t.verification = params
+  changed(t)
+end
+
+--- `window/showMessage`: the server's questions and errors. Shown as
+--- notifications (Neovim's default only echoes them), pointing at the
+--- Neovim command instead of VS Code's.
+function M.on_show_message(_, params)
+  if type(params) ~= 'table' or type(params.message) ~= 'string' then
+    return vim.NIL
+  end
+  local message = params.message:gsub('the “Rein: Answer” command', ':Rein answer')
+  local levels =
+    { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+  local level = levels[params.type] or vim.log.levels.INFO
+  -- Questions also come as a waiting_user status, which notifies.
+  if not message:match('^Rein asks:') then
+    vim.notify('Rein: ' .. message, level)
+  end
+  return vim.NIL
+end
+
+--- The LspProgress autocmd, for Rein's tokens (`rein/<taskId>`).
+local function on_progress(ev)
+  local data = ev.data or {}
+  local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+  if not require('rein.lsp').is_rein(client) then
+    return
+  end
+  local params = data.params or {}
+  local token = params.token
+  local value = params.value
+  if type(token) ~= 'string' or type(value) ~= 'table' then
+    return
+  end
+  local id = token:match('^rein/(.+)$')
+  if not id then
+    return
+  end
+  local t = task(id, data.client_id)
+  if value.kind == 'begin' then
+    t.title = type(value.message) == 'string' and value.message or t.title
+  elseif value.kind == 'report' and type(value.message) == 'string' then
+    t.message = value.message
+  end
+  changed(t)
+end
+
+function M.setup()
+  if set_up then
+    return
+  end
+  set_up = true
+  vim.api.nvim_create_autocmd('LspProgress', {
+    group = vim.api.nvim_create_augroup('rein.progress', { clear = true }),
+    callback = on_progress,
+  })
+end
+
+local function by_recency(list)
+  table.sort(list, function(a, b)
+    return a.seq > b.seq
+  end)
+  return list
+end
+
+--- Tasks not over yet (running, queued, verifying, waiting for the user),
+--- most recently updated first.
+function M.active()
+  local list = {}
+  for _, t in pairs(M.tasks) do
+    if not M.is_terminal(t.state) then
+      table.insert(list, t)
+    end
+  end
+  return by_recency(list)
+end
+
+--- Every task known, most recently updated first.
+function M.all()
+  local list = vim.tbl_values(M.tasks)
+  return by_recency(list)
+end
+
+--- The task the statusline is about: the latest active one, else the
+--- latest that ended.
+function M.current()
+  return M.active()[1] or M.all()[1]
+end
+
+--- The statusline text: empty when Rein has done nothing yet.
+function M.status()
+  local t = M.current()
+  local approval = package.loaded['rein.approval']
+  if approval and approval.pending() > 0 and not approval.visible() then
+    return 'Rein: an edit waits for you (:Rein review)'
+  end
+  if not t then
+    return ''
+  end
+  if t.state == 'waiting_user' then
+    return 'Rein: waiting for your answer (:Rein answer)'
+  end
+  if M.is_terminal(t.state) then
+    return 'Rein: ' .. outcome_text(t)
+  end
+  if t.message then
+    return 'Rein: ' .. t.message
+  end
+  return ('Rein: turn %d/%d · %s · %s · $%.2f'):format(
+    math.max(t.turn, 1),
+    t.max_turns,
+    t.state,
+    tokens(t.tokens),
+    t.cost
+  )
+end
+
+return M
