@@ -518,12 +518,23 @@ impl Agent {
         turn: u32,
         calls: Vec<Result<ToolCall, BadToolCall>>,
     ) -> Result<(), Stop> {
-        for call in calls.iter().flatten() {
+        for call in &calls {
+            // A call whose arguments did not parse is still a call: the
+            // trace shows what the model sent, so its error result has a
+            // call to belong to.
+            let (call_id, tool, arguments) = match call {
+                Ok(call) => (&call.id, &call.name, call.arguments.clone()),
+                Err(bad) => (
+                    &bad.id,
+                    &bad.name,
+                    serde_json::Value::String(raw_shown(&bad.raw_arguments)),
+                ),
+            };
             self.event(TaskEvent::ToolCall {
                 turn,
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                arguments: call.arguments.clone(),
+                call_id: call_id.clone(),
+                tool: tool.clone(),
+                arguments,
             });
         }
         let Batch {
@@ -1004,6 +1015,18 @@ fn sanitize(id: &str) -> String {
         .collect()
 }
 
+/// How much of unparseable arguments the trace keeps: enough to see what
+/// went wrong, not a whole truncated file.
+const RAW_ARGUMENTS_SHOWN: usize = 2_000;
+
+fn raw_shown(raw: &str) -> String {
+    if raw.len() <= RAW_ARGUMENTS_SHOWN {
+        return raw.to_owned();
+    }
+    let cut = raw.floor_char_boundary(RAW_ARGUMENTS_SHOWN);
+    format!("{}… ({} bytes)", &raw[..cut], raw.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::stop_name;
@@ -1019,3 +1042,4 @@ mod tests {
         );
     }
 }
+

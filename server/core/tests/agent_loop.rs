@@ -176,6 +176,32 @@ async fn bad_tool_calls_get_results_that_help() {
     "#]]
     .assert_debug_eq(&results);
     assert_eq!(r.server.violations(), Vec::<String>::new());
+
+    // Regression: calls whose arguments did not parse had a result but no
+    // call in the event stream (and so in the trace).
+    let events = r.progress.events();
+    let mut called = std::collections::HashSet::new();
+    for event in &events {
+        match event {
+            TaskEvent::ToolCall { call_id, .. } => {
+                called.insert(call_id.clone());
+            }
+            TaskEvent::ToolResult { call_id, tool, .. } => {
+                assert!(called.contains(call_id), "a {tool} result without its call");
+            }
+            _ => {}
+        }
+    }
+    let raw = events.iter().find_map(|e| match e {
+        TaskEvent::ToolCall {
+            tool, arguments, ..
+        } if tool == "run_tests" => Some(arguments.clone()),
+        _ => None,
+    });
+    assert!(
+        matches!(&raw, Some(serde_json::Value::String(_))),
+        "the malformed call shows the raw text it sent: {raw:?}"
+    );
 }
 
 #[tokio::test]
