@@ -29,14 +29,6 @@ fn help_lists_every_subcommand() {
 }
 
 #[test]
-fn unbuilt_subcommands_say_so_and_fail() {
-    let (code, stdout, stderr) = rein(&["doctor"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("not built yet"), "{stderr}");
-    assert!(stdout.is_empty(), "{stdout}");
-}
-
-#[test]
 fn run_needs_a_task() {
     let (code, _, stderr) = rein(&["run"]);
     assert_eq!(code, 2);

@@ -1023,7 +1023,10 @@ fn raw_shown(raw: &str) -> String {
     if raw.len() <= RAW_ARGUMENTS_SHOWN {
         return raw.to_owned();
     }
-    let cut = raw.floor_char_boundary(RAW_ARGUMENTS_SHOWN);
+    let mut cut = RAW_ARGUMENTS_SHOWN;
+    while !raw.is_char_boundary(cut) {
+        cut -= 1;
+    }
     format!("{}… ({} bytes)", &raw[..cut], raw.len())
 }
 
@@ -1042,4 +1045,3 @@ mod tests {
         );
     }
 }
-

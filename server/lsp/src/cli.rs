@@ -25,8 +25,9 @@ pub enum Command {
     Demo,
     /// Show the timeline of a task.
     Trace(TraceArgs),
-    /// Check configuration, provider reachability and sandbox support.
-    Doctor,
+    /// Check the configuration, the provider (reachable? the model there?),
+    /// the test command and the task state of a workspace.
+    Doctor(DoctorArgs),
 }
 
 #[derive(Debug, Args)]
@@ -43,6 +44,13 @@ pub struct RunArgs {
     pub fix_test: Option<String>,
     /// What to do, in plain words.
     pub instruction: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The project to check (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -70,7 +78,7 @@ impl Command {
             Self::Run(_) => "run",
             Self::Demo => "demo",
             Self::Trace(_) => "trace",
-            Self::Doctor => "doctor",
+            Self::Doctor(_) => "doctor",
         }
     }
 }

@@ -18,6 +18,7 @@ mod client_requests;
 mod code_actions;
 mod commands;
 pub mod demo;
+pub mod doctor;
 pub mod ext;
 mod framing;
 mod guard;

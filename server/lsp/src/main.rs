@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         Command::Run(args) => Ok(rein::run_cmd::main(args)),
         Command::Demo => Ok(rein::demo::main()),
         Command::Trace(args) => Ok(rein::trace_cmd::main(args)),
-        other => Ok(not_built(&other)),
+        Command::Doctor(args) => Ok(rein::doctor::main(args)),
     };
     result.unwrap_or_else(|error| {
         eprintln!("rein: {error:#}");
@@ -37,17 +37,4 @@ fn run_lsp() -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// Subcommands whose issue has not landed yet say so instead of pretending.
-fn not_built(command: &Command) -> ExitCode {
-    let what = match command {
-        Command::Doctor => "the providers and editor clients (issues 3 and 7)",
-        Command::Lsp | Command::Run(_) | Command::Demo | Command::Trace(_) => "nothing",
-    };
-    eprintln!(
-        "rein {}: not built yet; it comes with {what}.",
-        command.name()
-    );
-    ExitCode::from(2)
 }

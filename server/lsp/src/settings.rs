@@ -18,10 +18,7 @@ pub fn layers(root: &Path, editor: &Value) -> Result<Vec<Settings>, String> {
             .map_err(|e| format!("the editor's Rein settings are invalid: {e}"))?;
         layers.push(settings);
     }
-    for file in [Some(root.join(".rein/config.toml")), user_config_file()]
-        .into_iter()
-        .flatten()
-    {
+    for file in files(root) {
         if let Some(settings) = read_file(&file)? {
             layers.push(settings);
         }
@@ -67,6 +64,15 @@ fn is_credential(name: &str) -> bool {
     ["apikey", "token", "secret", "password"]
         .iter()
         .any(|word| name.contains(word))
+}
+
+/// The settings files for `root`, highest precedence first (they need
+/// not exist).
+pub fn files(root: &Path) -> Vec<PathBuf> {
+    [Some(root.join(".rein/config.toml")), user_config_file()]
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 fn user_config_file() -> Option<PathBuf> {

@@ -42,6 +42,10 @@ impl Wire for Anthropic {
         format!("{}/v1/messages", self.base_url)
     }
 
+    fn models_url(&self) -> String {
+        format!("{}/v1/models", self.base_url)
+    }
+
     fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         let mut key = HeaderValue::from_str(self.key.expose()).map_err(|_| {

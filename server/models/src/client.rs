@@ -36,6 +36,8 @@ pub trait ModelClient: Send + Sync {
 pub(crate) trait Wire: Send + Sync + 'static {
     fn provider(&self) -> &'static str;
     fn url(&self) -> String;
+    /// Where the provider lists its models (a free `GET`).
+    fn models_url(&self) -> String;
     fn headers(&self) -> Result<HeaderMap, ModelError>;
     fn body(&self, request: &ModelRequest, stream: bool) -> Value;
     fn decoder(&self) -> Box<dyn Decoder>;
@@ -103,6 +105,34 @@ pub fn openai_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, Mo
         config,
     )?))
 }
+
+/// The model ids the configured provider lists (`GET {base}/v1/models`
+/// for Anthropic, `GET {base}/models` for OpenAI-compatible servers). It
+/// costs no tokens and checks what a first call would: the base URL, the
+/// key, and whether the model name exists. One attempt, no retries: this
+/// answers "is it reachable now?".
+pub async fn list_models(config: &ProviderConfig) -> Result<Vec<String>, ModelError> {
+    match config.provider {
+        ProviderKind::Anthropic => {
+            let key = config.api_key.clone().ok_or(ModelError::MissingApiKey {
+                provider: "Anthropic",
+                env_var: "ANTHROPIC_API_KEY",
+            })?;
+            let wire = crate::anthropic::Anthropic::new(&config.base_url, key);
+            HttpClient::new(wire, config)?.inner.models().await
+        }
+        ProviderKind::OpenAi => {
+            let wire = crate::openai::OpenAi::new(&config.base_url, config.api_key.clone());
+            HttpClient::new(wire, config)?.inner.models().await
+        }
+        ProviderKind::Scripted => Err(ModelError::InvalidRequest(
+            "the scripted provider is started by the rein binary; there is nothing to reach".into(),
+        )),
+    }
+}
+
+/// How long the model list may take once connected.
+const MODELS_LISTING_TIME: std::time::Duration = std::time::Duration::from_secs(20);
 
 pub(crate) struct HttpClient<W> {
     inner: Arc<Inner<W>>,
@@ -214,6 +244,56 @@ impl<W: Wire> Inner<W> {
                 () = tokio::time::sleep(delay) => {}
             }
         }
+    }
+
+    async fn models(&self) -> Result<Vec<String>, ModelError> {
+        let provider = self.wire.provider();
+        let url = self.wire.models_url();
+        let headers = self.wire.headers()?;
+        // A listing is small: a server that takes longer than this to send
+        // one is not usable, whatever the timeouts for model calls are.
+        let limit = self.config.timeouts.connect + MODELS_LISTING_TIME;
+        let listing = async {
+            let response = self
+                .http
+                .get(&url)
+                .headers(headers)
+                .send()
+                .await
+                .map_err(|e| self.send_error(&url, &e))?;
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let body = read_body(response, provider, MODELS_LISTING_TIME).await?;
+            Ok::<_, ModelError>((status, headers, body))
+        };
+        let (status, response_headers, body) = tokio::time::timeout(limit, listing)
+            .await
+            .map_err(|_| ModelError::RequestTimeout {
+                provider,
+                after: limit,
+            })??;
+        if !(200..300).contains(&status) {
+            return Err(self
+                .wire
+                .error(status, &response_headers, &body, &self.config.model));
+        }
+        // Both APIs answer `{"data": [{"id": …}, …]}` (Anthropic pages it;
+        // the first page is enough to find a model or show some).
+        let listing: Value = serde_json::from_slice(&body).map_err(|e| ModelError::Protocol {
+            provider,
+            reason: format!("the model list from {url} is not JSON: {e}"),
+        })?;
+        let data = listing
+            .get("data")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ModelError::Protocol {
+                provider,
+                reason: format!("the model list from {url} has no `data` array"),
+            })?;
+        Ok(data
+            .iter()
+            .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_owned))
+            .collect())
     }
 
     /// One HTTP attempt. `Err(Ok(e))`: failed with `e`; `Err(Err(Gone))`:

@@ -22,7 +22,9 @@ pub mod sse;
 pub mod tokens;
 mod types;
 
-pub use client::{EventStream, ModelClient, anthropic_client, build_client, openai_client};
+pub use client::{
+    EventStream, ModelClient, anthropic_client, build_client, list_models, openai_client,
+};
 pub use config::{ConfigError, ProviderConfig, ProviderKind, ProviderSettings, Timeouts};
 pub use error::ModelError;
 pub use reply::{ModelReply, collect};

@@ -50,6 +50,10 @@ impl Wire for OpenAi {
         format!("{}/chat/completions", self.base_url)
     }
 
+    fn models_url(&self) -> String {
+        format!("{}/models", self.base_url)
+    }
+
     fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.key {

@@ -706,3 +706,58 @@ async fn a_silent_stream_times_out_and_is_retried() {
         assert_eq!(server.requests().len(), 2);
     }
 }
+
+// ---------------------------------------------------------------------------
+// The model list (`rein doctor`'s reachability check).
+
+#[tokio::test]
+async fn both_formats_list_the_providers_models() {
+    for format in FORMATS {
+        let server = FakeModel::start(Scenario::new().models(["m-one", "claude-sonnet-4-5"]))
+            .await
+            .unwrap();
+        let models = rein_models::list_models(&config(format, &server, true))
+            .await
+            .unwrap();
+        assert_eq!(models, vec!["m-one", "claude-sonnet-4-5"], "{format:?}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1);
+        // The OpenAI base URL ends in /v1 (as users configure it).
+        assert_eq!(
+            (requests[0].method.as_str(), requests[0].path.as_str()),
+            ("GET", "/v1/models")
+        );
+        assert_eq!(server.violations(), Vec::<String>::new(), "{format:?}");
+        // A listing uses no scenario step: the script is untouched.
+        assert_eq!(server.remaining(), 0);
+    }
+}
+
+#[tokio::test]
+async fn a_rejected_key_and_an_absent_server_are_told_apart() {
+    for format in FORMATS {
+        let server = FakeModel::start(Scenario::new()).await.unwrap();
+        let mut no_key = config(format, &server, true);
+        no_key.api_key = None;
+        let error = rein_models::list_models(&no_key).await.unwrap_err();
+        match format {
+            // Anthropic needs a key before anything is sent.
+            Format::Anthropic => assert!(
+                matches!(error, ModelError::MissingApiKey { .. }),
+                "{error:?}"
+            ),
+            // An OpenAI-compatible server may not need one; this one does.
+            Format::OpenAi => assert!(
+                matches!(error, ModelError::Unauthorized { status: 401, .. }),
+                "{error:?}"
+            ),
+        }
+
+        let mut nowhere = config(format, &server, true);
+        drop(server);
+        nowhere.base_url = "http://127.0.0.1:9".into();
+        let error = rein_models::list_models(&nowhere).await.unwrap_err();
+        assert!(matches!(error, ModelError::Connect { .. }), "{error:?}");
+        assert!(!format!("{error} {error:?}").contains(KEY));
+    }
+}

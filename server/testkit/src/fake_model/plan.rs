@@ -79,6 +79,40 @@ pub(crate) fn error_plan(context: &Context, error: &ApiError, retry_after: Optio
     }
 }
 
+/// `GET /v1/models`: Anthropic's page (`data`, `has_more`, `first_id`,
+/// `last_id`) or OpenAI's list (`object: "list"`, `data`).
+pub(crate) fn models_plan(context: &Context, models: &[String]) -> Plan {
+    let body = match context.format {
+        WireFormat::Anthropic => serde_json::json!({
+            "data": models.iter().map(|id| serde_json::json!({
+                "type": "model",
+                "id": id,
+                "display_name": id,
+                "created_at": "2025-01-01T00:00:00Z",
+            })).collect::<Vec<_>>(),
+            "has_more": false,
+            "first_id": models.first(),
+            "last_id": models.last(),
+        }),
+        WireFormat::OpenAi => serde_json::json!({
+            "object": "list",
+            "data": models.iter().map(|id| serde_json::json!({
+                "id": id,
+                "object": "model",
+                "created": context.created,
+                "owned_by": "rein-fake",
+            })).collect::<Vec<_>>(),
+        }),
+    };
+    Plan::Whole {
+        status: 200,
+        headers: context.headers("application/json"),
+        body: body.to_string().into_bytes(),
+        delay: None,
+        cut: false,
+    }
+}
+
 /// The answer for a scripted reply, faults applied.
 pub(crate) fn reply_plan(context: &Context, reply: &ResolvedReply, faults: &[Fault]) -> Plan {
     for fault in faults {

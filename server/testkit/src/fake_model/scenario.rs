@@ -31,6 +31,23 @@ pub struct Scenario {
     pub(crate) ollama_parallel_tool_calls: bool,
     #[serde(default = "default_text_chunk_chars")]
     pub(crate) text_chunk_chars: usize,
+    /// What `GET /v1/models` (or `/models`) lists.
+    #[serde(default = "default_models")]
+    pub(crate) models: Vec<String>,
+}
+
+/// The models the fake lists unless told otherwise: one per provider
+/// family, so a client's "is my model there?" check has something real to
+/// find or miss.
+fn default_models() -> Vec<String> {
+    [
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+        "gpt-4o",
+        "gpt-4o-mini",
+    ]
+    .map(str::to_owned)
+    .to_vec()
 }
 
 fn default_true() -> bool {
@@ -56,6 +73,7 @@ impl Default for Scenario {
             require_api_key: true,
             ollama_parallel_tool_calls: false,
             text_chunk_chars: DEFAULT_TEXT_CHUNK_CHARS,
+            models: default_models(),
         }
     }
 }
@@ -143,6 +161,12 @@ impl Scenario {
     /// delta carries. Default 4; 0 is treated as 1.
     pub fn text_chunk_chars(mut self, chars: usize) -> Self {
         self.text_chunk_chars = chars;
+        self
+    }
+
+    /// The model ids `GET /v1/models` lists (default: a few real ids).
+    pub fn models<S: Into<String>>(mut self, models: impl IntoIterator<Item = S>) -> Self {
+        self.models = models.into_iter().map(Into::into).collect();
         self
     }
 

@@ -14,10 +14,10 @@ use super::api_error::ApiError;
 use super::conditions::RequestTexts;
 use super::http::{Connection, HttpError, HttpRequest};
 use super::openai::StreamStyle;
-use super::plan::{Context, Plan, error_plan, reply_plan};
+use super::plan::{Context, Plan, error_plan, models_plan, reply_plan};
 use super::resolve::{Ids, RequestFacts, resolve};
 use super::scenario::{Scenario, Step};
-use super::validate::validate;
+use super::validate::{validate, validate_models_request};
 use super::{RecordedRequest, WireFormat};
 
 /// Why the server could not start.
@@ -42,6 +42,7 @@ struct Shared {
     require_api_key: bool,
     ollama_tool_calls: bool,
     chunk_chars: usize,
+    models: Vec<String>,
     state: Mutex<State>,
 }
 
@@ -66,6 +67,7 @@ impl FakeModel {
             require_api_key: scenario.require_api_key,
             ollama_tool_calls: scenario.ollama_parallel_tool_calls,
             chunk_chars: scenario.text_chunk_chars,
+            models: scenario.models,
             state: Mutex::new(State {
                 steps: scenario.replies.into(),
                 consumed: 0,
@@ -168,6 +170,8 @@ fn malformed_http_plan(status: u16, message: &str) -> Plan {
 
 enum Route {
     Api(WireFormat),
+    /// `GET` the model list (no scenario step is used).
+    Models(WireFormat),
     NotFound(WireFormat),
 }
 
@@ -177,15 +181,19 @@ fn route(request: &HttpRequest) -> Route {
         ("POST", "/chat/completions" | "/v1/chat/completions") => {
             return Route::Api(WireFormat::OpenAi);
         }
-        // Answer strays in the dialect the client seems to speak.
-        _ if request.headers.contains_key("anthropic-version")
-            || request.headers.contains_key("x-api-key") =>
-        {
-            WireFormat::Anthropic
+        ("GET", "/v1/models") if speaks_anthropic(request) => {
+            return Route::Models(WireFormat::Anthropic);
         }
+        ("GET", "/models" | "/v1/models") => return Route::Models(WireFormat::OpenAi),
+        // Answer strays in the dialect the client seems to speak.
+        _ if speaks_anthropic(request) => WireFormat::Anthropic,
         _ => WireFormat::OpenAi,
     };
     Route::NotFound(format)
+}
+
+fn speaks_anthropic(request: &HttpRequest) -> bool {
+    request.headers.contains_key("anthropic-version") || request.headers.contains_key("x-api-key")
 }
 
 impl Shared {
@@ -202,6 +210,7 @@ impl Shared {
     /// always finds its request in `requests()`.
     fn answer(&self, request: &HttpRequest) -> Plan {
         let (format, found) = match route(request) {
+            Route::Models(format) => return self.models(format, request),
             Route::Api(format) => (format, true),
             Route::NotFound(format) => (format, false),
         };
@@ -271,6 +280,39 @@ impl Shared {
         let plan = reply_plan(&context, &resolved, &reply.faults);
         state.record(record);
         plan
+    }
+}
+
+impl Shared {
+    /// The model list, in the format's own shape, after the same header
+    /// checks a model call gets.
+    fn models(&self, format: WireFormat, request: &HttpRequest) -> Plan {
+        let mut state = self.lock();
+        let context = Context {
+            format,
+            stream: false,
+            request_id: state.ids.request(),
+            created: unix_now(),
+            style: StreamStyle {
+                include_usage: false,
+                ollama_tool_calls: false,
+                chunk_chars: self.chunk_chars,
+            },
+        };
+        let errors = validate_models_request(format, &request.headers, self.require_api_key);
+        state.record(RecordedRequest {
+            format,
+            method: request.method.clone(),
+            path: request.target.clone(),
+            headers: request.headers.clone(),
+            body: Value::Null,
+            violations: errors.iter().map(|e| e.message.clone()).collect(),
+            step: None,
+        });
+        if let Some(first) = errors.first() {
+            return error_plan(&context, first, None);
+        }
+        models_plan(&context, &self.models)
     }
 }
 

@@ -78,6 +78,24 @@ fn check_headers(
     require_api_key: bool,
     errors: &mut Vec<ApiError>,
 ) {
+    check_auth_and_version(headers, require_api_key, errors);
+    if !is_json_content_type(headers) {
+        errors.push(ApiError::invalid(format!(
+            "content-type: expected application/json, got {:?}",
+            headers
+                .get("content-type")
+                .map(String::as_str)
+                .unwrap_or_default()
+        )));
+    }
+}
+
+/// The headers every Anthropic request needs, a `GET` included.
+pub(super) fn check_auth_and_version(
+    headers: &BTreeMap<String, String>,
+    require_api_key: bool,
+    errors: &mut Vec<ApiError>,
+) {
     if require_api_key {
         match headers.get("x-api-key") {
             None => errors.push(ApiError::unauthorized("x-api-key header is required", None)),
@@ -98,15 +116,6 @@ fn check_headers(
         Some(other) => errors.push(ApiError::invalid(format!(
             "anthropic-version: \"{other}\" is not a valid version"
         ))),
-    }
-    if !is_json_content_type(headers) {
-        errors.push(ApiError::invalid(format!(
-            "content-type: expected application/json, got {:?}",
-            headers
-                .get("content-type")
-                .map(String::as_str)
-                .unwrap_or_default()
-        )));
     }
 }
 

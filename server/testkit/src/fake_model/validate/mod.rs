@@ -27,6 +27,23 @@ pub(crate) fn validate(
     }
 }
 
+/// Every problem with the headers of a `GET /v1/models`.
+pub(crate) fn validate_models_request(
+    format: WireFormat,
+    headers: &BTreeMap<String, String>,
+    require_api_key: bool,
+) -> Vec<ApiError> {
+    let mut errors = Vec::new();
+    match format {
+        WireFormat::Anthropic => {
+            anthropic::check_auth_and_version(headers, require_api_key, &mut errors)
+        }
+        WireFormat::OpenAi if require_api_key => openai::check_authorization(headers, &mut errors),
+        WireFormat::OpenAi => {}
+    }
+    errors
+}
+
 /// Both providers accept tool names matching `^[a-zA-Z0-9_-]{1,64}$`.
 fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())

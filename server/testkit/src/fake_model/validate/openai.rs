@@ -96,7 +96,7 @@ pub(super) fn validate(
     errors
 }
 
-fn check_authorization(headers: &BTreeMap<String, String>, errors: &mut Vec<ApiError>) {
+pub(super) fn check_authorization(headers: &BTreeMap<String, String>, errors: &mut Vec<ApiError>) {
     let Some(value) = headers.get("authorization") else {
         errors.push(ApiError::unauthorized(
             "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",

@@ -1,0 +1,335 @@
+//! `rein doctor` (DESIGN.md §2): what Rein would run with in a workspace,
+//! and whether it can. Each check prints one line: `ok`, `warn` (works,
+//! but probably not as meant), `FAIL` (a task would not start or would
+//! fail) or `info`. Exit 0 without a `FAIL`, 1 with one, 2 on bad usage.
+//!
+//! It reads and asks; it never changes anything: no task state is
+//! created, no model is called (the reachability check lists the
+//! provider's models, which costs no tokens).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use rein_core::config::Config;
+use rein_core::host::testcmd::{self, TestCommand};
+use rein_models::{ProviderConfig, ProviderKind};
+use serde_json::Value;
+
+use crate::cli::DoctorArgs;
+use crate::settings;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Level {
+    Ok,
+    Warn,
+    Fail,
+    Info,
+}
+
+impl Level {
+    fn label(self) -> &'static str {
+        match self {
+            Level::Ok => "ok  ",
+            Level::Warn => "warn",
+            Level::Fail => "FAIL",
+            Level::Info => "info",
+        }
+    }
+}
+
+struct Report {
+    lines: Vec<(Level, String)>,
+}
+
+impl Report {
+    fn add(&mut self, level: Level, text: impl Into<String>) {
+        self.lines.push((level, text.into()));
+    }
+
+    fn failed(&self) -> bool {
+        self.lines.iter().any(|(level, _)| *level == Level::Fail)
+    }
+
+    fn render(&self) -> String {
+        let mut out = String::new();
+        for (level, text) in &self.lines {
+            out.push_str(&format!("{} {text}\n", level.label()));
+        }
+        out
+    }
+}
+
+pub fn main(args: DoctorArgs) -> ExitCode {
+    let given = match args.workspace {
+        Some(dir) => dir,
+        None => match std::env::current_dir() {
+            Ok(dir) => dir,
+            Err(e) => {
+                eprintln!("rein doctor: no current directory: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let root = match given.canonicalize() {
+        Ok(root) if root.is_dir() => root,
+        Ok(_) => {
+            eprintln!("rein doctor: {} is not a folder", given.display());
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("rein doctor: the workspace {}: {e}", given.display());
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("rein doctor: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let report = runtime.block_on(examine(&root));
+    // stdout is the report (like `rein run`'s result), so it can be piped.
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(report.render().as_bytes());
+    let _ = stdout.flush();
+    if report.failed() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+async fn examine(root: &Path) -> Report {
+    let mut report = Report { lines: Vec::new() };
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "rein".into());
+    report.add(
+        Level::Ok,
+        format!("rein {} ({exe})", env!("CARGO_PKG_VERSION")),
+    );
+    report.add(Level::Info, format!("workspace {}", root.display()));
+
+    let config = configuration(root, &mut report);
+    if let Some(config) = &config {
+        provider(&config.provider, &mut report).await;
+        tests(root, config.test_command.as_ref(), &mut report);
+    }
+    state(root, &mut report);
+    sandbox(root, &mut report);
+    report.add(
+        Level::Info,
+        "editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein",
+    );
+    report
+}
+
+/// The settings files and their merge. `None` when a task could not start.
+fn configuration(root: &Path, report: &mut Report) -> Option<Config> {
+    for file in settings::files(root) {
+        let shown = shown_path(root, &file);
+        if file.is_file() {
+            report.add(Level::Ok, format!("settings file {shown}"));
+        } else {
+            report.add(Level::Info, format!("settings file {shown}: none"));
+        }
+    }
+    match settings::config(root, &Value::Null) {
+        Ok(config) => Some(config),
+        Err(message) => {
+            report.add(Level::Fail, format!("configuration: {message}"));
+            None
+        }
+    }
+}
+
+async fn provider(config: &ProviderConfig, report: &mut Report) {
+    let key = match (&config.api_key, config.provider) {
+        (_, ProviderKind::Scripted) => "",
+        (Some(_), _) => " · API key set (hidden)",
+        (None, _) => " · no API key",
+    };
+    report.add(
+        Level::Ok,
+        format!(
+            "provider {} · model {} · {}{key}",
+            config.provider.name(),
+            config.model,
+            if config.provider == ProviderKind::Scripted {
+                "the offline demo model"
+            } else {
+                config.base_url.as_str()
+            }
+        ),
+    );
+    if config.provider == ProviderKind::Scripted {
+        report.add(Level::Ok, "reachable: the scripted model runs inside rein");
+        return;
+    }
+    let started = Instant::now();
+    match rein_models::list_models(config).await {
+        Ok(models) => {
+            let took = started.elapsed().as_secs_f64();
+            if models.iter().any(|m| m == &config.model) {
+                report.add(
+                    Level::Ok,
+                    format!(
+                        "reachable in {took:.1} s: {} lists {} models, {} among them",
+                        config.base_url,
+                        models.len(),
+                        config.model
+                    ),
+                );
+            } else {
+                // Some servers list only part of what they serve (a page,
+                // aliases): a warning, not a failure.
+                report.add(
+                    Level::Warn,
+                    format!(
+                        "reachable in {took:.1} s, but {} is not among the {} models it lists ({}); set REIN_MODEL or `model` to one of them",
+                        config.model,
+                        models.len(),
+                        sample(&models)
+                    ),
+                );
+            }
+        }
+        Err(error) => {
+            let message = rein_models::redact(&error.to_string(), config.api_key.as_ref());
+            report.add(Level::Fail, format!("not reachable: {message}"));
+        }
+    }
+}
+
+fn sample(models: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut shown: Vec<&str> = models.iter().take(SHOWN).map(String::as_str).collect();
+    if models.len() > SHOWN {
+        shown.push("…");
+    }
+    if shown.is_empty() {
+        "none".into()
+    } else {
+        shown.join(", ")
+    }
+}
+
+fn tests(root: &Path, configured: Option<&TestCommand>, report: &mut Report) {
+    let (command, source) = match configured {
+        Some(command) => (command.clone(), "configured"),
+        None => match testcmd::detect(root) {
+            Some(command) => (command, "detected"),
+            None => {
+                report.add(
+                    Level::Warn,
+                    "tests: no test command detected (cargo, go, pytest/unittest, npm); set `test_command` in .rein/config.toml, or \"Fix test\" cannot verify a fix",
+                );
+                return;
+            }
+        },
+    };
+    let shown = command.for_target(None);
+    let program = shown.split_whitespace().next().unwrap_or_default();
+    if program.is_empty() || on_path(program).is_some() {
+        report.add(Level::Ok, format!("tests ({source}): {shown}"));
+    } else {
+        report.add(
+            Level::Warn,
+            format!("tests ({source}): {shown}, but `{program}` is not on PATH"),
+        );
+    }
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Path::new(program).is_file().then(|| PathBuf::from(program));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+fn state(root: &Path, report: &mut Report) {
+    let db = rein_store::state_db_path(root);
+    let shown = shown_path(root, &db);
+    if !db.is_file() {
+        report.add(
+            Level::Info,
+            format!("state {shown}: none yet (made by the first task)"),
+        );
+        return;
+    }
+    let store = match rein_store::Store::open(&db) {
+        Ok(store) => store,
+        Err(e) => {
+            report.add(Level::Fail, format!("state {shown}: {e}"));
+            return;
+        }
+    };
+    let version = store
+        .schema_version()
+        .map(|v| format!("schema v{v}"))
+        .unwrap_or_else(|e| format!("schema unknown: {e}"));
+    match store.tasks() {
+        Ok(tasks) => {
+            let unfinished = tasks
+                .iter()
+                .filter(|t| matches!(t.state.as_str(), "running" | "waiting_user"))
+                .count();
+            let level = if unfinished > 0 {
+                Level::Warn
+            } else {
+                Level::Ok
+            };
+            let unfinished = if unfinished > 0 {
+                format!(", {unfinished} unfinished (resume or cancel them from the editor)")
+            } else {
+                String::new()
+            };
+            report.add(
+                level,
+                format!(
+                    "state {shown}: {version}, {} tasks{unfinished}",
+                    tasks.len()
+                ),
+            );
+        }
+        Err(e) => report.add(Level::Fail, format!("state {shown}: {version}, {e}")),
+    }
+}
+
+/// What limits the commands the model runs. Said plainly, since there is
+/// no filesystem sandbox yet.
+fn sandbox(root: &Path, report: &mut Report) {
+    let rules = settings::layers(root, &Value::Null)
+        .map(|layers| {
+            layers.iter().fold([0, 0, 0], |[a, s, d], l| {
+                [
+                    a + l.permissions.allow.len(),
+                    s + l.permissions.ask.len(),
+                    d + l.permissions.deny.len(),
+                ]
+            })
+        })
+        .unwrap_or_default();
+    report.add(
+        Level::Info,
+        format!(
+            "sandbox: none; commands run in the workspace in their own process group (killed on timeout or cancel) without API keys in their environment, and only after the permission rules allow them (your rules: {} allow, {} ask, {} deny; other commands are asked)",
+            rules[0], rules[1], rules[2]
+        ),
+    );
+}
+
+fn shown_path(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
