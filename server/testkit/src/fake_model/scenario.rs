@@ -32,13 +32,17 @@ pub struct Scenario {
     #[serde(default = "default_text_chunk_chars")]
     pub(crate) text_chunk_chars: usize,
     /// What `GET /v1/models` (or `/models`) lists.
-    #[serde(default = "default_models")]
+    #[serde(default = "default_models", skip_serializing_if = "is_default_models")]
     pub(crate) models: Vec<String>,
 }
 
 /// The models the fake lists unless told otherwise: one per provider
 /// family, so a client's "is my model there?" check has something real to
 /// find or miss.
+fn is_default_models(models: &Vec<String>) -> bool {
+    *models == default_models()
+}
+
 fn default_models() -> Vec<String> {
     [
         "claude-sonnet-4-5",
