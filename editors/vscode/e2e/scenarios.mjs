@@ -1,0 +1,93 @@
+// What a person does in each end-to-end scenario. Each records what it
+// saw in `result` for tests/vscode.rs to check.
+
+/** The demo project: cart.py's total() sums quantities instead of
+ * price × quantity; tests/test_cart.py::TestCart::test_total fails. */
+async function fixTest(bench, result, { secret, log }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+
+    if (secret) {
+        // The provider is `scripted` (workspace setting): the key is for it,
+        // and goes to the server, which must never print it (nor we).
+        await bench.runCommand('Rein: Set API Key');
+        await bench.answerInputBox('Rein: API key for', secret);
+        await bench.waitForNotification('API key is stored');
+        log('API key set');
+    }
+
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+
+    // The light bulb offers the server's action by itself, and it runs
+    // from there ("Rein: Fix Test at Cursor" is the other scenario's way).
+    result.codeActions = await bench.runCodeAction('Fix test test_total with Rein');
+    log(`code actions: ${JSON.stringify(result.codeActions)}`);
+    // The edit needs confirmation: VS Code shows it in the Refactor
+    // Preview, unchecked; the person checks it and applies it.
+    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    log('edit accepted');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
+    });
+    log(`status bar: ${result.statusBar}`);
+    const taskId = /Rein task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    result.taskId = taskId;
+    await bench.waitForNotification('Rein: fixed');
+
+    // The trace opens as a webview.
+    await bench.runCommand('Rein: Show Trace');
+    await bench.quickInputTitled('Show the trace of which task?');
+    await bench.page
+        .locator('.quick-input-list .monaco-list-row.focused', { hasText: taskId })
+        .waitFor({ state: 'visible', timeout: 30_000 });
+    await bench.page.keyboard.press('Enter');
+    const tab = bench.page.locator('.tab', { hasText: `Rein trace ${taskId}` });
+    await tab.waitFor({ state: 'visible', timeout: 60_000 });
+    result.traceTab = (await tab.textContent())?.trim();
+    log(`trace: ${result.traceTab}`);
+}
+
+/** tests/vscode/ask_approve.json: the model asks a question (answered from
+ * the notification's "Answer…"), runs a command the user allows from the
+ * approval notification, then fixes the test. A second task, from the
+ * light bulb's "Ask Rein…", is cancelled from the status bar menu while it
+ * waits for its answer. */
+async function askApproveCancel(bench, result, { log }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+
+    result.question = await bench.answerNotification('Rein asks:', 'Answer…', 120_000);
+    await bench.answerInputBox('Answer Rein', 'yes');
+    // The default language client shows `window/showMessageRequest` as a
+    // notification with the server's actions as buttons.
+    result.approval = await bench.answerNotification('Rein wants to run', 'Allow once', 120_000);
+    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    result.firstStatus = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running', 'OFF SCRIPT'],
+    });
+    result.firstTask = /Rein task (t-[0-9a-f-]+)/.exec(result.firstStatus)?.[1];
+    log(`first task: ${result.firstTask}`);
+
+    // The light bulb's "Ask Rein…" carries no instruction: the extension asks.
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+    await bench.runCodeAction('Ask Rein…');
+    await bench.answerInputBox('Ask Rein', 'Explain what total() computes');
+    const waiting = await bench.waitForStatus('Rein: waiting for you', {
+        timeoutMs: 120_000,
+        failures: ['Rein: failed', 'not running'],
+    });
+    result.secondTask = /Rein task (t-[0-9a-f-]+)/.exec(waiting)?.[1];
+    if (!result.secondTask || result.secondTask === result.firstTask) {
+        throw new Error(`the status bar does not show a second task: ${waiting}`);
+    }
+    await bench.statusMenu('Cancel the task');
+    result.secondStatus = await bench.waitForStatus('Rein: cancelled', { timeoutMs: 60_000, failures: ['Rein: failed'] });
+    log(`second task: ${result.secondTask} cancelled`);
+}
+
+export const scenarios = { 'fix-test': fixTest, 'ask-approve-cancel': askApproveCancel };

@@ -1,0 +1,20 @@
+// The extension's command ids, apart from the code that runs them so
+// unit tests can check them against package.json.
+
+/** VS Code command ids of this extension. The server's own command ids
+ * (`rein.fixTest`, …) are registered by the language client, globally, so
+ * ours live under `rein.vscode.*`. */
+export const commandIds = {
+    fixTestAtCursor: 'rein.vscode.fixTestAtCursor',
+    ask: 'rein.vscode.ask',
+    cancelTask: 'rein.vscode.cancelTask',
+    resumeTask: 'rein.vscode.resumeTask',
+    answer: 'rein.vscode.answer',
+    showTrace: 'rein.vscode.showTrace',
+    showEvidence: 'rein.vscode.showEvidence',
+    taskActions: 'rein.vscode.taskActions',
+    setApiKey: 'rein.vscode.setApiKey',
+    clearApiKey: 'rein.vscode.clearApiKey',
+    showOutput: 'rein.vscode.showOutput',
+    restartServer: 'rein.vscode.restartServer',
+} as const;

@@ -1,0 +1,278 @@
+// The extension's state: the language client for the workspace folder,
+// the tasks heard of, the status bar and the output channels. Commands and
+// views get everything through a `Ctx`; `main.ts` only wires.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import * as lc from 'vscode-languageclient/node';
+
+import { createClient } from './client';
+import { commandIds } from './command_ids';
+import { Config, SECTION } from './config';
+import { findServer, SERVER_PATH_SETTING } from './discovery';
+import { taskStatus, verification } from './lsp_ext';
+import { RedactingLogChannel } from './output';
+import { isTerminal, type TaskStatus, type Verification } from './protocol';
+import { askInstruction } from './instruction';
+import { SecretSet } from './redact';
+import { forLog, type Mapped } from './settings';
+import { StatusBar } from './status';
+import { TaskBook } from './task_book';
+import { verificationLines } from './verification_text';
+
+
+/** Questions from the model start so (the server's `LspApprover::ask_user`). */
+const QUESTION_PREFIX = 'Rein asks:';
+
+export class Ctx implements vscode.Disposable {
+    readonly book = new TaskBook();
+    readonly output: RedactingLogChannel;
+    /** Task outcomes and the verifier's evidence, for people to read. */
+    readonly tasksChannel: vscode.OutputChannel;
+    readonly status: StatusBar;
+    private client: lc.LanguageClient | undefined;
+    private config: Config | undefined;
+    private folder: vscode.WorkspaceFolder | undefined;
+    private serverPath: string | undefined;
+    private readonly disposables: vscode.Disposable[] = [];
+    /** Every API key this window has read or stored: redacted everywhere. */
+    readonly secrets = new SecretSet();
+
+    constructor(readonly extension: vscode.ExtensionContext) {
+        this.output = new RedactingLogChannel(vscode.window.createOutputChannel('Rein', { log: true }), this.secrets);
+        this.tasksChannel = vscode.window.createOutputChannel('Rein Tasks');
+        this.status = new StatusBar(commandIds.taskActions);
+        this.disposables.push(this.output, this.tasksChannel, this.status);
+    }
+
+    get workspaceFolder(): vscode.WorkspaceFolder | undefined {
+        return this.folder;
+    }
+
+    get binary(): string | undefined {
+        return this.serverPath;
+    }
+
+    settings(): Config {
+        if (!this.config) throw new UserError('Rein needs a folder: open one first.');
+        return this.config;
+    }
+
+    /** The running client, or an error that says what to do. */
+    requireClient(): lc.LanguageClient {
+        if (!this.client?.isRunning()) {
+            throw new UserError(
+                'Rein’s server is not running. See the “Rein” output for why, or run “Rein: Restart Server”.',
+            );
+        }
+        return this.client;
+    }
+
+    /** Sends one of the server's commands (each takes one object argument). */
+    async execute<T>(command: string, argument: object): Promise<T> {
+        const client = this.requireClient();
+        try {
+            return (await client.sendRequest(lc.ExecuteCommandRequest.type, {
+                command,
+                arguments: [argument],
+            })) as T;
+        } catch (error) {
+            // The server's messages say what is wrong and what to do.
+            throw new UserError(error instanceof Error ? error.message : String(error));
+        }
+    }
+
+    async start(): Promise<void> {
+        const folder = vscode.workspace.workspaceFolders?.[0];
+        this.folder = folder;
+        this.config = new Config(this.extension.secrets, folder, this.secrets);
+        // Before anything can log: every stored key is known to the redactor.
+        await this.config.loadSecrets();
+        if (!folder) {
+            this.status.setServer('stopped', 'no folder is open');
+            return;
+        }
+        if ((vscode.workspace.workspaceFolders?.length ?? 0) > 1) {
+            this.output.info(`Rein works on the first workspace folder, ${folder.uri.fsPath}.`);
+        }
+        this.status.setServer('starting');
+        const found = await findServer({
+            configured: this.config.serverPath(),
+            pathEnv: process.env.PATH,
+            home: os.homedir(),
+            workspaceFolder: folder.uri.fsPath,
+            extensionPath: this.extension.extensionPath,
+            platform: process.platform,
+            isExecutable,
+        });
+        if (!found.found) {
+            this.status.setServer('stopped', found.message);
+            this.output.error(found.message);
+            void showError(found.message, 'Open Settings').then((choice) => {
+                if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SERVER_PATH_SETTING);
+            });
+            return;
+        }
+        this.serverPath = found.path;
+        this.output.info(`Starting ${found.path} lsp (found via ${found.source}) in ${folder.uri.fsPath}`);
+        const initial = await this.config.serverSettings();
+        this.logSettings(initial);
+        const client = createClient({
+            folder,
+            serverPath: found.path,
+            config: this.config,
+            output: this.output,
+            initial,
+            onTaskStarted: (taskId) => this.taskStarted(taskId),
+            onTaskProgress: (taskId, progress) => {
+                this.book.progressed(taskId, progress);
+                this.showCurrent();
+            },
+            askInstruction,
+        });
+        this.client = client;
+        client.onDidChangeState((e) => {
+            if (e.newState === lc.State.Running) this.status.setServer('ready');
+            else if (e.newState === lc.State.Stopped) this.status.setServer('stopped', 'see the “Rein” output');
+        });
+        client.onNotification(taskStatus, (s) => this.onTaskStatus(s));
+        client.onNotification(verification, (v) => this.onVerification(v));
+        client.onNotification(lc.ShowMessageNotification.type, (m) => this.onShowMessage(m));
+        try {
+            await client.start();
+            this.status.setServer('ready');
+        } catch (error) {
+            const message = `Rein’s server did not start: ${error instanceof Error ? error.message : String(error)}`;
+            this.output.error(message);
+            this.status.setServer('stopped', message);
+            void showError(message, 'Show Output').then((choice) => {
+                if (choice) this.output.show();
+            });
+        }
+    }
+
+    async stop(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        if (client) {
+            try {
+                await client.stop();
+            } catch (error) {
+                this.output.warn(`Stopping the server: ${String(error)}`);
+            }
+            await client.dispose().catch(() => undefined);
+        }
+    }
+
+    async restart(): Promise<void> {
+        await this.stop();
+        this.book.clear();
+        this.status.setTask(undefined);
+        await this.start();
+    }
+
+    /** Settings or keys changed: the server reads them again (it asks with
+     * `workspace/configuration`), or restarts if the binary changed. */
+    async configurationChanged(e?: vscode.ConfigurationChangeEvent): Promise<void> {
+        if (e && !e.affectsConfiguration(SECTION)) return;
+        if (e?.affectsConfiguration(SERVER_PATH_SETTING) || !this.client) {
+            await this.restart();
+            return;
+        }
+        if (!this.config) return;
+        const mapped = await this.config.serverSettings();
+        this.logSettings(mapped);
+        if (this.client.isRunning()) {
+            await this.client.sendNotification(lc.DidChangeConfigurationNotification.type, { settings: null });
+        }
+    }
+
+    private logSettings(mapped: Mapped): void {
+        // Never the key itself: `forLog` replaces it with a marker.
+        this.output.info(`Settings for the server: ${JSON.stringify(forLog(mapped.settings))}`);
+        for (const problem of mapped.problems) {
+            this.output.warn(problem.message);
+            void vscode.window.showWarningMessage(`Rein: ${problem.message}.`);
+        }
+    }
+
+    /** A task we (or a code action) started; its first status may come later. */
+    taskStarted(taskId: string): void {
+        this.book.started(taskId);
+        this.showCurrent();
+    }
+
+    private showCurrent(): void {
+        const current = this.book.current();
+        this.status.setTask(current, current ? this.book.progress(current.taskId) : {});
+    }
+
+    private onTaskStatus(s: TaskStatus): void {
+        const news = this.book.update(s);
+        this.showCurrent();
+        if (!news) return;
+        this.tasksChannel.appendLine(
+            this.secrets.redact(`[${new Date().toISOString()}] task ${s.taskId}: ${s.state}${s.reason ? ` — ${s.reason}` : ''}`),
+        );
+        if (isTerminal(s.state)) void this.announceOutcome(s);
+    }
+
+    private async announceOutcome(s: TaskStatus): Promise<void> {
+        const reason = s.reason ?? s.state;
+        const actions = ['Show Trace', ...(this.book.verification(s.taskId) ? ['Show Evidence'] : [])];
+        let choice: string | undefined;
+        if (s.state === 'succeeded') {
+            choice = await vscode.window.showInformationMessage(`Rein: ${reason}`, ...actions);
+        } else if (s.state === 'failed' && s.maxTurns === 0) {
+            // It never started; the server already said why (showMessage).
+            return;
+        } else if (s.state === 'failed' || s.state === 'budget_exhausted') {
+            choice = await vscode.window.showWarningMessage(`Rein: the task ${s.state.replace('_', ' ')}: ${reason}`, ...actions);
+        }
+        if (choice === 'Show Trace') await vscode.commands.executeCommand(commandIds.showTrace, s.taskId);
+        if (choice === 'Show Evidence') await vscode.commands.executeCommand(commandIds.showEvidence, s.taskId);
+    }
+
+    private onVerification(v: Verification): void {
+        this.book.verified(v);
+        for (const line of verificationLines(v)) this.tasksChannel.appendLine(this.secrets.redact(line));
+    }
+
+    /** `window/showMessage`, as the language client shows it, except that a
+     * question from the model gets an "Answer…" button. */
+    private async onShowMessage(m: lc.ShowMessageParams): Promise<void> {
+        const question = m.message.startsWith(QUESTION_PREFIX);
+        const show =
+            m.type === lc.MessageType.Error
+                ? vscode.window.showErrorMessage
+                : m.type === lc.MessageType.Warning
+                  ? vscode.window.showWarningMessage
+                  : vscode.window.showInformationMessage;
+        const choice = await show(m.message, ...(question ? ['Answer…'] : []));
+        if (choice === 'Answer…') await vscode.commands.executeCommand(commandIds.answer);
+    }
+
+    dispose(): void {
+        void this.stop();
+        for (const d of this.disposables) d.dispose();
+    }
+}
+
+/** An error whose message is for the user as it stands. */
+export class UserError extends Error {}
+
+function showError(message: string, ...actions: string[]): Thenable<string | undefined> {
+    return vscode.window.showErrorMessage(`Rein: ${message}`, ...actions);
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+    try {
+        const stat = await fs.promises.stat(file);
+        if (!stat.isFile()) return false;
+        if (process.platform !== 'win32') await fs.promises.access(file, fs.constants.X_OK);
+        return true;
+    } catch {
+        return false;
+    }
+}

@@ -1,0 +1,107 @@
+// The shapes of Rein's own LSP messages (the server's `ext.rs` and
+// DESIGN.md §4), as plain types and constants. No `vscode` import, so
+// the pure modules that use them run in unit tests outside VS Code.
+
+export type TaskState =
+    | 'queued'
+    | 'running'
+    | 'waiting_user'
+    | 'verifying'
+    | 'succeeded'
+    | 'failed'
+    | 'cancelled'
+    | 'budget_exhausted';
+
+/** `rein/taskStatus`, sent on every state change of a task. */
+export interface TaskStatus {
+    taskId: string;
+    state: TaskState;
+    reason?: string | null;
+    turn: number;
+    maxTurns: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+}
+
+export interface EvidenceFile {
+    path: string;
+    contentHash: string;
+}
+
+/** One check the verifier ran. */
+export interface Evidence {
+    check: string;
+    command: string;
+    exitCode: number | null;
+    durationMs: number;
+    files: EvidenceFile[];
+    logPath?: string | null;
+    failures: string[];
+}
+
+/** `rein/verification`, sent when the model claimed to be done. */
+export interface Verification {
+    taskId: string;
+    passed: boolean;
+    detail: string;
+    evidence: Evidence[];
+}
+
+/** `rein/saveDocuments`: the server asks us to save these buffers. */
+export interface SaveDocumentsParams {
+    uris: string[];
+}
+
+export interface SaveDocumentsResult {
+    saved: string[];
+    notSaved: { uri: string; reason: string }[];
+}
+
+export interface Position {
+    line: number;
+    character: number;
+}
+
+export interface Range {
+    start: Position;
+    end: Position;
+}
+
+/** The server's `workspace/executeCommand` commands (one object argument each). */
+export const serverCommands = {
+    fixTest: 'rein.fixTest',
+    runTask: 'rein.runTask',
+    cancelTask: 'rein.cancelTask',
+    resumeTask: 'rein.resumeTask',
+    answer: 'rein.answer',
+} as const;
+
+export interface FixTestArgs {
+    uri: string;
+    position: Position;
+    testName: string;
+}
+
+export interface RunTaskArgs {
+    instruction: string;
+    uri?: string;
+    range?: Range;
+}
+
+/** What `rein.fixTest`, `rein.runTask` and `rein.resumeTask` answer. */
+export interface TaskStarted {
+    taskId: string;
+}
+
+const terminal: ReadonlySet<TaskState> = new Set<TaskState>([
+    'succeeded',
+    'failed',
+    'cancelled',
+    'budget_exhausted',
+]);
+
+/** Whether a task in this state is over (nothing more will happen to it). */
+export function isTerminal(state: TaskState): boolean {
+    return terminal.has(state);
+}

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import type { TaskState, TaskStatus } from '../../src/protocol';
+import { formatCost, formatTokens, idleView, statusView } from '../../src/status_text';
+
+function status(state: TaskState, more: Partial<TaskStatus> = {}): TaskStatus {
+    return { taskId: 't-1', state, turn: 3, maxTurns: 20, inputTokens: 12_000, outputTokens: 400, costUsd: 0.0312, ...more };
+}
+
+test('numbers read like the server’s progress line', () => {
+    assert.equal(formatTokens(999), '999 tok');
+    assert.equal(formatTokens(12_400), '12.4k tok');
+    assert.equal(formatCost(0.0312), '$0.03');
+    assert.equal(formatCost(2), '$2.00');
+});
+
+test('a running task shows a spinner with turn, tokens and cost', () => {
+    const view = statusView(status('running'));
+    assert.equal(view.text, '$(sync~spin) Rein: turn 3/20 · 12.4k tok · $0.03');
+    assert.equal(view.severity, 'normal');
+    assert.match(view.tooltip, /Rein task t-1: running/);
+    assert.match(view.tooltip, /Click for task actions/);
+});
+
+test('turn 0 of a running task reads as turn 1, as the server says it', () => {
+    assert.equal(statusView(status('running', { turn: 0 })).text, '$(sync~spin) Rein: turn 1/20 · 12.4k tok · $0.03');
+});
+
+test('every state has its words, icon and severity', () => {
+    const cases: [TaskState, string, string][] = [
+        ['queued', '$(sync~spin) Rein: starting', 'normal'],
+        ['verifying', '$(sync~spin) Rein: verifying · turn 3/20 · 12.4k tok · $0.03', 'normal'],
+        ['waiting_user', '$(question) Rein: waiting for you', 'warning'],
+        ['succeeded', '$(check) Rein: succeeded · 12.4k tok · $0.03', 'normal'],
+        ['failed', '$(error) Rein: failed', 'error'],
+        ['cancelled', '$(circle-slash) Rein: cancelled', 'normal'],
+        ['budget_exhausted', '$(warning) Rein: budget exhausted', 'warning'],
+    ];
+    for (const [state, text, severity] of cases) {
+        const view = statusView(status(state));
+        assert.equal(view.text, text, state);
+        assert.equal(view.severity, severity, state);
+    }
+});
+
+test('the reason (a question, why it failed) is in the tooltip', () => {
+    const view = statusView(status('waiting_user', { reason: 'Which currency should totals use?' }));
+    assert.match(view.tooltip, /waiting user\nWhich currency should totals use\?/);
+    assert.match(statusView(status('budget_exhausted')).tooltip, /budget exhausted/);
+});
+
+test('before any task: the server’s state', () => {
+    assert.equal(idleView('starting').text, '$(sync~spin) Rein');
+    assert.equal(idleView('ready').text, '$(hubot) Rein');
+    const stopped = idleView('stopped', 'no rein binary');
+    assert.equal(stopped.severity, 'error');
+    assert.match(stopped.tooltip, /not running: no rein binary/);
+});

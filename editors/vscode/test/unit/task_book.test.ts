@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import type { TaskState, TaskStatus } from '../../src/protocol';
+import { TaskBook } from '../../src/task_book';
+
+const s = (taskId: string, state: TaskState, reason?: string): TaskStatus => ({
+    taskId,
+    state,
+    reason,
+    turn: 1,
+    maxTurns: 20,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+});
+
+test('the status bar shows the task still going, else the latest', () => {
+    const book = new TaskBook();
+    book.update(s('a', 'running'));
+    book.update(s('b', 'succeeded'));
+    assert.equal(book.current()?.taskId, 'a');
+    book.update(s('a', 'failed'));
+    assert.equal(book.current()?.taskId, 'a', 'the latest heard of');
+    book.update(s('b', 'succeeded'));
+    assert.equal(book.current()?.taskId, 'b');
+});
+
+test('a state change is news; more tokens in the same state are not', () => {
+    const book = new TaskBook();
+    assert.equal(book.update(s('a', 'running')), true);
+    assert.equal(book.update({ ...s('a', 'running'), inputTokens: 50 }), false);
+    assert.equal(book.get('a')?.inputTokens, 50);
+    assert.equal(book.update(s('a', 'succeeded')), true);
+});
+
+test('an ended task does not come back to life from a stale status', () => {
+    const book = new TaskBook();
+    book.update(s('a', 'succeeded'));
+    assert.equal(book.update(s('a', 'running')), false);
+    assert.equal(book.get('a')?.state, 'succeeded');
+});
+
+test('a task we started is queued until its first status', () => {
+    const book = new TaskBook();
+    book.started('a');
+    assert.equal(book.current()?.state, 'queued');
+    book.update(s('a', 'running'));
+    book.started('a');
+    assert.equal(book.current()?.state, 'running', 'started() never overwrites');
+});
+
+test('the actions offered follow the state', () => {
+    const book = new TaskBook();
+    book.update(s('run', 'running'));
+    book.update(s('ask', 'waiting_user', 'Which currency?'));
+    book.update(s('done', 'succeeded'));
+    book.verified({ taskId: 'done', passed: true, detail: 'ok', evidence: [] });
+    assert.deepEqual(book.actions('run'), ['cancel', 'trace']);
+    assert.deepEqual(book.actions('ask'), ['answer', 'resume', 'cancel', 'trace']);
+    assert.deepEqual(book.actions('done'), ['trace', 'evidence']);
+    assert.deepEqual(book.actions('unknown'), ['trace']);
+    assert.deepEqual(
+        book.waiting().map((t) => t.taskId),
+        ['ask'],
+    );
+    assert.deepEqual(
+        book.active().map((t) => t.taskId),
+        ['ask', 'run'],
+    );
+});

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Idempotent set-up for the VS Code suites (tests/vscode.rs), one part at a
+# time; concurrent callers wait for each other (flock). Prints the path of
+# what it made on its last line of stdout; everything else goes to stderr.
+#
+#   setup.sh extension    npm ci in editors/vscode (skipped while package-lock.json is unchanged)
+#   setup.sh vsix         the above, then build and package the extension -> target/vscode/rein.vsix
+#   setup.sh code-server  code-server 4.100.3 (VS Code 1.100.3) with its native modules, cached in
+#                         ${REIN_TEST_CACHE:-~/.cache/rein-tests}/code-server-4.100.3; and headless Chromium
+#
+# Needs Node 20 with npm, and the npm registry and Debian's packages
+# (the first run only). Any failure exits non-zero with the reason.
+set -euo pipefail
+
+CODE_SERVER_VERSION=4.100.3
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+ext="$root/editors/vscode"
+state="$root/target/vscode"
+cache="${REIN_TEST_CACHE:-$HOME/.cache/rein-tests}"
+mkdir -p "$state" "$cache"
+
+say() { printf '[vscode setup] %s\n' "$*" >&2; }
+die() { printf '[vscode setup] error: %s\n' "$*" >&2; exit 1; }
+
+need_node() {
+  command -v node >/dev/null || die "node is not installed (Node 20 is needed: apt-get install nodejs npm, or nodesource)"
+  command -v npm >/dev/null || die "npm is not installed"
+  local major
+  major="$(node -p 'process.versions.node.split(".")[0]')"
+  # code-server 4.100 runs on Node 20 only; vsce 3.9 and playwright-core need >= 20.
+  [ "$major" = 20 ] || die "Node $major found; code-server $CODE_SERVER_VERSION and this suite need Node 20"
+}
+
+# Debian packages: native-module headers for code-server, ripgrep (VS Code's
+# search), and the browser that drives the workbench.
+need_packages() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]} (run: sudo apt-get install -y ${missing[*]})"
+  say "installing ${missing[*]}"
+  apt-get update -qq >&2 || die "apt-get update failed (no network to Debian's mirrors?)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2 \
+    || die "apt-get install ${missing[*]} failed"
+}
+
+extension() {
+  need_node
+  exec 8>"$state/extension.lock"
+  flock 8
+  local want have=""
+  want="$(sha256sum "$ext/package-lock.json" | cut -d' ' -f1)"
+  [ -f "$ext/node_modules/.rein-lock-sha256" ] && have="$(cat "$ext/node_modules/.rein-lock-sha256")"
+  if [ "$want" != "$have" ]; then
+    say "npm ci in editors/vscode"
+    # No install scripts: nothing here needs a native build (keytar is
+    # vsce's optional credential store, unused for packaging).
+    (cd "$ext" && npm ci --ignore-scripts --no-audit --no-fund >&2) \
+      || die "npm ci in editors/vscode failed (no network to the npm registry?)"
+    echo "$want" >"$ext/node_modules/.rein-lock-sha256"
+  fi
+  echo "$ext"
+}
+
+vsix() {
+  extension >/dev/null
+  exec 8>"$state/extension.lock"
+  flock 8
+  say "building and packaging the extension"
+  # Packaged beside the old one and renamed over it: a concurrent test may
+  # be installing the previous package, and must never read a half-written one.
+  local tmp="$state/rein-$$.vsix"
+  (cd "$ext" && node esbuild.mjs --production >&2 \
+    && node_modules/.bin/vsce package --no-dependencies --skip-license --out "$tmp" >&2) \
+    || { rm -f "$tmp"; die "packaging the extension failed"; }
+  mv -f "$tmp" "$state/rein.vsix"
+  echo "$state/rein.vsix"
+}
+
+code_server() {
+  need_node
+  need_packages libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium build-essential python3
+  local dir="$cache/code-server-$CODE_SERVER_VERSION"
+  exec 9>"$dir.lock"
+  flock 9
+  if [ -f "$dir/.complete" ]; then
+    echo "$dir/node_modules/.bin/code-server"
+    return
+  fi
+  say "installing code-server $CODE_SERVER_VERSION into $dir (once; a few minutes)"
+  local tmp="$dir.tmp"
+  rm -rf "$tmp" "$dir"
+  mkdir -p "$tmp"
+  cd "$tmp"
+  echo '{"name":"rein-test-code-server","private":true}' >package.json
+  # Its postinstall would download ripgrep from GitHub; the steps below do
+  # what it does with Debian's ripgrep instead.
+  npm i --ignore-scripts --no-audit --no-fund "code-server@$CODE_SERVER_VERSION" >&2 \
+    || die "npm i code-server@$CODE_SERVER_VERSION failed (no network to the npm registry?)"
+  npm_config_build_from_source=true npm_config_yes=true npm rebuild argon2 >&2 \
+    || die "building argon2 for code-server failed"
+  local vscode="$tmp/node_modules/code-server/lib/vscode"
+  (cd "$vscode" && npm i --omit=dev --ignore-scripts --no-audit --no-fund >&2) \
+    || die "installing VS Code's dependencies failed"
+  mkdir -p "$vscode/node_modules/@vscode/ripgrep/bin"
+  cp "$(command -v rg)" "$vscode/node_modules/@vscode/ripgrep/bin/rg"
+  (cd "$vscode" && npm_config_yes=true npm rebuild >&2) \
+    || die "building VS Code's native modules failed"
+  # What code-server's postinstall.sh links.
+  ln -sfn node_modules "$vscode/node_modules.asar"
+  ln -sfn code-linux.sh "$vscode/bin/remote-cli/code-server"
+  ln -sfn browser-linux.sh "$vscode/bin/helpers/browser.sh"
+  (cd "$vscode/extensions" && npm i --omit=dev --no-audit --no-fund >&2) \
+    || die "installing the built-in extensions' dependencies failed"
+  touch "$tmp/.complete"
+  # npm's links are relative, so the folder can move into place.
+  mv "$tmp" "$dir"
+  XDG_CONFIG_HOME="$state/xdg-config" "$dir/node_modules/.bin/code-server" --version >&2 \
+    || { rm -f "$dir/.complete"; die "the installed code-server does not run"; }
+  echo "$dir/node_modules/.bin/code-server"
+}
+
+case "${1:-}" in
+  extension) extension ;;
+  vsix) vsix ;;
+  code-server) code_server ;;
+  *) die "usage: $0 extension|vsix|code-server" ;;
+esac
