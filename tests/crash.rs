@@ -24,19 +24,6 @@ fn demo_project() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/lsp/demo/project")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 fn settings(compaction: bool) -> Value {
     let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crash/stateless.json");
     let mut settings =
@@ -92,7 +79,7 @@ fn is_final(status: &Value) -> bool {
 async fn crash_and_recover(point: &str, compaction: bool) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    copy_dir(&demo_project(), &root);
+    rein_testkit::copy_project(&demo_project(), &root).unwrap();
 
     // 1. The task starts; the server dies at `point`.
     let mut first = spawn(&root, Some(point), compaction, "first.log");

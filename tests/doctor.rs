@@ -19,19 +19,6 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 struct Doctor {
     dir: tempfile::TempDir,
     env: Vec<(String, String)>,
@@ -46,10 +33,11 @@ struct Ran {
 impl Doctor {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        copy_dir(
+        rein_testkit::copy_project(
             &repo().join("server/lsp/demo/project"),
             &dir.path().join("project"),
-        );
+        )
+        .unwrap();
         std::fs::create_dir_all(dir.path().join("config")).unwrap();
         Self {
             dir,

@@ -29,19 +29,6 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// A fresh copy of the demo project (`project/`) and an empty user config
 /// directory (`config/`), so nothing of the machine's set-up leaks in.
 struct Project {
@@ -51,10 +38,11 @@ struct Project {
 impl Project {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        copy_dir(
+        rein_testkit::copy_project(
             &repo().join("server/lsp/demo/project"),
             &dir.path().join("project"),
-        );
+        )
+        .unwrap();
         std::fs::create_dir_all(dir.path().join("config")).unwrap();
         Self { dir }
     }

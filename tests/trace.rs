@@ -41,19 +41,6 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// Every file under `dir`, recursively.
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -173,7 +160,7 @@ fn sample() -> Vec<u8> {
 fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
-    copy_dir(&repo().join("server/lsp/demo/project"), &root);
+    rein_testkit::copy_project(&repo().join("server/lsp/demo/project"), &root).unwrap();
     std::fs::create_dir_all(root.join(".rein")).unwrap();
     let config_file = root.join(".rein/config.toml");
     std::fs::write(

@@ -96,24 +96,7 @@ pub struct Server {
 }
 
 pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        // Leftovers of running the fixture by hand are not part of it.
-        if ["__pycache__", "target", "Cargo.lock", ".rein"]
-            .iter()
-            .any(|n| name == *n)
-        {
-            continue;
-        }
-        let target = to.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
+    rein_testkit::copy_project(from, to).unwrap();
 }
 
 impl Server {

@@ -67,16 +67,7 @@ pub async fn run(command: &mut Command, limit: Duration) -> std::process::Output
 }
 
 pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+    rein_testkit::copy_project(from, to).unwrap();
 }
 
 /// Every file under `dir`, recursively (symbolic links not followed).

@@ -13,27 +13,15 @@ use pretty_assertions::assert_eq;
 use rein_testkit::editor::{EditorOptions, HeadlessEditor};
 use serde_json::{Value, json};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fix_test_from_the_code_action_to_verified() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    copy_dir(
+    rein_testkit::copy_project(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/project"),
         &root,
-    );
+    )
+    .unwrap();
     let server = support::start(rein::ServerOptions::default());
     let options = EditorOptions {
         settings: json!({"provider": "scripted"}),

@@ -13,6 +13,8 @@ mod bin;
 pub mod editor;
 pub mod fake_model;
 mod lsp_client;
+mod project;
 
 pub use bin::{BinaryError, rein_binary};
 pub use lsp_client::{ClientError, LspClient, frame};
+pub use project::copy_project;
