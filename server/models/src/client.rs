@@ -61,11 +61,7 @@ pub(crate) trait Decoder: Send {
 pub fn build_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, ModelError> {
     match config.provider {
         ProviderKind::Anthropic => {
-            let key = config.api_key.clone().ok_or(ModelError::MissingApiKey {
-                provider: "Anthropic",
-                env_var: "ANTHROPIC_API_KEY",
-            })?;
-            let wire = crate::anthropic::Anthropic::new(&config.base_url, key);
+            let wire = crate::anthropic::Anthropic::new(&config.base_url, anthropic_key(config)?);
             Ok(Arc::new(HttpClient::new(wire, config)?))
         }
         ProviderKind::OpenAi => {
@@ -88,14 +84,18 @@ pub fn build_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, Mod
 /// Builds an Anthropic-format client for any base URL (the scripted
 /// provider and tests use it with the fake server).
 pub fn anthropic_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, ModelError> {
-    let key = config.api_key.clone().ok_or(ModelError::MissingApiKey {
-        provider: "Anthropic",
-        env_var: "ANTHROPIC_API_KEY",
-    })?;
     Ok(Arc::new(HttpClient::new(
-        crate::anthropic::Anthropic::new(&config.base_url, key),
+        crate::anthropic::Anthropic::new(&config.base_url, anthropic_key(config)?),
         config,
     )?))
+}
+
+/// Anthropic's API takes no request without a key.
+fn anthropic_key(config: &ProviderConfig) -> Result<crate::ApiKey, ModelError> {
+    config.api_key.clone().ok_or(ModelError::MissingApiKey {
+        provider: "Anthropic",
+        env_var: "ANTHROPIC_API_KEY",
+    })
 }
 
 /// Builds an OpenAI-format client for any base URL.
@@ -114,11 +114,7 @@ pub fn openai_client(config: &ProviderConfig) -> Result<Arc<dyn ModelClient>, Mo
 pub async fn list_models(config: &ProviderConfig) -> Result<Vec<String>, ModelError> {
     match config.provider {
         ProviderKind::Anthropic => {
-            let key = config.api_key.clone().ok_or(ModelError::MissingApiKey {
-                provider: "Anthropic",
-                env_var: "ANTHROPIC_API_KEY",
-            })?;
-            let wire = crate::anthropic::Anthropic::new(&config.base_url, key);
+            let wire = crate::anthropic::Anthropic::new(&config.base_url, anthropic_key(config)?);
             HttpClient::new(wire, config)?.inner.models().await
         }
         ProviderKind::OpenAi => {
