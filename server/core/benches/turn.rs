@@ -3,16 +3,16 @@
 //! model call and one tool call, step by step, with the real types.
 //!
 //! - `assemble`: the progress note and the context (as `prepare_request`).
-//! - `tokens`: counting the request before it is sent (`call_model`'s
-//!   estimate) and the new result when it is recorded (the spill check and
-//!   `RecordedResult::new`).
+//! - `tokens`: counting the new result when it is recorded (the spill
+//!   check and `RecordedResult::new`); the request's estimate comes with
+//!   the assembly, from counts recorded once.
 //! - `persist`: the request archived as an artifact and its row, the
 //!   turn's row, the task state, the op log of one call (requested,
 //!   started, finished) and the two checkpoints, in SQLite (WAL) on a real
 //!   temporary directory.
-//! - `trace`: the turn's events written by `TraceWriter` (context
-//!   transformations, model call, text, status, tool call, permission,
-//!   result).
+//! - `trace`: the turn's events written by `TraceWriter` (the context
+//!   transformation that started this turn, model call, text, status, tool
+//!   call, permission, result).
 //! - `total`: all of it, in the loop's order.
 //!
 //! Run: `cargo bench -p rein-core --bench turn`
@@ -88,10 +88,9 @@ impl Harness {
         self.context.assemble(h, &note)
     }
 
-    /// Counting as the loop does: the whole request before the call, the
-    /// new result twice (the spill check, then `RecordedResult::new`).
-    fn count(&self, assembled: &Assembled) -> RecordedResult {
-        black_box(rein_models::tokens::estimate_request(&assembled.request));
+    /// Counting as the loop does: the new result twice (the spill check,
+    /// then `RecordedResult::new`).
+    fn count(&self, _assembled: &Assembled) -> RecordedResult {
         black_box(rein_models::tokens::count_text(&self.file));
         RecordedResult::new(
             "call_new".into(),
@@ -156,17 +155,17 @@ impl Harness {
     fn trace(&self, turn: u32, assembled: &Assembled) {
         let t = &self.trace;
         let id = &self.task.id;
-        let mut seen = std::collections::HashSet::new();
-        for (transformation, detail) in &assembled.transformations {
-            if seen.insert((transformation, detail)) {
-                t.event(
-                    id,
-                    &TaskEvent::Context {
-                        transformation: transformation.clone(),
-                        detail: detail.clone(),
-                    },
-                );
-            }
+        // The loop traces a transformation once, when it starts: in a
+        // steady turn that is the newest one (a read just superseded),
+        // whatever the history's length.
+        if let Some((transformation, detail)) = assembled.transformations.last() {
+            t.event(
+                id,
+                &TaskEvent::Context {
+                    transformation: transformation.clone(),
+                    detail: detail.clone(),
+                },
+            );
         }
         let status = TaskEvent::Status(TaskStatus {
             task_id: id.clone(),
@@ -297,7 +296,7 @@ fn report_sizes(harness: &Harness, turns: usize, assembled: &Assembled, h: &Hist
     harness.trace(turns as u32 + 1, assembled);
     let trace = std::fs::metadata(harness.trace.path()).map_or(0, |m| m.len()) - trace_before;
     eprintln!(
-        "turn/{turns}: writes a {request}-byte request artifact, two checkpoints of ~{checkpoint} bytes, {trace} bytes of trace ({} context transformations reported)",
+        "turn/{turns}: writes a {request}-byte request artifact, two checkpoints of ~{checkpoint} bytes (each replacing the one before), {trace} bytes of trace ({} context transformations standing, the newest reported)",
         assembled.transformations.len()
     );
 }

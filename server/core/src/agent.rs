@@ -6,6 +6,7 @@
 //! at every await and leaves a consistent history: calls that did not run
 //! get a "cancelled" result.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU32;
@@ -156,6 +157,9 @@ struct Agent {
     state: TaskState,
     compactions: u32,
     resumed: bool,
+    /// What the last request changed in the history (stubs, summaries):
+    /// a standing transformation is traced once, when it starts.
+    shown_transformations: HashSet<(String, String)>,
 }
 
 /// Why the loop stopped early.
@@ -199,6 +203,7 @@ impl Agent {
             state: TaskState::Queued,
             compactions: 0,
             resumed: false,
+            shown_transformations: HashSet::new(),
             artifacts,
             context,
             task,
@@ -339,8 +344,8 @@ impl Agent {
             return Err(Stop::new(TaskState::BudgetExhausted, exhausted.reason));
         }
         let turn = self.tracker.spent.turns + 1;
-        let request = self.prepare_request(turn).await?;
-        let Some(reply) = self.call_model(turn, request).await? else {
+        let (request, estimated) = self.prepare_request(turn).await?;
+        let Some(reply) = self.call_model(turn, request, estimated).await? else {
             // The history was compacted to fit: try the turn again.
             return Ok(());
         };
@@ -390,7 +395,8 @@ impl Agent {
         }
     }
 
-    async fn prepare_request(&mut self, turn: u32) -> Result<ModelRequest, Stop> {
+    /// The request for this turn and Rein's estimate of its input tokens.
+    async fn prepare_request(&mut self, turn: u32) -> Result<(ModelRequest, u64), Stop> {
         let note = self.progress.render(
             turn,
             self.tracker.budgets.max_turns,
@@ -401,16 +407,19 @@ impl Agent {
         if assembled.estimated_tokens > self.context.threshold() && self.compact(turn).await? {
             assembled = self.context.assemble(&self.history, &note);
         }
-        let mut seen = std::collections::HashSet::new();
+        let mut now = HashSet::new();
         for (transformation, detail) in assembled.transformations {
-            if seen.insert((transformation.clone(), detail.clone())) {
+            let key = (transformation, detail);
+            if !self.shown_transformations.contains(&key) && !now.contains(&key) {
                 self.event(TaskEvent::Context {
-                    transformation,
-                    detail,
+                    transformation: key.0.clone(),
+                    detail: key.1.clone(),
                 });
             }
+            now.insert(key);
         }
-        Ok(assembled.request)
+        self.shown_transformations = now;
+        Ok((assembled.request, assembled.estimated_tokens))
     }
 
     /// One model call with its retries, bounded by the model timeout and
@@ -420,8 +429,8 @@ impl Agent {
         &mut self,
         turn: u32,
         request: ModelRequest,
+        estimated: u64,
     ) -> Result<Option<ModelReply>, Stop> {
-        let estimated = rein_models::tokens::estimate_request(&request);
         let request_ref = self.save_request(turn, &request).await;
         let started = Instant::now();
         let reply = self.stream(request).await;

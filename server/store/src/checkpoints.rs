@@ -1,6 +1,10 @@
 //! Checkpoints: per turn, what the agent needs to build the next request
 //! (its progress layer and a reference to the context), as JSON. A resumed
-//! task starts from the last one.
+//! task starts from the last one, so only the last one is kept: a
+//! checkpoint holds the whole history, and keeping every turn's made the
+//! database grow with the square of a task's length (BENCHMARKS.md,
+//! figure 3). What each turn did stays in the turns, the op log and the
+//! trace.
 
 use std::fmt;
 use std::str::FromStr;
@@ -83,7 +87,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<CheckpointRecord> {
 const SELECT: &str = "SELECT task_id, turn, phase, data_json, created_ms FROM checkpoints";
 
 impl Store {
-    /// Adds a checkpoint; earlier ones are kept (for the trace).
+    /// Saves the task's checkpoint, replacing the one before in the same
+    /// transaction: a crash leaves either the old one or the new one.
     pub fn save_checkpoint(&self, checkpoint: &NewCheckpoint) -> Result<(), StoreError> {
         validate::json("checkpoint data_json", &checkpoint.data_json)?;
         self.write("saving a checkpoint", |tx| {
@@ -98,6 +103,10 @@ impl Store {
                     now_ms()
                 ],
             )?;
+            tx.execute(
+                "DELETE FROM checkpoints WHERE task_id = ?1 AND id < last_insert_rowid()",
+                params![checkpoint.task_id],
+            )?;
             Ok(())
         })
     }
@@ -110,7 +119,8 @@ impl Store {
         })
     }
 
-    /// All the task's checkpoints, oldest first.
+    /// All the task's checkpoints, oldest first: the last one, or none (a
+    /// database written before checkpoints were replaced may hold more).
     pub fn checkpoints(&self, task: &str) -> Result<Vec<CheckpointRecord>, StoreError> {
         self.read("reading checkpoints", |conn| {
             let sql = format!("{SELECT} WHERE task_id = ?1 ORDER BY id");

@@ -47,14 +47,28 @@ fn the_last_checkpoint_saved_is_the_one_to_resume_from() {
         .into_iter()
         .map(|c| (c.turn, c.phase))
         .collect();
-    assert_eq!(
-        all,
-        [
-            (1, CheckpointPhase::AfterModel),
-            (1, CheckpointPhase::AfterTools),
-            (2, CheckpointPhase::AfterModel)
-        ]
-    );
+    // Only the last is kept: each holds the whole history.
+    assert_eq!(all, [(2, CheckpointPhase::AfterModel)]);
+}
+
+#[test]
+fn a_checkpoint_replaces_only_its_own_tasks() {
+    let store = store_with_task("t1");
+    store.create_task(&crate::support::new_task("t2")).unwrap();
+    store
+        .save_checkpoint(&checkpoint(1, CheckpointPhase::AfterTools))
+        .unwrap();
+    let other = NewCheckpoint {
+        task_id: "t2".to_owned(),
+        ..checkpoint(7, CheckpointPhase::AfterModel)
+    };
+    store.save_checkpoint(&other).unwrap();
+    store
+        .save_checkpoint(&checkpoint(2, CheckpointPhase::AfterTools))
+        .unwrap();
+    assert_eq!(store.last_checkpoint("t1").unwrap().unwrap().turn, 2);
+    assert_eq!(store.last_checkpoint("t2").unwrap().unwrap().turn, 7);
+    assert_eq!(store.checkpoints("t2").unwrap().len(), 1);
 }
 
 #[test]
