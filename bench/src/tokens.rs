@@ -14,9 +14,11 @@
 //! produced it (the whole test log, every read in full, nothing
 //! summarized), no progress note, with the same system prompt and tools.
 //!
-//! Two more replays of the same history bound what Rein's shedding costs
-//! and could save: append-only (Rein's recorded results, nothing stubbed
-//! or summarized later) and shedding in batches (`batched_requests`).
+//! One more replay of the same history shows what Rein's shedding costs
+//! in cache reads: append-only (Rein's recorded results, nothing stubbed
+//! or summarized later). Rein sheds in batches (`ContextManager::
+//! assemble_with`), so its history is a stable, cached prefix between
+//! batches.
 //!
 //! Tokens are counted with `o200k_base` (`rein_models::tokens`, Rein's
 //! own estimate). The cache is simulated (`cache.rs`) with Anthropic's
@@ -300,72 +302,6 @@ fn append_only_requests(rein: &[ModelRequest], items: &[Item]) -> Result<Vec<Mod
         .collect()
 }
 
-/// How many tokens the batched variant lets the request grow past Rein's
-/// before it sheds again.
-const BATCH_SLACK: u64 = 10_000;
-
-/// Rein's shedding applied in batches: the history as Rein showed it at
-/// the last shedding point, then every later item as recorded (appended,
-/// nothing rewritten), the progress note last. When that request has
-/// grown more than `BATCH_SLACK` tokens past Rein's own for the turn, it
-/// sheds: that turn's request is Rein's, the new shedding point. What a
-/// cache-aware context manager would send; not what Rein does today.
-fn batched_requests(rein: &[ModelRequest], items: &[Item]) -> Result<Vec<ModelRequest>> {
-    let assistants: Vec<usize> = items
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| matches!(i, Item::Assistant { .. }))
-        .map(|(n, _)| n)
-        .collect();
-    let mut out: Vec<ModelRequest> = Vec::with_capacity(rein.len());
-    // (the item index the anchor's history ends at, its messages without
-    // the note)
-    let mut anchor: Option<(usize, Vec<rein_models::Message>)> = None;
-    for (t, r) in rein.iter().enumerate() {
-        let end = assistants
-            .get(t)
-            .copied()
-            .context("fewer replies than requests")?;
-        let note = r
-            .messages
-            .last()
-            .and_then(|m| m.parts.last())
-            .cloned()
-            .context("a request without messages")?;
-        let candidate = anchor.as_ref().map(|(from, base)| {
-            let mut messages = base.clone();
-            messages.extend(to_messages(&items[*from..end], |r| r.content.clone()));
-            if let Some(last) = messages.last_mut() {
-                last.parts.push(note.clone());
-            }
-            let mut request = r.clone();
-            request.cache.stable_message = messages.len().checked_sub(2);
-            request.messages = messages;
-            request
-        });
-        let keep = candidate.filter(|c| {
-            rein_models::tokens::estimate_request(c)
-                <= rein_models::tokens::estimate_request(r) + BATCH_SLACK
-        });
-        let request = match keep {
-            Some(c) => c,
-            None => {
-                let mut base = r.messages.clone();
-                if let Some(last) = base.last_mut() {
-                    last.parts.pop();
-                    if last.parts.is_empty() {
-                        base.pop();
-                    }
-                }
-                anchor = Some((end, base));
-                r.clone()
-            }
-        };
-        out.push(request);
-    }
-    Ok(out)
-}
-
 fn summary(
     rein: &[ModelRequest],
     items: &[Item],
@@ -374,8 +310,6 @@ fn summary(
     use std::fmt::Write as _;
     let naive = naive_requests(rein, items, logs)?;
     let plain = append_only_requests(rein, items)?;
-    let batched = batched_requests(rein, items)?;
-    let batched_billed = cache::simulate(&batched.iter().map(cache::blocks).collect::<Vec<_>>());
     let plain_billed = cache::simulate(&plain.iter().map(cache::blocks).collect::<Vec<_>>());
     let rein_billed = cache::simulate(&rein.iter().map(cache::blocks).collect::<Vec<_>>());
     let naive_billed = cache::simulate(&naive.iter().map(cache::blocks).collect::<Vec<_>>());
@@ -391,7 +325,6 @@ fn summary(
         total(&naive_billed),
         total(&plain_billed),
     );
-    let bt = total(&batched_billed);
     let estimated: u64 = rein.iter().map(rein_models::tokens::estimate_request).sum();
     let log_bytes: u64 = logs.values().map(|l| l.len() as u64).sum();
     let prices = rein_models::pricing::PriceTable::default();
@@ -435,11 +368,6 @@ fn summary(
             &p,
             &plain_billed,
         ),
-        (
-            "Rein, shedding in batches (simulated, 10k-token slack)",
-            &bt,
-            &batched_billed,
-        ),
         ("naive resend", &n, &naive_billed),
     ] {
         let _ = writeln!(
@@ -460,7 +388,7 @@ fn summary(
     }
     let _ = writeln!(
         out,
-        "\nRein sends {:.1}× fewer input tokens than the naive resend ({:.0}% less). With prompt caching, Rein's input costs {:.0}% of the naive resend's (${:.2} against ${:.2}) and {:.0}% of the append-only variant's (${:.2}): each stub or summary rewrites an earlier part of the history, and the cache is read only up to the first change. Rein's own estimate of its requests (`estimate_request`): {estimated} tokens.",
+        "\nRein sends {:.1}× fewer input tokens than the naive resend ({:.0}% less). With prompt caching, Rein's input costs {:.0}% of the naive resend's (${:.2} against ${:.2}) and {:.0}% of the append-only variant's (${:.2}): a batch of stubs and summaries rewrites an earlier part of the history once, and the cache is read only up to the first change, so between batches Rein's requests only grow at the end. Rein's own estimate of its requests (`estimate_request`): {estimated} tokens.",
         n.total as f64 / r.total.max(1) as f64,
         100.0 - pct(r.total, n.total),
         100.0 * cost(&r, true) / cost(&n, true),
@@ -472,26 +400,23 @@ fn summary(
     let _ = writeln!(out, "\nPer turn (input tokens; read from cache):\n");
     let _ = writeln!(
         out,
-        "| turn | Rein | Rein cached | append-only | append-only cached | batched | batched cached | naive | naive cached |"
+        "| turn | Rein | Rein cached | append-only | append-only cached | naive | naive cached |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
-    for (t, (((a, b), c), d)) in rein_billed
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for (t, ((a, b), c)) in rein_billed
         .iter()
         .zip(&plain_billed)
         .zip(&naive_billed)
-        .zip(&batched_billed)
         .enumerate()
     {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             t + 1,
             a.total,
             a.read,
             b.total,
             b.read,
-            d.total,
-            d.read,
             c.total,
             c.read
         );

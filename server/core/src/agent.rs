@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::budget::{BudgetTracker, Budgets, Spent};
 use crate::context::history::{History, Item, RecordedResult, ResultMeta};
 use crate::context::progress::Progress;
-use crate::context::{ContextConfig, ContextManager, prompt, transcript};
+use crate::context::{ContextConfig, ContextManager, Shedding, prompt, transcript};
 use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
 use crate::guard::LoopGuard;
@@ -160,6 +160,8 @@ struct Agent {
     /// What the last request changed in the history (stubs, summaries):
     /// a standing transformation is traced once, when it starts.
     shown_transformations: HashSet<(String, String)>,
+    /// What the requests show shed, kept so shedding comes in batches.
+    shedding: Shedding,
 }
 
 /// Why the loop stopped early.
@@ -204,6 +206,7 @@ impl Agent {
             compactions: 0,
             resumed: false,
             shown_transformations: HashSet::new(),
+            shedding: Shedding::default(),
             artifacts,
             context,
             task,
@@ -403,9 +406,13 @@ impl Agent {
             &self.task,
             self.context.config.restate_every,
         );
-        let mut assembled = self.context.assemble(&self.history, &note);
+        let mut assembled = self
+            .context
+            .assemble_with(&self.history, &note, &mut self.shedding);
         if assembled.estimated_tokens > self.context.threshold() && self.compact(turn).await? {
-            assembled = self.context.assemble(&self.history, &note);
+            assembled = self
+                .context
+                .assemble_with(&self.history, &note, &mut self.shedding);
         }
         let mut now = HashSet::new();
         for (transformation, detail) in assembled.transformations {

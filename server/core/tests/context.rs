@@ -73,7 +73,10 @@ async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
         .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
         .reply(Reply::tool_call("run_tests", json!({})))
         .reply(Reply::text("Fixed."));
-    let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
+    // Shed as soon as there is anything to shed (batching is tested below).
+    let r = Setup::new(cart_workspace())
+        .run(scenario, |c| c.context.shed_slack_tokens = 0)
+        .await;
     assert_eq!(
         r.outcome.state,
         TaskState::Succeeded,
@@ -86,7 +89,7 @@ async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
         assistant: call run_tests({})
         user: result error: [earlier test run, summarized] $ run-tests: exit code 1 after 0.1s; failing: tests.test_ca…
         assistant: call read_file({"path":"cart.py"})
-        user: result: [cart.py read at v1; superseded by the read at v2 below]
+        user: result: [cart.py read at v1; superseded by a later read of it below]
         assistant: call edit_file({"new_text":"    return sum(i.price * i.qty for i in items)","old_text":"    return len(items)","path":"cart.py"})
         user: result: Edited cart.py (v1 → v2).⏎Now lines 4-7 read:⏎     4	        self.qty = qty⏎     5	⏎     6…
         assistant: call read_file({"path":"cart.py"})
@@ -116,6 +119,143 @@ async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
         ]
     "#]]
     .assert_debug_eq(&transformations);
+}
+
+/// The same task with the default settings: shedding would save little, so
+/// nothing is shed and every request is the previous one plus the new turn
+/// (the prompt cache is read up to the end of the previous request).
+#[tokio::test]
+async fn below_the_slack_each_request_extends_the_previous_one() {
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("run_tests", json!({})))
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(i.price * i.qty for i in items)"}),
+        ))
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call("run_tests", json!({})))
+        .reply(Reply::text("Fixed."));
+    let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    // The messages without cache markers, and without the progress note
+    // (always the last part of the last message: it changes every turn).
+    let history = |body: &Value| -> Vec<Value> {
+        let mut messages = body["messages"].as_array().unwrap().clone();
+        for message in &mut messages {
+            for part in message["content"].as_array_mut().unwrap() {
+                part.as_object_mut().unwrap().remove("cache_control");
+            }
+        }
+        let last = messages.last_mut().unwrap();
+        let parts = last["content"].as_array_mut().unwrap();
+        assert!(
+            parts.pop().unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("[Progress: turn")
+        );
+        if parts.is_empty() {
+            messages.pop();
+        }
+        messages
+    };
+    let requests = r.server.requests();
+    assert_eq!(requests.len(), 6);
+    for pair in requests.windows(2) {
+        let (before, after) = (history(&pair[0].body), history(&pair[1].body));
+        assert!(after.len() > before.len());
+        assert_eq!(
+            after[..before.len()],
+            before[..],
+            "an earlier message changed"
+        );
+    }
+    let shed = r
+        .progress
+        .events()
+        .iter()
+        .filter(|e| matches!(e, TaskEvent::Context { .. }))
+        .count();
+    assert_eq!(shed, 0);
+}
+
+/// Reads of the same file, turn after turn, assembled as the loop does:
+/// superseded reads are stubbed only once stubbing them saves more than
+/// the slack, then all at once, and a stub stays a stub.
+#[test]
+fn shedding_comes_in_batches_and_stays() {
+    use rein_core::context::history::{History, Item, RecordedResult, ResultMeta};
+    use rein_core::context::{ContextManager, Shedding};
+    use rein_core::task::{TaskId, TaskSpec};
+    use rein_core::workspace::ReadVersion;
+    use rein_models::{Part, ToolCall};
+
+    let config = ContextConfig {
+        shed_slack_tokens: 2_500,
+        ..ContextConfig::default()
+    };
+    let task = TaskSpec::fix_test(TaskId("t".into()), "tests/test_cart.py", "test_total");
+    let manager = ContextManager::new(config, "claude-sonnet-4-5", &task, Vec::new(), None);
+    let mut history = History::default();
+    history.push(Item::user("Fix it."));
+    let mut shed = Shedding::default();
+    let mut stubbed_per_turn = Vec::new();
+    for turn in 1..=8 {
+        // Each read of src/a.rs is ~1,200 tokens, a new version each time.
+        let text: String = (1..=100)
+            .map(|l| format!("let v{l} = step({l}, {turn});\n"))
+            .collect();
+        let id = format!("call_{turn}");
+        history.push(Item::assistant(vec![Part::ToolCall(ToolCall {
+            id: id.clone(),
+            name: "read_file".into(),
+            arguments: json!({"path": "src/a.rs"}),
+        })]));
+        history.push(Item::Results {
+            results: vec![RecordedResult::new(
+                id,
+                "read_file".into(),
+                text.clone(),
+                false,
+                ResultMeta::FileRead {
+                    path: "src/a.rs".into(),
+                    version: ReadVersion::of_disk(&text),
+                },
+            )],
+            notes: Vec::new(),
+        });
+        let assembled = manager.assemble_with(&history, "[Progress]", &mut shed);
+        stubbed_per_turn.push(assembled.transformations.len());
+    }
+    // Turn 4: three superseded reads save more than 2,500 tokens; from then
+    // on, a batch each time three more have piled up.
+    expect_test::expect![[r#"
+        [
+            0,
+            0,
+            0,
+            3,
+            3,
+            3,
+            6,
+            6,
+        ]
+    "#]]
+    .assert_debug_eq(&stubbed_per_turn);
+    // The eager assembly sheds everything at once.
+    assert_eq!(
+        manager
+            .assemble(&history, "[Progress]")
+            .transformations
+            .len(),
+        7
+    );
 }
 
 #[tokio::test]

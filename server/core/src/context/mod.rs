@@ -19,7 +19,7 @@ pub mod history;
 pub mod progress;
 pub mod prompt;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rein_models::{CachePlan, ModelRequest, ToolSpec, tokens};
 use serde::{Deserialize, Serialize};
@@ -44,6 +44,15 @@ pub struct ContextConfig {
     pub project_instructions_budget: u64,
     /// Restate the goal in the progress note every N turns (0: never).
     pub restate_every: u32,
+    /// Shed in batches: only once shedding would save more than this many
+    /// tokens (or the request nears the compaction threshold), so the
+    /// history stays a stable, cached prefix in between.
+    #[serde(default = "default_shed_slack_tokens")]
+    pub shed_slack_tokens: u64,
+}
+
+fn default_shed_slack_tokens() -> u64 {
+    10_000
 }
 
 impl Default for ContextConfig {
@@ -56,6 +65,7 @@ impl Default for ContextConfig {
             keep_recent_items: 6,
             project_instructions_budget: 4_000,
             restate_every: 5,
+            shed_slack_tokens: default_shed_slack_tokens(),
         }
     }
 }
@@ -116,54 +126,30 @@ impl ContextManager {
         }
     }
 
-    /// The request for this turn: history with the shedding rules applied,
-    /// and the progress note last.
+    /// The request for this turn with every shedding rule applied, and the
+    /// progress note last (what [`ContextManager::assemble_with`] does when
+    /// it sheds).
     pub fn assemble(&self, history: &History, progress_note: &str) -> Assembled {
-        let mut transformations = Vec::new();
-        let latest_read = latest_reads(history);
-        let latest_test = latest_test_run(history);
-        let mut shown_tokens = 0u64;
-        let mut view = |r: &RecordedResult| -> String {
-            let shown = match &r.meta {
-                ResultMeta::FileRead { path, version } => match latest_read.get(path.as_str()) {
-                    Some((call_id, newer)) if *call_id != r.call_id => {
-                        transformations.push((
-                            "stub_superseded_read".to_owned(),
-                            format!("{path} {}", version.label()),
-                        ));
-                        Some(format!(
-                            "[{path} read at {}; superseded by the read at {} below]",
-                            version.label(),
-                            newer.label()
-                        ))
-                    }
-                    _ => None,
-                },
-                ResultMeta::Command {
-                    kind: CommandKind::Test,
-                    summary,
-                    ..
-                } if latest_test
-                    .as_deref()
-                    .is_some_and(|latest| latest != r.call_id) =>
-                {
-                    transformations.push(("summarize_old_test_log".to_owned(), r.call_id.clone()));
-                    Some(format!("[earlier test run, summarized] {summary}"))
-                }
-                _ => None,
-            };
-            match shown {
-                Some(text) => {
-                    shown_tokens += tokens::count_text(&text) + 4;
-                    text
-                }
-                None => {
-                    shown_tokens += r.tokens;
-                    r.content.clone()
-                }
-            }
-        };
-        let mut messages = to_messages(&history.items, &mut view);
+        self.assemble_with(history, progress_note, &mut Shedding::eager())
+    }
+
+    /// The request for this turn: history with the shedding rules applied
+    /// in batches, and the progress note last.
+    ///
+    /// Shedding rewrites an earlier part of the history, and a provider's
+    /// prompt cache is read only up to the first change: shedding each
+    /// superseded read on the turn after it is superseded made every
+    /// request miss the cache from there on (BENCHMARKS.md, figure 4). So
+    /// what `shed` has applied stays applied, and new candidates wait until
+    /// they would save more than `shed_slack_tokens`, or the request nears
+    /// the compaction threshold; then all of them are applied at once.
+    pub fn assemble_with(
+        &self,
+        history: &History,
+        progress_note: &str,
+        shed: &mut Shedding,
+    ) -> Assembled {
+        let candidates = self.shedding_candidates(history);
         let other_tokens: u64 = history
             .items
             .iter()
@@ -171,6 +157,42 @@ impl ContextManager {
             .map(Item::tokens)
             .sum();
         let note_tokens = tokens::count_text(progress_note);
+        let results_tokens = |applied: &dyn Fn(&str) -> bool| -> u64 {
+            results(history)
+                .map(|r| match candidates.get(r.call_id.as_str()) {
+                    Some(c) if applied(&r.call_id) => c.tokens,
+                    _ => r.tokens,
+                })
+                .sum()
+        };
+        let standing = results_tokens(&|id| shed.applied.contains(id));
+        let all_shed = results_tokens(&|_| true);
+        let near_threshold =
+            self.fixed_tokens + other_tokens + note_tokens + standing > self.threshold();
+        if shed.eager || standing > all_shed + self.config.shed_slack_tokens || near_threshold {
+            shed.applied = candidates.keys().map(|id| (*id).to_owned()).collect();
+        } else {
+            // A candidate can vanish (compacted away): forget it.
+            shed.applied
+                .retain(|id| candidates.contains_key(id.as_str()));
+        }
+
+        let mut transformations = Vec::new();
+        let mut shown_tokens = 0u64;
+        let mut view = |r: &RecordedResult| -> String {
+            match candidates.get(r.call_id.as_str()) {
+                Some(c) if shed.applied.contains(&r.call_id) => {
+                    transformations.push((c.transformation.to_owned(), c.detail.clone()));
+                    shown_tokens += c.tokens;
+                    c.text.clone()
+                }
+                _ => {
+                    shown_tokens += r.tokens;
+                    r.content.clone()
+                }
+            }
+        };
+        let mut messages = to_messages(&history.items, &mut view);
         if let Some(last) = messages.last_mut() {
             last.parts.push(rein_models::Part::text(progress_note));
         }
@@ -197,6 +219,55 @@ impl ContextManager {
         }
     }
 
+    /// Every result the shedding rules would replace, by call id: a read
+    /// of a file superseded by a later read of it becomes a stub, a test
+    /// log older than the latest test run its summary.
+    fn shedding_candidates<'h>(&self, history: &'h History) -> HashMap<&'h str, Shed> {
+        let latest_read = latest_reads(history);
+        let latest_test = latest_test_run(history);
+        let mut candidates = HashMap::new();
+        for r in results(history) {
+            let shed = match &r.meta {
+                ResultMeta::FileRead { path, version } => match latest_read.get(path.as_str()) {
+                    // The stub does not name the newer read: a later read
+                    // would change it, and with it an early message.
+                    Some((call_id, _)) if *call_id != r.call_id => Some(Shed {
+                        transformation: "stub_superseded_read",
+                        detail: format!("{path} {}", version.label()),
+                        text: format!(
+                            "[{path} read at {}; superseded by a later read of it below]",
+                            version.label(),
+                        ),
+                        tokens: 0,
+                    }),
+                    _ => None,
+                },
+                ResultMeta::Command {
+                    kind: CommandKind::Test,
+                    summary,
+                    ..
+                } if latest_test
+                    .as_deref()
+                    .is_some_and(|latest| latest != r.call_id) =>
+                {
+                    Some(Shed {
+                        transformation: "summarize_old_test_log",
+                        detail: r.call_id.clone(),
+                        text: format!("[earlier test run, summarized] {summary}"),
+                        tokens: 0,
+                    })
+                }
+                _ => None,
+            };
+            if let Some(mut shed) = shed {
+                // As a result's own count: its text plus the block's framing.
+                shed.tokens = tokens::count_text(&shed.text) + 4;
+                candidates.insert(r.call_id.as_str(), shed);
+            }
+        }
+        candidates
+    }
+
     /// The token count above which the history must be compacted.
     pub fn threshold(&self) -> u64 {
         let room = self
@@ -219,6 +290,43 @@ impl ContextManager {
             .filter(|&c| c > 1 && c <= latest_allowed)
             .max()
     }
+}
+
+/// What a shedding rule shows instead of a result.
+struct Shed {
+    transformation: &'static str,
+    detail: String,
+    text: String,
+    tokens: u64,
+}
+
+/// What has been shed so far in a task: the call ids whose results the
+/// requests show shed. Kept across turns so that shedding, which rewrites
+/// earlier messages, happens in batches (see
+/// [`ContextManager::assemble_with`]).
+#[derive(Clone, Debug, Default)]
+pub struct Shedding {
+    applied: HashSet<String>,
+    /// Apply every candidate at once, every time.
+    eager: bool,
+}
+
+impl Shedding {
+    /// Sheds everything it can on every assembly.
+    pub fn eager() -> Self {
+        Self {
+            applied: HashSet::new(),
+            eager: true,
+        }
+    }
+}
+
+/// Every recorded result, in history order.
+fn results(history: &History) -> impl Iterator<Item = &RecordedResult> {
+    history.items.iter().flat_map(|item| match item {
+        Item::Results { results, .. } => results.as_slice(),
+        _ => &[],
+    })
 }
 
 /// For each path, the call id and version of its latest read.
