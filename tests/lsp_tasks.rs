@@ -461,6 +461,7 @@ async fn start_slow_task() -> (Server, String) {
 
 fn assert_cancelled(s: &Server, task: &str, status: &Value) {
     assert_state(status, "cancelled");
+    assert_eq!(status["reason"], "cancelled by the user");
     let end = s.progress(task).last().cloned().unwrap();
     assert_eq!(end, json!({"kind": "end", "message": "cancelled"}));
     assert!(s.edits_of("cart.py").is_empty());
@@ -694,6 +695,11 @@ async fn shutdown_cancels_a_running_task_and_exits_cleanly() {
         .find(|st| st["state"] != "running")
         .expect("no final status before the shutdown response");
     assert_state(&status, "cancelled");
+    // Not "by the user": the editor closing need not mean "stop".
+    assert_eq!(
+        status["reason"],
+        "cancelled: the editor shut the language server down while the task ran"
+    );
     // 0: the server saw the shutdown before the exit.
     assert_eq!(s.exit().await, 0);
 }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{BudgetTracker, Budgets, Spent};
+use crate::cancel::CancelReason;
 use crate::context::history::{History, Item, RecordedResult, ResultMeta};
 use crate::context::progress::Progress;
 use crate::context::{ContextConfig, ContextManager, Shedding, prompt, transcript};
@@ -58,6 +59,8 @@ pub struct AgentConfig {
     pub prices: PriceTable,
     /// `AGENTS.md` or `CLAUDE.md`: (file name, text).
     pub project_instructions: Option<(String, String)>,
+    /// Why the cancellation token fired, if whoever fired it said.
+    pub cancel_reason: CancelReason,
 }
 
 impl AgentConfig {
@@ -71,6 +74,7 @@ impl AgentConfig {
             stale_turn_limit: 3,
             prices: PriceTable::default(),
             project_instructions: None,
+            cancel_reason: CancelReason::default(),
         }
     }
 }
@@ -341,7 +345,10 @@ impl Agent {
     /// One turn. `Err` ends the task.
     async fn turn(&mut self) -> Result<(), Stop> {
         if self.cancel.is_cancelled() {
-            return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+            return Err(Stop::new(
+                TaskState::Cancelled,
+                self.config.cancel_reason.text(),
+            ));
         }
         if let Some(exhausted) = self.tracker.check() {
             return Err(Stop::new(TaskState::BudgetExhausted, exhausted.reason));
@@ -444,7 +451,10 @@ impl Agent {
         let reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
-                return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+                return Err(Stop::new(
+                    TaskState::Cancelled,
+                    self.config.cancel_reason.text(),
+                ));
             }
             Err(ModelError::ContextTooLong { .. }) if self.compact(turn).await? => return Ok(None),
             Err(e) => {
@@ -584,7 +594,10 @@ impl Agent {
         self.history.push(Item::Results { results, notes });
         self.checkpoint(turn, CheckpointPhase::AfterTools)?;
         if cancelled {
-            return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+            return Err(Stop::new(
+                TaskState::Cancelled,
+                self.config.cancel_reason.text(),
+            ));
         }
         if let Some(question) = waiting {
             // Nobody could answer now: the task waits, its history intact.
@@ -845,7 +858,7 @@ impl Agent {
             cancel: self.cancel.clone(),
         };
         let verdict = tokio::select! {
-            () = self.cancel.cancelled() => return Err(Stop::new(TaskState::Cancelled, "cancelled by the user")),
+            () = self.cancel.cancelled() => return Err(Stop::new(TaskState::Cancelled, self.config.cancel_reason.text())),
             verdict = self.ports.verifier.verify(cx) => verdict,
         };
         match verdict {
@@ -913,7 +926,10 @@ impl Agent {
         let reply = match self.stream(request).await {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
-                return Err(Stop::new(TaskState::Cancelled, "cancelled by the user"));
+                return Err(Stop::new(
+                    TaskState::Cancelled,
+                    self.config.cancel_reason.text(),
+                ));
             }
             Err(e) => {
                 tracing::warn!(error = %e, "compaction call failed");

@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod budget;
+pub mod cancel;
 pub mod config;
 pub mod context;
 mod dispatch;

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rein_core::agent::{self, Ports};
+use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::process::ProcessExec;
@@ -30,6 +31,11 @@ use crate::lsp_workspace::LspWorkspace;
 use crate::session::Session;
 use crate::{launch, settings};
 
+/// A task cancelled because the editor shut the server down says so: the
+/// user may not have meant to stop it.
+const SHUTDOWN_REASON: &str =
+    "cancelled: the editor shut the language server down while the task ran";
+
 #[derive(Debug, Default)]
 pub struct Tasks {
     running: Mutex<HashMap<String, Running>>,
@@ -38,6 +44,8 @@ pub struct Tasks {
 #[derive(Debug)]
 struct Running {
     cancel: CancellationToken,
+    /// Said before `cancel` fires when the user is not the one cancelling.
+    reason: CancelReason,
     token: String,
     answer: Option<oneshot::Sender<String>>,
     handle: Option<JoinHandle<()>>,
@@ -68,6 +76,7 @@ impl Tasks {
         work: Work,
     ) -> TaskId {
         let cancel = CancellationToken::new();
+        let reason = CancelReason::default();
         let progress = LspProgress::start(client.clone(), Arc::clone(session), id.clone(), title);
         let forwarder = progress.take_forwarder();
         let future = run(
@@ -76,6 +85,7 @@ impl Tasks {
             id.clone(),
             work,
             cancel.clone(),
+            reason.clone(),
             progress,
         );
         if let Ok(mut running) = session.tasks.running.lock() {
@@ -83,6 +93,7 @@ impl Tasks {
                 id.0.clone(),
                 Running {
                     cancel,
+                    reason,
                     token: lsp_progress::token(&id),
                     answer: None,
                     handle: None,
@@ -181,6 +192,7 @@ impl Tasks {
             Ok(mut running) => running
                 .values_mut()
                 .filter_map(|t| {
+                    t.reason.set(SHUTDOWN_REASON);
                     t.cancel.cancel();
                     t.handle.take()
                 })
@@ -212,11 +224,13 @@ async fn run(
     id: TaskId,
     work: Work,
     cancel: CancellationToken,
+    reason: CancelReason,
     progress: Arc<LspProgress>,
 ) {
+    let progress_sink = Arc::clone(&progress);
     let result = match work {
-        Work::Start(spec) => try_run(&session, &client, spec, cancel, Arc::clone(&progress)).await,
-        Work::Resume(id) => try_resume(&session, &client, id, cancel, Arc::clone(&progress)).await,
+        Work::Start(spec) => try_run(&session, &client, spec, cancel, reason, progress_sink).await,
+        Work::Resume(id) => try_resume(&session, &client, id, cancel, reason, progress_sink).await,
     };
     if let Err(reason) = result {
         tracing::warn!(task = %id, %reason, "task could not start");
@@ -268,6 +282,7 @@ async fn try_resume(
     client: &Client,
     id: TaskId,
     cancel: CancellationToken,
+    reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
     let root = session
@@ -352,18 +367,11 @@ async fn try_resume(
         artifacts: Arc::new(DiskArtifacts::new(&root)),
         journal: Some(recovered.journal),
     };
+    let mut config = prepared.config.clone();
+    config.cancel_reason = reason;
     let outcome = match recovered.snapshot {
-        Some(snapshot) => {
-            agent::resume(
-                recovered.spec,
-                snapshot,
-                prepared.config.clone(),
-                ports,
-                cancel,
-            )
-            .await
-        }
-        None => agent::run(recovered.spec, prepared.config.clone(), ports, cancel).await,
+        Some(snapshot) => agent::resume(recovered.spec, snapshot, config, ports, cancel).await,
+        None => agent::run(recovered.spec, config, ports, cancel).await,
     };
     tracing::info!(state = %outcome.state, reason = %outcome.reason, "resumed task ended");
     Ok(())
@@ -374,6 +382,7 @@ async fn try_run(
     client: &Client,
     spec: TaskSpec,
     cancel: CancellationToken,
+    reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
     let root = session
@@ -420,7 +429,9 @@ async fn try_run(
         artifacts: Arc::new(DiskArtifacts::new(&root)),
         journal: Some(journal),
     };
-    let outcome = agent::run(spec, prepared.config.clone(), ports, cancel).await;
+    let mut config = prepared.config.clone();
+    config.cancel_reason = reason;
+    let outcome = agent::run(spec, config, ports, cancel).await;
     tracing::info!(state = %outcome.state, reason = %outcome.reason, "task ended");
     Ok(())
 }
