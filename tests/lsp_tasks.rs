@@ -20,24 +20,13 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use rein_testkit::editor::EditDecision;
 use serde_json::{Value, json};
-use support::{Server, Setup, demo_project, demo_scenario, fixture};
+use support::{
+    FIXED, Server, Setup, UNFIXED, demo_cart, demo_project, demo_scenario, fixed_cart, fixture,
+};
 
 const CART_TEST: &str = "tests/test_cart.py";
 /// 0-based line of `def test_total` in the demo project's test file.
 const TEST_TOTAL_LINE: u32 = 6;
-const UNFIXED: &str = "    return sum(item.qty for item in items)\n\n\ndef count";
-const FIXED: &str = "    return sum(item.price * item.qty for item in items)\n\n\ndef count";
-
-fn demo_cart() -> String {
-    std::fs::read_to_string(demo_project().join("cart.py")).unwrap()
-}
-
-/// The demo's cart.py with `total()` fixed.
-fn fixed_cart() -> String {
-    let cart = demo_cart();
-    assert!(cart.contains(UNFIXED));
-    cart.replacen(UNFIXED, FIXED, 1)
-}
 
 fn lsp_tasks_scenario(name: &str) -> std::path::PathBuf {
     fixture(&format!("lsp_tasks/{name}"))

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use rein_testkit::rein_binary;
-use support::{copy_dir, demo_project, fixture, tests_dir};
+use support::{copy_dir, demo_cart, demo_project, fixed_cart, fixture, tests_dir};
 use tempfile::TempDir;
 use tokio::process::Command;
 
@@ -36,21 +36,10 @@ const NVIM_VERSION_PREFIX: &str = "NVIM v0.11.";
 /// A hang guard for one case: far above what a case takes (seconds).
 const CASE_TIMEOUT: Duration = Duration::from_secs(180);
 
-/// The environment a developer's shell may carry that would change what
-/// the server does: the cases run on their own settings only.
-const SCRUBBED_ENV: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "REIN_PROVIDER",
-    "REIN_MODEL",
-    "REIN_MAX_TURNS",
-    "REIN_MAX_COST_USD",
-    "VIMINIT",
-    "NVIM",
-    "NVIM_APPNAME",
-];
+/// Besides the provider's (`rein_testkit::PROVIDER_ENV`), what a
+/// developer's shell may carry that would change what Neovim does: the
+/// cases run on their own settings only.
+const EDITOR_ENV: &[&str] = &["VIMINIT", "NVIM", "NVIM_APPNAME"];
 
 fn repo_dir() -> PathBuf {
     tests_dir().parent().unwrap().to_path_buf()
@@ -337,7 +326,7 @@ async fn run(case: Case) -> Ran {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    for name in SCRUBBED_ENV {
+    for name in rein_testkit::PROVIDER_ENV.iter().chain(EDITOR_ENV) {
         command.env_remove(name);
     }
     let child = command.spawn().unwrap();
@@ -384,19 +373,6 @@ async fn run(case: Case) -> Ran {
 
 fn nvim_scenario(name: &str) -> PathBuf {
     nvim_tests_dir().join("scenarios").join(name)
-}
-
-const UNFIXED: &str = "    return sum(item.qty for item in items)\n\n\ndef count";
-const FIXED: &str = "    return sum(item.price * item.qty for item in items)\n\n\ndef count";
-
-fn demo_cart() -> String {
-    std::fs::read_to_string(demo_project().join("cart.py")).unwrap()
-}
-
-fn fixed_cart() -> String {
-    let cart = demo_cart();
-    assert!(cart.contains(UNFIXED));
-    cart.replacen(UNFIXED, FIXED, 1)
 }
 
 /// `:Rein fix` on the test under the cursor, the edit accepted in the

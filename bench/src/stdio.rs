@@ -60,20 +60,6 @@ pub fn notification_frame(method: &str, params: Value) -> Vec<u8> {
     frame(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
 }
 
-/// The environment a developer's shell may carry that would change what a
-/// server does (a real model provider, budgets).
-const SCRUBBED_ENV: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "REIN_PROVIDER",
-    "REIN_MODEL",
-    "REIN_MAX_TURNS",
-    "REIN_MAX_COST_USD",
-    "REIN_LOG",
-];
-
 impl Server {
     pub fn spawn(spawn: Spawn<'_>) -> Result<Self> {
         let mut command = Command::new(spawn.program);
@@ -83,7 +69,8 @@ impl Server {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(spawn.stderr)?);
-        for name in SCRUBBED_ENV {
+        // REIN_LOG too: a debug log would slow the server being measured.
+        for name in rein_testkit::PROVIDER_ENV.iter().chain(&["REIN_LOG"]) {
             command.env_remove(name);
         }
         command.envs(spawn.env);

@@ -246,12 +246,7 @@ fn naive_requests(
             _ => r.content.clone(),
         }
     };
-    let assistants: Vec<usize> = items
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| matches!(i, Item::Assistant { .. }))
-        .map(|(n, _)| n)
-        .collect();
+    let assistants = assistant_positions(items);
     rein.iter()
         .enumerate()
         .map(|(t, r)| {
@@ -267,17 +262,23 @@ fn naive_requests(
         .collect()
 }
 
+/// Where each of the model's replies is in the history: request *t* was
+/// built from the items before reply *t*.
+fn assistant_positions(items: &[Item]) -> Vec<usize> {
+    items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, Item::Assistant { .. }))
+        .map(|(n, _)| n)
+        .collect()
+}
+
 /// Rein's requests without shedding: every result as Rein recorded it
 /// (test runs already cut to their tail), nothing stubbed or summarized
 /// later, the progress note last, Rein's breakpoints. What the shedding
 /// costs in cache hits.
 fn append_only_requests(rein: &[ModelRequest], items: &[Item]) -> Result<Vec<ModelRequest>> {
-    let assistants: Vec<usize> = items
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| matches!(i, Item::Assistant { .. }))
-        .map(|(n, _)| n)
-        .collect();
+    let assistants = assistant_positions(items);
     rein.iter()
         .enumerate()
         .map(|(t, r)| {

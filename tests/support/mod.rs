@@ -17,19 +17,6 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::process::{Child, ChildStdin, Command};
 
-/// The environment a developer's shell may carry that would change what
-/// the server does: the server must run on the test's settings only.
-const SCRUBBED_ENV: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "REIN_PROVIDER",
-    "REIN_MODEL",
-    "REIN_MAX_TURNS",
-    "REIN_MAX_COST_USD",
-];
-
 /// This crate's directory (`tests/`).
 pub fn tests_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -38,6 +25,22 @@ pub fn tests_dir() -> PathBuf {
 /// A fixture project or scenario under `tests/fixtures/`.
 pub fn fixture(rel: &str) -> PathBuf {
     tests_dir().join("fixtures").join(rel)
+}
+
+/// `total()` in the demo's cart.py, broken (it sums quantities) and fixed.
+pub const UNFIXED: &str = "    return sum(item.qty for item in items)\n\n\ndef count";
+pub const FIXED: &str = "    return sum(item.price * item.qty for item in items)\n\n\ndef count";
+
+/// The demo's cart.py as shipped.
+pub fn demo_cart() -> String {
+    std::fs::read_to_string(demo_project().join("cart.py")).unwrap()
+}
+
+/// The demo's cart.py with `total()` fixed.
+pub fn fixed_cart() -> String {
+    let cart = demo_cart();
+    assert!(cart.contains(UNFIXED));
+    cart.replacen(UNFIXED, FIXED, 1)
 }
 
 /// The project and scenario `rein demo` ships.
@@ -123,7 +126,7 @@ impl Server {
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
             .kill_on_drop(true);
-        for name in SCRUBBED_ENV {
+        for name in rein_testkit::PROVIDER_ENV {
             command.env_remove(name);
         }
         for (name, value) in &setup.env {

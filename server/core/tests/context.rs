@@ -61,9 +61,9 @@ fn render(body: &Value) -> String {
     out.join("\n")
 }
 
-#[tokio::test]
-async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
-    let scenario = Scenario::new()
+/// Test, read, fix, read again, test: a read and a test log superseded.
+fn test_read_edit_read_test() -> Scenario {
+    Scenario::new()
         .reply(Reply::tool_call("run_tests", json!({})))
         .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
         .reply(Reply::tool_call(
@@ -72,7 +72,12 @@ async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
         ))
         .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
         .reply(Reply::tool_call("run_tests", json!({})))
-        .reply(Reply::text("Fixed."));
+        .reply(Reply::text("Fixed."))
+}
+
+#[tokio::test]
+async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
+    let scenario = test_read_edit_read_test();
     // Shed as soon as there is anything to shed (batching is tested below).
     let r = Setup::new(cart_workspace())
         .run(scenario, |c| c.context.shed_slack_tokens = 0)
@@ -126,16 +131,7 @@ async fn superseded_reads_become_stubs_and_old_test_logs_summaries() {
 /// (the prompt cache is read up to the end of the previous request).
 #[tokio::test]
 async fn below_the_slack_each_request_extends_the_previous_one() {
-    let scenario = Scenario::new()
-        .reply(Reply::tool_call("run_tests", json!({})))
-        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
-        .reply(Reply::tool_call(
-            "edit_file",
-            json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(i.price * i.qty for i in items)"}),
-        ))
-        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
-        .reply(Reply::tool_call("run_tests", json!({})))
-        .reply(Reply::text("Fixed."));
+    let scenario = test_read_edit_read_test();
     let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
     assert_eq!(
         r.outcome.state,

@@ -18,3 +18,18 @@ mod project;
 pub use bin::{BinaryError, rein_binary};
 pub use lsp_client::{ClientError, LspClient, frame};
 pub use project::copy_project;
+
+/// The environment variables through which a developer's shell would
+/// change what `rein` does (a real provider, its key, budgets): every
+/// test and benchmark that spawns it removes them, so it runs on the
+/// settings the test gives only.
+pub const PROVIDER_ENV: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "REIN_PROVIDER",
+    "REIN_MODEL",
+    "REIN_MAX_TURNS",
+    "REIN_MAX_COST_USD",
+];
