@@ -12,14 +12,13 @@ use async_trait::async_trait;
 use grep_matcher::Matcher;
 use tokio_util::sync::CancellationToken;
 
-use crate::edit;
 use crate::exec::{CommandResult, CommandSpec, Exec, ExecError};
 use crate::ports::{
     ApprovalDecision, Approver, Artifacts, CommandApproval, ProgressSink, TaskEvent,
 };
 use crate::task::TaskId;
 use crate::workspace::{
-    CreateRequest, EditOutcome, EditRequest, FileRead, Listing, ReadVersion, SearchHit,
+    CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchHit,
     SearchResult, Workspace, WorkspaceError,
 };
 
@@ -221,20 +220,12 @@ impl Workspace for MemoryWorkspace {
 
     async fn edit_file(&self, request: EditRequest) -> Result<EditOutcome, WorkspaceError> {
         let current = self.read_file(&request.path).await?;
-        let rebased = current.version.hash != request.base.hash;
-        let applied = match edit::apply(
-            &current.text,
-            &request.old_text,
-            &request.new_text,
-            request.replace_all,
-        ) {
-            Ok(applied) => applied,
-            Err(_) if rebased => {
-                return Ok(EditOutcome::Stale {
-                    current: current.version,
-                });
-            }
-            Err(e) => return Err(WorkspaceError::NoMatch(e.message(&request.path))),
+        let Fitted {
+            applied,
+            rebased_from,
+        } = match request.fit(&current.text, &current.version, &request.path) {
+            Ok(fitted) => fitted,
+            Err(unfit) => return unfit.answer(),
         };
         if let Err(reason) = self.review(&request.path, request.needs_confirmation) {
             return Ok(EditOutcome::Rejected { reason });
@@ -243,7 +234,7 @@ impl Workspace for MemoryWorkspace {
         let version = self.read_file(&request.path).await?.version;
         Ok(EditOutcome::Applied {
             version,
-            rebased_from: rebased.then_some(request.base),
+            rebased_from,
         })
     }
 

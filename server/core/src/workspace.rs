@@ -88,6 +88,56 @@ pub struct EditRequest {
     pub needs_confirmation: bool,
 }
 
+/// An edit fitted to the file as it is now ([`EditRequest::fit`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fitted {
+    pub applied: crate::edit::Applied,
+    /// The version the model read, when the file had changed since and the
+    /// edit was rebased onto the current text.
+    pub rebased_from: Option<ReadVersion>,
+}
+
+/// Why an edit does not fit the file as it is now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unfit {
+    /// The file changed since the model read it and `old_text` no longer
+    /// matches: the model must read it again.
+    Stale(ReadVersion),
+    /// The file is as the model read it and `old_text` does not match:
+    /// the model's mistake, told with the closest text.
+    NoMatch(String),
+}
+
+impl Unfit {
+    /// What the workspace answers for it.
+    pub fn answer(self) -> Result<EditOutcome, WorkspaceError> {
+        match self {
+            Unfit::Stale(current) => Ok(EditOutcome::Stale { current }),
+            Unfit::NoMatch(message) => Err(WorkspaceError::NoMatch(message)),
+        }
+    }
+}
+
+impl EditRequest {
+    /// Applies the edit to `text`, the file as it is now (at `now`;
+    /// `shown` names it in messages). The rule every workspace follows so a
+    /// user's changes are never overwritten: if the file changed since the
+    /// model read it (`base`), the edit is rebased onto the current text
+    /// only when its `old_text` still matches there; otherwise it is stale,
+    /// never placed by a guess.
+    pub fn fit(&self, text: &str, now: &ReadVersion, shown: &str) -> Result<Fitted, Unfit> {
+        let changed = now.hash != self.base.hash;
+        match crate::edit::apply(text, &self.old_text, &self.new_text, self.replace_all) {
+            Ok(applied) => Ok(Fitted {
+                applied,
+                rebased_from: changed.then(|| self.base.clone()),
+            }),
+            Err(_) if changed => Err(Unfit::Stale(now.clone())),
+            Err(e) => Err(Unfit::NoMatch(e.message(shown))),
+        }
+    }
+}
+
 /// A new file the harness wants created.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CreateRequest {

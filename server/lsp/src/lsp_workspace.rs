@@ -17,11 +17,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rein_core::edit;
 use rein_core::host::disk::DiskWorkspace;
 use rein_core::task::TaskId;
 use rein_core::workspace::{
-    CreateRequest, EditOutcome, EditRequest, FileRead, Listing, ReadVersion, SearchResult,
+    CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchResult,
     Workspace, WorkspaceError,
 };
 use rein_text::{ContentHash, Rope, char_to_position, patch};
@@ -332,22 +331,12 @@ impl Workspace for LspWorkspace {
     async fn edit_file(&self, request: EditRequest) -> Result<EditOutcome, WorkspaceError> {
         let path = request.path.as_str();
         let current = self.current(path).await?;
-        let rebased = current.version.hash != request.base.hash;
-        let applied = match edit::apply(
-            &current.text,
-            &request.old_text,
-            &request.new_text,
-            request.replace_all,
-        ) {
-            Ok(applied) => applied,
-            // The user changed the file since the model read it and the
-            // edit no longer fits: never guess where it should go.
-            Err(_) if rebased => {
-                return Ok(EditOutcome::Stale {
-                    current: current.version,
-                });
-            }
-            Err(e) => return Err(WorkspaceError::NoMatch(e.message(path))),
+        let Fitted {
+            applied,
+            rebased_from,
+        } = match request.fit(&current.text, &current.version, path) {
+            Ok(fitted) => fitted,
+            Err(unfit) => return unfit.answer(),
         };
         let expected = ContentHash::of_str(&applied.text);
         let uri = self.uri_of(path)?;
@@ -384,9 +373,10 @@ impl Workspace for LspWorkspace {
         }
         self.mark_edited(path);
         match self.confirm(path, expected).await {
-            Some(version) => {
-                Ok(EditOutcome::Applied { version, rebased_from: rebased.then_some(request.base) })
-            }
+            Some(version) => Ok(EditOutcome::Applied {
+                version,
+                rebased_from,
+            }),
             None => Ok(EditOutcome::Unknown {
                 detail: "the editor said it applied the edit, but its buffer never showed the expected text".into(),
             }),

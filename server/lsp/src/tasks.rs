@@ -3,12 +3,12 @@
 //! `shutdown`.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rein_core::agent::{self, Ports};
+use rein_core::agent::{self, AgentConfig, Ports};
 use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
 use rein_core::host::artifacts::DiskArtifacts;
@@ -277,14 +277,13 @@ fn progress_and_trace(
     Arc::new(Tee(vec![progress, trace]))
 }
 
-async fn try_resume(
+/// What starting and resuming a task both need first: the workspace
+/// folder, its configuration, and the editor-backed workspace.
+fn task_context(
     session: &Arc<Session>,
     client: &Client,
-    id: TaskId,
-    cancel: CancellationToken,
-    reason: CancelReason,
-    progress: Arc<LspProgress>,
-) -> Result<(), String> {
+    id: &TaskId,
+) -> Result<(PathBuf, Config, Arc<LspWorkspace>), String> {
     let root = session
         .root
         .get()
@@ -300,6 +299,48 @@ async fn try_resume(
         )
         .map_err(|e| e.to_string())?,
     );
+    Ok((root, config, workspace))
+}
+
+/// The agent's configuration and ports for a task run in the editor.
+#[allow(clippy::too_many_arguments)] // each is a distinct part of the run
+fn editor_run(
+    session: &Arc<Session>,
+    client: &Client,
+    root: &Path,
+    prepared: &launch::Prepared,
+    workspace: Arc<LspWorkspace>,
+    progress: Arc<dyn ProgressSink>,
+    journal: Arc<Journal>,
+    reason: CancelReason,
+) -> (AgentConfig, Ports) {
+    let ports = Ports {
+        model: Arc::clone(&prepared.model),
+        workspace,
+        exec: Arc::new(ProcessExec::new()),
+        approver: Arc::new(LspApprover {
+            client: client.clone(),
+            session: Arc::clone(session),
+        }),
+        progress,
+        verifier: prepared.verifier.clone(),
+        artifacts: Arc::new(DiskArtifacts::new(root)),
+        journal: Some(journal),
+    };
+    let mut config = prepared.config.clone();
+    config.cancel_reason = reason;
+    (config, ports)
+}
+
+async fn try_resume(
+    session: &Arc<Session>,
+    client: &Client,
+    id: TaskId,
+    cancel: CancellationToken,
+    reason: CancelReason,
+    progress: Arc<LspProgress>,
+) -> Result<(), String> {
+    let (root, config, workspace) = task_context(session, client, &id)?;
     let recovered = resume::recover(session.store()?, &id, &session.owner, workspace.as_ref())
         .await
         .map_err(|e| e.to_string())?;
@@ -354,21 +395,16 @@ async fn try_resume(
             return Err(reason);
         }
     };
-    let ports = Ports {
-        model: Arc::clone(&prepared.model),
+    let (config, ports) = editor_run(
+        session,
+        client,
+        &root,
+        &prepared,
         workspace,
-        exec: Arc::new(ProcessExec::new()),
-        approver: Arc::new(LspApprover {
-            client: client.clone(),
-            session: Arc::clone(session),
-        }),
-        progress: sink,
-        verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(&root)),
-        journal: Some(recovered.journal),
-    };
-    let mut config = prepared.config.clone();
-    config.cancel_reason = reason;
+        sink,
+        recovered.journal,
+        reason,
+    );
     let outcome = match recovered.snapshot {
         Some(snapshot) => agent::resume(recovered.spec, snapshot, config, ports, cancel).await,
         None => agent::run(recovered.spec, config, ports, cancel).await,
@@ -385,21 +421,7 @@ async fn try_run(
     reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
-    let root = session
-        .root
-        .get()
-        .cloned()
-        .ok_or("no workspace folder is open in the editor")?;
-    let config = settings::config(&root, &session.settings())?;
-    let workspace = Arc::new(
-        LspWorkspace::new(
-            root.clone(),
-            client.clone(),
-            Arc::clone(session),
-            spec.id.clone(),
-        )
-        .map_err(|e| e.to_string())?,
-    );
+    let (root, config, workspace) = task_context(session, client, &spec.id)?;
     // Recorded before anything runs (the baseline test run included), so
     // a crash from here on leaves a task to resume.
     let journal = Arc::new(
@@ -416,21 +438,9 @@ async fn try_run(
         }
     };
     let progress = progress_and_trace(&root, &spec.id, &config, progress);
-    let ports = Ports {
-        model: Arc::clone(&prepared.model),
-        workspace,
-        exec: Arc::new(ProcessExec::new()),
-        approver: Arc::new(LspApprover {
-            client: client.clone(),
-            session: Arc::clone(session),
-        }),
-        progress,
-        verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(&root)),
-        journal: Some(journal),
-    };
-    let mut config = prepared.config.clone();
-    config.cancel_reason = reason;
+    let (config, ports) = editor_run(
+        session, client, &root, &prepared, workspace, progress, journal, reason,
+    );
     let outcome = agent::run(spec, config, ports, cancel).await;
     tracing::info!(state = %outcome.state, reason = %outcome.reason, "task ended");
     Ok(())

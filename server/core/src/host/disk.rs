@@ -44,9 +44,9 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{DirEntry, Match, WalkBuilder, WalkState};
 use rein_text::ContentHash;
 
-use crate::edit::{self, MatchError};
+use crate::edit::MatchError;
 use crate::workspace::{
-    CreateRequest, EditOutcome, EditRequest, FileRead, Listing, ReadVersion, SearchHit,
+    CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchHit,
     SearchResult, Workspace, WorkspaceError,
 };
 
@@ -892,22 +892,18 @@ impl Workspace for DiskWorkspace {
         let ctx = self.walk_context();
         let limit = self.read_limit.max(EDIT_LIMIT);
         let (real, current) = blocking(&shown, move || read_text(&ctx, &rel, limit)).await?;
-        let current_hash = ContentHash::of_str(&current);
-        let unchanged = current_hash == edit.base.hash;
-        let applied = match edit::apply(&current, &edit.old_text, &edit.new_text, edit.replace_all)
-        {
-            Ok(applied) => applied,
-            Err(e) if unchanged => return Err(WorkspaceError::NoMatch(e.message(&shown))),
-            Err(_) => {
-                return Ok(EditOutcome::Stale {
-                    current: ReadVersion::of_disk(&current),
-                });
-            }
+        let now = ReadVersion::of_disk(&current);
+        let current_hash = now.hash;
+        let Fitted {
+            applied,
+            rebased_from,
+        } = match edit.fit(&current, &now, &shown) {
+            Ok(fitted) => fitted,
+            Err(unfit) => return unfit.answer(),
         };
         if let Some(note) = applied.note(&shown) {
             tracing::debug!("{note}");
         }
-        let rebased_from = (!unchanged).then(|| edit.base.clone());
 
         if edit.needs_confirmation
             && let Some(confirm) = &self.confirm
