@@ -77,6 +77,12 @@ fn is_final(status: &Value) -> bool {
 
 /// Runs the matrix case for one crash point.
 async fn crash_and_recover(point: &str, compaction: bool) {
+    crash_and_recover_with(point, compaction, Duration::ZERO).await;
+}
+
+/// The same, with an editor that takes `reopen_after` to send its buffers
+/// to the new server (the recovery must not judge the files before).
+async fn crash_and_recover_with(point: &str, compaction: bool, reopen_after: Duration) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     rein_testkit::copy_project(&demo_project(), &root).unwrap();
@@ -116,6 +122,7 @@ async fn crash_and_recover(point: &str, compaction: bool) {
     // 2. A new server on the same workspace, the same editor buffers.
     let mut second = spawn(&root, None, compaction, "second.log");
     second.editor.initialize().await.unwrap();
+    tokio::time::sleep(reopen_after).await;
     second.editor.open("tests/test_cart.py").await.unwrap();
     second
         .editor
@@ -196,6 +203,14 @@ async fn after_the_edit_is_started() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn during_the_apply_edit() {
     crash_and_recover("apply_edit", false).await;
+}
+
+/// Regression: recovery read `cart.py` from the disk before the editor had
+/// reopened its buffer, which held the applied (unsaved) edit, and logged
+/// the edit as not applied. The server now waits for the buffer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn during_the_apply_edit_with_an_editor_slow_to_reopen() {
+    crash_and_recover_with("apply_edit", false, Duration::from_millis(800)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,10 +46,16 @@ impl Reconciled {
     }
 }
 
+/// Whether an interrupted call of `tool` is judged by the content of the
+/// files it touches (which must then be read as the editor shows them).
+pub fn judged_by_content(tool: &str) -> bool {
+    matches!(tool, "edit_file" | "create_file")
+}
+
 /// Judges an interrupted op against the files as they are now.
 pub async fn reconcile(op: &OpRecord, workspace: &dyn Workspace) -> Reconciled {
     match op.tool.as_str() {
-        "edit_file" | "create_file" => {
+        tool if judged_by_content(tool) => {
             let mut verdicts = Vec::new();
             for pre in &op.pre {
                 let now = workspace

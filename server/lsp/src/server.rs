@@ -138,6 +138,7 @@ impl Backend {
         if !rein_store::state_db_path(root).exists() {
             return;
         }
+        let root = root.clone();
         let session = Arc::clone(&self.shared);
         let client = self.client.clone();
         tokio::spawn(async move {
@@ -152,6 +153,16 @@ impl Backend {
                 .tasks_in_states(&["queued", "running", "verifying"])
                 .unwrap_or_default();
             for record in left.into_iter().filter(rein_core::journal::lease_is_free) {
+                // The editor reopens its buffers right after `initialized`;
+                // an edit it applied but never saved is only there.
+                let touched = interrupted_edits(&store, &record.id, &root);
+                if !touched.is_empty() {
+                    let within = session.options.reopen_timeout;
+                    let missing = session.wait_until_open(&touched, within).await;
+                    if !missing.is_empty() {
+                        tracing::info!(task = %record.id, ?missing, "the editor did not reopen these files; judging the interrupted edits by the disk");
+                    }
+                }
                 tracing::info!(task = %record.id, state = %record.state, "resuming a task left unfinished");
                 crate::tasks::Tasks::resume(&session, &client, rein_core::task::TaskId(record.id));
             }
@@ -461,4 +472,23 @@ fn workspace_root(params: &InitializeParams) -> Option<std::path::PathBuf> {
         .or_else(|| params.root_uri.as_ref().and_then(from_uri))
         .or_else(|| params.root_path.as_ref().map(std::path::PathBuf::from))
         .and_then(|root| std::fs::canonicalize(&root).ok().or(Some(root)))
+}
+
+/// The files that edits left unfinished by a crash were changing, for
+/// recovery to judge once the editor has reopened them.
+fn interrupted_edits(
+    store: &rein_store::Store,
+    task: &str,
+    root: &std::path::Path,
+) -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<std::path::PathBuf> = store
+        .unfinished_ops(task)
+        .unwrap_or_default()
+        .iter()
+        .filter(|op| rein_core::resume::judged_by_content(&op.tool))
+        .flat_map(|op| op.pre.iter().map(|f| root.join(&f.path)))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
 }

@@ -25,6 +25,11 @@ pub struct ServerOptions {
     /// After the editor says an edit was applied, how long to wait for the
     /// `didChange` that shows it.
     pub confirm_timeout: Duration,
+    /// After a restart, how long recovery waits for the editor to reopen
+    /// the buffers an interrupted edit touched: an edit the editor applied
+    /// but never saved lives only there, and the disk would say "not
+    /// applied".
+    pub reopen_timeout: Duration,
 }
 
 impl Default for ServerOptions {
@@ -33,6 +38,7 @@ impl Default for ServerOptions {
             client_request_timeout: Duration::from_secs(30),
             approval_timeout: Duration::from_secs(600),
             confirm_timeout: Duration::from_secs(5),
+            reopen_timeout: Duration::from_secs(3),
         }
     }
 }
@@ -198,6 +204,27 @@ impl Session {
             let doc_path = parsed.to_file_path()?;
             (doc_path == path).then(|| self.docs.snapshot(&uri).map(|s| (uri.to_string(), s)))?
         })
+    }
+
+    /// Waits, at most `within`, until the editor has each of `paths` open.
+    /// Returns those it still has not opened.
+    pub async fn wait_until_open(&self, paths: &[PathBuf], within: Duration) -> Vec<PathBuf> {
+        let mut changes = self.changes.subscribe();
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let missing: Vec<PathBuf> = paths
+                .iter()
+                .filter(|p| self.open_document(p).is_none())
+                .cloned()
+                .collect();
+            if missing.is_empty() {
+                return missing;
+            }
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { return missing },
+                () = tokio::time::sleep_until(deadline) => return missing,
+            }
+        }
     }
 
     /// The workspace-relative path of a document, if it is in the workspace.
