@@ -26,8 +26,9 @@ fn demo_project() -> PathBuf {
 
 fn settings(compaction: bool) -> Value {
     let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crash/stateless.json");
-    let mut settings =
-        json!({"provider": "scripted", "scenario": scenario, "confirmTimeoutSecs": 5});
+    // Generous, so that the editors slow to reopen their buffers (below)
+    // are slow against the test's clock, not the server's.
+    let mut settings = json!({"provider": "scripted", "scenario": scenario, "confirmTimeoutSecs": 5, "reopenTimeoutSecs": 30});
     if compaction {
         // A window so small that the context is compacted whenever there
         // is something old enough to summarize.
@@ -210,12 +211,19 @@ async fn during_the_apply_edit() {
 /// the edit as not applied. The server now waits for the buffer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn during_the_apply_edit_with_an_editor_slow_to_reopen() {
-    crash_and_recover_with("apply_edit", false, Duration::from_millis(800)).await;
+    crash_and_recover_with("apply_edit", false, Duration::from_millis(2500)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_the_edit_is_finished() {
     crash_and_recover("op_finished:edit_file", false).await;
+}
+
+/// The edit is logged as applied but was never saved: the resumed task
+/// must go on from the buffer, not from the stale file on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_the_edit_is_finished_with_an_editor_slow_to_reopen() {
+    crash_and_recover_with("op_finished:edit_file", false, Duration::from_millis(2500)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

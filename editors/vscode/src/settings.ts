@@ -23,6 +23,7 @@ export interface ServerSettings {
     permissions?: { allow?: string[]; ask?: string[]; deny?: string[] };
     approvalTimeoutSecs?: number;
     confirmTimeoutSecs?: number;
+    reopenTimeoutSecs?: number;
     scenario?: string;
 }
 
@@ -49,7 +50,12 @@ export interface Mapped {
 
 const strings = ['model', 'baseUrl', 'testCommand', 'scenario'] as const;
 const integers = ['maxTurns', 'maxMinutes', 'maxTokens'] as const;
-const numbers = ['maxCostUsd', 'approvalTimeoutSecs', 'confirmTimeoutSecs'] as const;
+const numbers = [
+    'maxCostUsd',
+    'approvalTimeoutSecs',
+    'confirmTimeoutSecs',
+    'reopenTimeoutSecs',
+] as const;
 const ruleLists = ['allow', 'ask', 'deny'] as const;
 
 /** Every key of the `rein` section that is sent to the server. */

@@ -15,7 +15,7 @@
 //! interrupted command puts the task in `waiting_user` with the explanation;
 //! resuming it again continues, the model being told what is unknown.
 
-use rein_store::{CheckpointPhase, OpRecord, OpState};
+use rein_store::{CheckpointPhase, FileHash, OpRecord, OpState};
 use serde_json::Value;
 
 use crate::context::history::{Item, RecordedResult, ResultMeta};
@@ -107,12 +107,54 @@ fn severity(r: &Reconciled) -> u8 {
 /// with the op (`{"arguments": …, "expected_after": {path: hash}}`) for a
 /// crash that comes before `finished` can record the post-hash.
 fn expected_after(op: &OpRecord, path: &str) -> Option<String> {
-    let record: Value = serde_json::from_str(&op.args_json).ok()?;
-    record
-        .get("expected_after")?
-        .get(path)?
-        .as_str()
-        .map(str::to_owned)
+    expected_after_all(op)
+        .into_iter()
+        .find_map(|f| (f.path == path).then_some(f.hash))
+}
+
+fn expected_after_all(op: &OpRecord) -> Vec<FileHash> {
+    let record: Option<Value> = serde_json::from_str(&op.args_json).ok();
+    let Some(Value::Object(expected)) =
+        record.and_then(|mut r| r.get_mut("expected_after").map(Value::take))
+    else {
+        return Vec::new();
+    };
+    expected
+        .into_iter()
+        .filter_map(|(path, hash)| {
+            Some(FileHash {
+                path,
+                hash: hash.as_str()?.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// What each file this task changed holds if every edit it made (or that a
+/// crash cut short, which may have landed) is still there: per file, the
+/// hash after the last such edit. A file whose saved copy differs may hold
+/// those edits only in an editor buffer that was never saved, so a server
+/// taking the task over must see that buffer before judging anything.
+pub fn expected_contents(ops: &[OpRecord]) -> Vec<FileHash> {
+    let mut latest = std::collections::BTreeMap::new();
+    for op in ops.iter().filter(|op| judged_by_content(&op.tool)) {
+        let landed = match op.state {
+            // Only a successful edit records the file after it.
+            OpState::Finished => op.post.clone(),
+            OpState::Recovered if op.outcome.as_deref() == Some("applied") => {
+                expected_after_all(op)
+            }
+            OpState::Recovered => Vec::new(),
+            OpState::Requested | OpState::Started => expected_after_all(op),
+        };
+        for file in landed.into_iter().filter(|f| !f.hash.is_empty()) {
+            latest.insert(file.path, file.hash);
+        }
+    }
+    latest
+        .into_iter()
+        .map(|(path, hash)| FileHash { path, hash })
+        .collect()
 }
 
 /// The result the model gets for a call interrupted by a crash.

@@ -174,6 +174,64 @@ async fn an_edit_the_editor_applied_before_the_crash_is_not_applied_again() {
     );
 }
 
+/// What a server taking a task over must see in the editor's buffers
+/// before judging: the file as the last edit that landed (or may have) left it.
+#[tokio::test]
+async fn the_expected_contents_follow_the_last_edit_that_may_have_landed() {
+    let fixed = ContentHash::of_str(CART_FIXED).to_hex();
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    crashed_mid_edit(&store, "edit_file", edit_args());
+    // Cut short: it may have landed.
+    let expected = resume::expected_contents(&store.ops("t-crash").unwrap());
+    assert_eq!(
+        expected,
+        vec![file_hash("cart.py", Some(ContentHash::of_str(CART_FIXED)))]
+    );
+    assert_eq!(expected[0].hash, fixed);
+
+    // Judged not applied: nothing is expected of the file any more.
+    recover(&store, &cart_workspace()).await;
+    assert_eq!(
+        resume::expected_contents(&store.ops("t-crash").unwrap()),
+        vec![]
+    );
+
+    // A finished edit expects what it recorded after it; a failed one
+    // (no post-hash) changes nothing.
+    let journal = Journal::attach(Arc::clone(&store), &task().id, "host:2:alive").unwrap();
+    let edited = "    return 0\n";
+    let landed = journal
+        .op_requested(4, "toolu_10", "edit_file", &edit_args(), vec![], vec![])
+        .unwrap();
+    journal.op_started(landed, "edit_file").unwrap();
+    let result = rein_core::context::history::RecordedResult::new(
+        "toolu_10".into(),
+        "edit_file".into(),
+        "Edited cart.py".into(),
+        false,
+        rein_core::context::history::ResultMeta::Plain,
+    );
+    journal
+        .op_finished(
+            landed,
+            "edit_file",
+            &result,
+            vec![file_hash("cart.py", Some(ContentHash::of_str(edited)))],
+        )
+        .unwrap();
+    let failed = journal
+        .op_requested(5, "toolu_11", "edit_file", &edit_args(), vec![], vec![])
+        .unwrap();
+    journal.op_started(failed, "edit_file").unwrap();
+    journal
+        .op_finished(failed, "edit_file", &result, vec![])
+        .unwrap();
+    assert_eq!(
+        resume::expected_contents(&store.ops("t-crash").unwrap()),
+        vec![file_hash("cart.py", Some(ContentHash::of_str(edited)))]
+    );
+}
+
 #[tokio::test]
 async fn a_file_changed_by_someone_else_makes_the_outcome_unknown() {
     let store = Arc::new(Store::open_in_memory().unwrap());

@@ -155,9 +155,9 @@ impl Backend {
             for record in left.into_iter().filter(rein_core::journal::lease_is_free) {
                 // The editor reopens its buffers right after `initialized`;
                 // an edit it applied but never saved is only there.
-                let touched = interrupted_edits(&store, &record.id, &root);
+                let touched = unsaved_edits(&store, &record.id, &root).await;
                 if !touched.is_empty() {
-                    let within = session.options.reopen_timeout;
+                    let within = session.reopen_timeout();
                     let missing = session.wait_until_open(&touched, within).await;
                     if !missing.is_empty() {
                         tracing::info!(task = %record.id, ?missing, "the editor did not reopen these files; judging the interrupted edits by the disk");
@@ -474,21 +474,24 @@ fn workspace_root(params: &InitializeParams) -> Option<std::path::PathBuf> {
         .and_then(|root| std::fs::canonicalize(&root).ok().or(Some(root)))
 }
 
-/// The files that edits left unfinished by a crash were changing, for
-/// recovery to judge once the editor has reopened them.
-fn interrupted_edits(
+/// The files this task changed whose saved copy lacks its edits: those may
+/// live only in buffers the editor is about to reopen, and recovery must
+/// judge (and the model read) what the editor shows, not the disk.
+async fn unsaved_edits(
     store: &rein_store::Store,
     task: &str,
     root: &std::path::Path,
 ) -> Vec<std::path::PathBuf> {
-    let mut paths: Vec<std::path::PathBuf> = store
-        .unfinished_ops(task)
-        .unwrap_or_default()
-        .iter()
-        .filter(|op| rein_core::resume::judged_by_content(&op.tool))
-        .flat_map(|op| op.pre.iter().map(|f| root.join(&f.path)))
-        .collect();
-    paths.sort();
-    paths.dedup();
-    paths
+    let ops = store.ops(task).unwrap_or_default();
+    let mut unsaved = Vec::new();
+    for file in rein_core::resume::expected_contents(&ops) {
+        let path = root.join(&file.path);
+        let saved = tokio::fs::read(&path)
+            .await
+            .is_ok_and(|bytes| ContentHash::of_bytes(&bytes).to_hex() == file.hash);
+        if !saved {
+            unsaved.push(path);
+        }
+    }
+    unsaved
 }

@@ -178,6 +178,13 @@ impl Session {
             .unwrap_or(self.options.confirm_timeout)
     }
 
+    /// How long recovery waits for the editor to reopen a file holding
+    /// unsaved edits of the task: `reopenTimeoutSecs`, else the default.
+    pub fn reopen_timeout(&self) -> Duration {
+        self.seconds_setting("reopenTimeoutSecs")
+            .unwrap_or(self.options.reopen_timeout)
+    }
+
     fn seconds_setting(&self, key: &str) -> Option<Duration> {
         self.settings()
             .get(key)?

@@ -20,6 +20,7 @@ M.server_keys = {
   'permissions',
   'approvalTimeoutSecs',
   'confirmTimeoutSecs',
+  'reopenTimeoutSecs',
   'scenario',
 }
 

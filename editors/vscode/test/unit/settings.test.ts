@@ -28,6 +28,7 @@ test('every setting maps to the server’s camelCase key', () => {
             'permissions.deny': ['run_command(make deploy:*)', 'edit_file(migrations/**)'],
             approvalTimeoutSecs: 60,
             confirmTimeoutSecs: 2.5,
+            reopenTimeoutSecs: 10,
             scenario: 'fixtures/scenario.json',
         }),
         'sk-secret-key-0123456789',
@@ -50,6 +51,7 @@ test('every setting maps to the server’s camelCase key', () => {
         },
         approvalTimeoutSecs: 60,
         confirmTimeoutSecs: 2.5,
+        reopenTimeoutSecs: 10,
         scenario: 'fixtures/scenario.json',
         apiKey: 'sk-secret-key-0123456789',
     });
