@@ -78,6 +78,7 @@ async fn fixes_the_demo_test_in_real_vscode() {
         "fix-test",
         serde_json::json!({"rein.provider": "scripted"}),
         Some(SECRET),
+        None,
     )
     .await;
     let status = run.result["statusBar"].as_str().unwrap_or_default();
@@ -163,6 +164,7 @@ async fn answers_approves_and_cancels_in_real_vscode() {
         "ask-approve-cancel",
         serde_json::json!({"rein.provider": "scripted", "rein.scenario": scenario}),
         None,
+        None,
     )
     .await;
     let r = &run.result;
@@ -207,6 +209,61 @@ async fn answers_approves_and_cancels_in_real_vscode() {
     run.passed();
 }
 
+/// The server dies right after VS Code applied the accepted edit, before
+/// Rein recorded it. The language client restarts it and reopens its
+/// documents, cart.py with the fix unsaved; the new server takes the task
+/// over, finds the edit applied (in the buffer, not on disk), and finishes
+/// it: the status bar says it succeeded, the fix is saved exactly once, and
+/// the op log accounts for the edit once.
+#[tokio::test]
+async fn a_server_crash_mid_task_loses_nothing_in_real_vscode() {
+    // A model that decides from what it is shown (the crash matrix's), so
+    // the resumed task goes on from where it is rather than from a script.
+    let scenario = repo().join("tests/fixtures/crash/stateless.json");
+    let run = E2e::run(
+        "crash-recover",
+        serde_json::json!({"rein.provider": "scripted", "rein.scenario": scenario}),
+        None,
+        Some("apply_edit"),
+    )
+    .await;
+    let log = std::fs::read_to_string(run.workspace.join(".rein/logs/lsp.log")).unwrap_or_default();
+    if !log.contains("REIN_CRASH_AT: killing the process") || run.root.join("crash-once").exists() {
+        run.fail("the server never crashed: the test proved nothing");
+    }
+    let status = run.result["statusBar"].as_str().unwrap_or_default();
+    if !status.contains("fixed: `TestCart.test_total` passes") {
+        run.fail(&format!("unexpected status bar: {status:?}"));
+    }
+    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
+    if cart
+        .matches("return sum(item.price * item.qty for item in items)")
+        .count()
+        != 1
+    {
+        run.fail(&format!(
+            "cart.py on disk is not fixed exactly once:\n{cart}"
+        ));
+    }
+    let task = run.result["taskId"].as_str().unwrap_or_default();
+    let store = rein_store::Store::open(&rein_store::state_db_path(&run.workspace)).unwrap();
+    let state = store.task(task).unwrap().map(|t| t.state);
+    let edits: Vec<_> = store
+        .ops(task)
+        .unwrap()
+        .into_iter()
+        .filter(|o| o.tool == "edit_file")
+        .map(|o| (o.state, o.outcome))
+        .collect();
+    drop(store);
+    if state.as_deref() != Some("succeeded")
+        || edits != [(rein_store::OpState::Recovered, Some("applied".to_owned()))]
+    {
+        run.fail(&format!("task {task:?} is {state:?}; its edits: {edits:?}"));
+    }
+    run.passed();
+}
+
 /// One run of the end-to-end driver (`editors/vscode/e2e/run.mjs`) on a
 /// fresh copy of the demo project. Its folder is kept when a check fails.
 struct E2e {
@@ -221,8 +278,14 @@ struct E2e {
 
 impl E2e {
     /// `settings`: the workspace's `.vscode/settings.json`; `secret`: an
-    /// API key the driver sets through "Rein: Set API Key".
-    async fn run(scenario: &str, settings: Value, secret: Option<&str>) -> Self {
+    /// API key the driver sets through "Rein: Set API Key"; `crash_at`: a
+    /// point where the first server process dies (`REIN_CRASH_AT`, once).
+    async fn run(
+        scenario: &str,
+        settings: Value,
+        secret: Option<&str>,
+        crash_at: Option<&str>,
+    ) -> Self {
         let started = Instant::now();
         let vsix = setup("vsix").await;
         let code_server = setup("code-server").await;
@@ -241,6 +304,16 @@ impl E2e {
         let mut driver = Command::new("node");
         if let Some(secret) = secret {
             driver.env("REIN_E2E_SECRET", secret);
+        }
+        if let Some(point) = crash_at {
+            // code-server passes its environment down to the server the
+            // extension starts, and to the one it restarts: the file lets
+            // only the first die.
+            let once = root.join("crash-once");
+            std::fs::write(&once, point).unwrap();
+            driver
+                .env("REIN_CRASH_AT", point)
+                .env("REIN_CRASH_ONCE", once);
         }
         let output = run(
             driver

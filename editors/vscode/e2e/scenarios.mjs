@@ -90,4 +90,23 @@ async function askApproveCancel(bench, result, { log }) {
     log(`second task: ${result.secondTask} cancelled`);
 }
 
-export const scenarios = { 'fix-test': fixTest, 'ask-approve-cancel': askApproveCancel };
+/** The server dies (REIN_CRASH_AT=apply_edit, once) right after VS Code
+ * applied the accepted edit. The language client restarts it by itself;
+ * the task goes on in the new server and the status bar reports it. */
+async function crashRecover(bench, result, { log }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    log('edit accepted; the server dies now');
+    // "not running" may flash by while the client restarts the server.
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted'],
+    });
+    result.taskId = /Rein task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    log(`status bar: ${result.statusBar}`);
+}
+
+export const scenarios = { 'fix-test': fixTest, 'ask-approve-cancel': askApproveCancel, 'crash-recover': crashRecover };

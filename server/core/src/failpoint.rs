@@ -7,11 +7,16 @@
 //! its kind (`op_started`); `<point>#<n>` waits for its n-th hit
 //! (`run_tests#2`: the second test run). Unset, a point costs one
 //! comparison.
+//!
+//! `REIN_CRASH_ONCE=<file>` as well: only the process that removes that
+//! file dies. An editor that restarts its crashed server hands the new
+//! process the same environment; this lets that one live.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 const ENV: &str = "REIN_CRASH_AT";
+const ONCE_ENV: &str = "REIN_CRASH_ONCE";
 
 /// (point, hit number) parsed from the environment.
 fn target() -> Option<&'static (String, u32)> {
@@ -46,11 +51,20 @@ pub fn hit(point: &str) {
             *n
         })
         .unwrap_or(0);
-    if count == *nth {
+    if count == *nth && claim_the_crash() {
         tracing::error!(point, hit = count, "REIN_CRASH_AT: killing the process");
         let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
         // SIGKILL cannot be caught; if raising it failed, still stop here.
         std::process::abort();
+    }
+}
+
+/// Whether this process is the one to die: always, unless
+/// `REIN_CRASH_ONCE` names a file, which only one process can remove.
+fn claim_the_crash() -> bool {
+    match std::env::var_os(ONCE_ENV) {
+        Some(file) if !file.is_empty() => std::fs::remove_file(file).is_ok(),
+        _ => true,
     }
 }
 
