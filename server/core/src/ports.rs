@@ -203,6 +203,14 @@ pub enum Verdict {
     },
 }
 
+impl Verdict {
+    pub fn evidence(&self) -> &[Evidence] {
+        match self {
+            Self::Verified { evidence, .. } | Self::Gap { evidence, .. } => evidence,
+        }
+    }
+}
+
 /// What a verifier may look at.
 pub struct VerifyContext<'a> {
     pub task: &'a TaskSpec,

@@ -187,27 +187,79 @@ impl Verifier for TestVerifier {
                 evidence: Vec::new(),
             };
         }
+        // A verdict is about the text as it is: if the touched files change
+        // while the checks run (the user types), they ran on text that is
+        // gone, so they are made again on the new text.
+        let mut unsteady = (Vec::new(), String::new());
+        for _ in 0..STEADY_ATTEMPTS {
+            let before = self.touched_hashes(&cx).await;
+            let verdict = self.check(&cx).await;
+            let after = self.touched_hashes(&cx).await;
+            let evidence = verdict.evidence();
+            if after == before && evidence.iter().all(|e| e.files == before) {
+                return verdict;
+            }
+            let hash = |files: &[(String, rein_text::ContentHash)], path: &str| {
+                files.iter().find(|(f, _)| f == path).map(|(_, h)| *h)
+            };
+            let moved: Vec<&str> = cx
+                .touched
+                .iter()
+                .map(String::as_str)
+                .filter(|p| {
+                    hash(&before, p) != hash(&after, p)
+                        || evidence
+                            .iter()
+                            .any(|e| hash(&e.files, p) != hash(&before, p))
+                })
+                .collect();
+            tracing::info!(?moved, "files changed while the checks ran; checking again");
+            let moved = if moved.is_empty() {
+                "the edited files".to_owned()
+            } else {
+                moved.join(", ")
+            };
+            unsteady = (evidence.to_vec(), moved);
+        }
+        let (evidence, moved) = unsteady;
+        Verdict::Gap {
+            gap: format!(
+                "{moved} changed while Rein ran the checks, {STEADY_ATTEMPTS} times in a row (someone is editing), so no result is about the text as it is now; claim completion again once the files are settled"
+            ),
+            evidence,
+        }
+    }
+}
+
+/// How many times the checks are made while the files keep changing under
+/// them before the claim is turned down.
+const STEADY_ATTEMPTS: usize = 3;
+
+impl TestVerifier {
+    /// Every acceptance check, once, on the current content.
+    async fn check(&self, cx: &VerifyContext<'_>) -> Verdict {
         let mut evidence = Vec::new();
         let mut gaps = Vec::new();
         let mut passed = Vec::new();
         for check in &cx.task.acceptance {
             match check {
-                Acceptance::TestPasses { path, name } => match self.run_test(&cx, path, name).await
-                {
-                    Ok((e, detail)) => {
-                        if e.exit_code == Some(0) {
-                            passed.push(format!("`{name}` passes"));
-                        } else {
-                            gaps.push(format!(
-                                "`{name}` still fails (exit {}):\n{detail}\nfull log: {}",
-                                e.exit_code.unwrap_or(-1),
-                                e.log_path
-                            ));
+                Acceptance::TestPasses { path, name } => {
+                    match self.run_test(cx, path, name).await {
+                        Ok((e, detail)) => {
+                            if e.exit_code == Some(0) {
+                                passed.push(format!("`{name}` passes"));
+                            } else {
+                                gaps.push(format!(
+                                    "`{name}` still fails (exit {}):\n{detail}\nfull log: {}",
+                                    e.exit_code.unwrap_or(-1),
+                                    e.log_path
+                                ));
+                            }
+                            evidence.push(e);
                         }
-                        evidence.push(e);
+                        Err(gap) => gaps.push(gap),
                     }
-                    Err(gap) => gaps.push(gap),
-                },
+                }
                 Acceptance::AssertionsUnchanged { path, name } => {
                     let key = (path.clone(), name.clone());
                     let before = self
@@ -259,7 +311,7 @@ impl Verifier for TestVerifier {
                         }
                     }
                 }
-                Acceptance::NoRegressions => match self.regressions(&cx).await {
+                Acceptance::NoRegressions => match self.regressions(cx).await {
                     Ok((e, None)) => {
                         passed.push("no regressions".to_owned());
                         evidence.push(e);

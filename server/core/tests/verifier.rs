@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
+use rein_core::exec::{CommandResult, CommandSpec, Exec};
 use rein_core::fakes::{MemoryWorkspace, ScriptedExec, command_result};
 use rein_core::host::testcmd::TestCommand;
 use rein_core::ports::{Verdict, Verifier, VerifyContext};
@@ -23,21 +24,36 @@ use tokio_util::sync::CancellationToken;
 /// A unittest run of the cart project: `test_total` passes once `total`
 /// sums; `test_count` fails if `count` was broken.
 fn runner(ws: Arc<MemoryWorkspace>) -> ScriptedExec {
+    ScriptedExec::new(move |spec| cart_run(&ws, spec))
+}
+
+fn cart_run(ws: &MemoryWorkspace, spec: &CommandSpec) -> CommandResult {
+    let cart = ws.text("cart.py").unwrap_or_default();
+    let only_total = spec.command.ends_with("::test_total");
+    let mut failures = Vec::new();
+    if !cart.contains("sum(") {
+        failures.push("tests.test_cart.TestCart.test_total");
+    }
+    if !only_total && cart.contains("def count(items):\n    return 0") {
+        failures.push("tests.test_cart.TestCart.test_count");
+    }
+    if failures.is_empty() {
+        command_result(0, "Ran 3 tests in 0.001s\n\nOK", &[])
+    } else {
+        command_result(1, "AssertionError: 2 != 30\n\nFAILED", &failures)
+    }
+}
+
+/// The cart runner, with someone typing `edits` into cart.py while the
+/// first runs go (one edit per run, after the run read the file).
+fn typing_runner(ws: Arc<MemoryWorkspace>, edits: Vec<String>) -> ScriptedExec {
+    let edits = std::sync::Mutex::new(edits.into_iter());
     ScriptedExec::new(move |spec| {
-        let cart = ws.text("cart.py").unwrap_or_default();
-        let only_total = spec.command.ends_with("::test_total");
-        let mut failures = Vec::new();
-        if !cart.contains("sum(") {
-            failures.push("tests.test_cart.TestCart.test_total");
+        let result = cart_run(&ws, spec);
+        if let Some(text) = edits.lock().unwrap().next() {
+            ws.set("cart.py", &text);
         }
-        if !only_total && cart.contains("def count(items):\n    return 0") {
-            failures.push("tests.test_cart.TestCart.test_count");
-        }
-        if failures.is_empty() {
-            command_result(0, "Ran 3 tests in 0.001s\n\nOK", &[])
-        } else {
-            command_result(1, "AssertionError: 2 != 30\n\nFAILED", &failures)
-        }
+        result
     })
 }
 
@@ -82,13 +98,17 @@ impl Case {
     }
 
     async fn verify_touching(&self, touched: &[&str]) -> Verdict {
+        self.verify_with(touched, &self.exec).await
+    }
+
+    async fn verify_with(&self, touched: &[&str], exec: &dyn Exec) -> Verdict {
         let touched: Vec<String> = touched.iter().map(|p| (*p).to_owned()).collect();
         self.verifier
             .verify(VerifyContext {
                 task: &self.task,
                 touched: &touched,
                 workspace: self.ws.as_ref(),
-                exec: &self.exec,
+                exec,
                 artifacts_dir: ".rein/artifacts/t-v".into(),
                 cancel: CancellationToken::new(),
             })
@@ -152,6 +172,66 @@ async fn evidence_is_taken_again_after_every_change() {
     // the next claim is checked on the new content, not on old evidence.
     c.ws.set("cart.py", support::CART_BROKEN);
     assert!(matches!(c.verify().await, Verdict::Gap { .. }));
+}
+
+/// The last check passes on the fixed text, and the user breaks the file
+/// while it runs: "fixed" would be about text that is gone. The checks are
+/// made again on the text as it is, which fails.
+#[tokio::test]
+async fn a_file_broken_while_the_checks_run_is_checked_again() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let fixed = c.ws.text("cart.py").unwrap();
+    let broken = fixed.replace("sum(item.price * item.qty for item in items)", "len(items)");
+    // Typed during the second run (the regression suite): the target test
+    // had passed, the suite passes on the text it read.
+    let exec = typing_runner(Arc::clone(&c.ws), vec![fixed, broken.clone()]);
+    let Verdict::Gap { gap, evidence } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("verified text that was gone")
+    };
+    assert!(
+        gap.starts_with("`TestCart.test_total` still fails"),
+        "{gap}"
+    );
+    assert_eq!(
+        evidence[0].files,
+        vec![("cart.py".to_owned(), ContentHash::of_str(&broken))]
+    );
+    assert_eq!(exec.commands().len(), 4, "{:?}", exec.commands());
+}
+
+/// Harmless typing during the checks (a comment): they are made again, and
+/// the evidence is of the text as it is now.
+#[tokio::test]
+async fn evidence_is_of_the_text_as_it_is_after_typing_during_the_checks() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let commented = format!("{}# total is price × qty\n", c.ws.text("cart.py").unwrap());
+    let exec = typing_runner(Arc::clone(&c.ws), vec![commented.clone()]);
+    let Verdict::Verified { evidence, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("not verified")
+    };
+    let now = vec![("cart.py".to_owned(), ContentHash::of_str(&commented))];
+    assert!(evidence.iter().all(|e| e.files == now), "{evidence:?}");
+    assert_eq!(exec.commands().len(), 4, "checked twice");
+}
+
+/// Someone keeps typing: after three tries the claim is turned down,
+/// saying why, instead of checking forever.
+#[tokio::test]
+async fn files_that_keep_changing_turn_the_claim_down() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let fixed = c.ws.text("cart.py").unwrap();
+    let edits = (0..6).map(|i| format!("{fixed}# {i}\n")).collect();
+    let exec = typing_runner(Arc::clone(&c.ws), edits);
+    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("verified text that kept changing")
+    };
+    assert!(
+        gap.starts_with("cart.py changed while Rein ran the checks, 3 times in a row"),
+        "{gap}"
+    );
 }
 
 #[tokio::test]
