@@ -36,6 +36,9 @@ use crate::{launch, settings};
 const SHUTDOWN_REASON: &str =
     "cancelled: the editor shut the language server down while the task ran";
 
+/// See `Tasks::shutdown`.
+const FLUSH_BEFORE_SHUTDOWN_ANSWER: Duration = Duration::from_millis(100);
+
 #[derive(Debug, Default)]
 pub struct Tasks {
     running: Mutex<HashMap<String, Running>>,
@@ -199,8 +202,18 @@ impl Tasks {
                 .collect(),
             Err(_) => Vec::new(),
         };
+        let waited = !handles.is_empty();
         for handle in handles {
             let _ = tokio::time::timeout(Duration::from_secs(5), handle).await;
+        }
+        if waited {
+            // The tasks' final statuses are queued for the client, but
+            // tower-lsp-server writes its notifications and its responses
+            // from two streams it picks between at random when both are
+            // ready: without a moment for the writer, the `shutdown` answer
+            // can overtake them, and an editor that exits at once would
+            // never hear how its tasks ended.
+            tokio::time::sleep(FLUSH_BEFORE_SHUTDOWN_ANSWER).await;
         }
     }
 
