@@ -864,6 +864,7 @@ impl Agent {
         match verdict {
             Verdict::Verified { summary, evidence } => {
                 self.event(TaskEvent::Verification {
+                    turn,
                     passed: true,
                     detail: summary.clone(),
                     evidence: evidence.clone(),
@@ -878,6 +879,7 @@ impl Agent {
             }
             Verdict::Gap { gap, evidence } => {
                 self.event(TaskEvent::Verification {
+                    turn,
                     passed: false,
                     detail: gap.clone(),
                     evidence,

@@ -256,6 +256,7 @@ impl Dispatcher<'_> {
                 let a: AskArgs = serde_json::from_value(args).map_err(parse_error)?;
                 self.permit(&call.id, &Action::AskUser).await?;
                 self.event(TaskEvent::Question {
+                    call_id: call.id.clone(),
                     question: a.question.clone(),
                 });
                 (self.status)(TaskState::WaitingUser, Some(a.question.clone()));
@@ -263,6 +264,7 @@ impl Dispatcher<'_> {
                     Some(answer) => {
                         (self.status)(TaskState::Running, None);
                         self.event(TaskEvent::Answer {
+                            call_id: call.id.clone(),
                             answer: answer.clone(),
                         });
                         ToolOutput::ok(

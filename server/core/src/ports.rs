@@ -150,13 +150,18 @@ pub enum TaskEvent {
         usage: Usage,
         cost_usd: Option<f64>,
     },
+    /// `ask_user`: the call that asks, for the trace to link them.
     Question {
+        call_id: String,
         question: String,
     },
     Answer {
+        call_id: String,
         answer: String,
     },
+    /// The verifier's verdict on the claim the model made in `turn`.
     Verification {
+        turn: u32,
         passed: bool,
         detail: String,
         evidence: Vec<Evidence>,

@@ -171,6 +171,7 @@ async fn forward(
                 passed,
                 detail,
                 evidence,
+                ..
             } => {
                 let evidence: Vec<Value> = evidence.iter().map(evidence_json).collect();
                 let params = json!({"taskId": task, "passed": passed, "detail": detail, "evidence": evidence});

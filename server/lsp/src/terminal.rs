@@ -451,19 +451,20 @@ impl TerminalProgress {
                     fmt_tokens(*tokens_after)
                 ),
             ),
-            TaskEvent::Question { question } => {
+            TaskEvent::Question { question, .. } => {
                 push_line(&mut out, "  ? Rein asks:");
                 for q in question.lines() {
                     push_line(&mut out, &format!("    {q}"));
                 }
             }
-            TaskEvent::Answer { answer } => {
+            TaskEvent::Answer { answer, .. } => {
                 push_line(&mut out, &format!("  answer: {}", first_line(answer, 200)));
             }
             TaskEvent::Verification {
                 passed,
                 detail,
                 evidence,
+                ..
             } => {
                 let (mark, what) = if *passed {
                     ("✓", "verified")
@@ -936,6 +937,7 @@ mod tests {
             },
             status(TaskState::Verifying, 2, 4_000),
             TaskEvent::Verification {
+                turn: 2,
                 passed: true,
                 detail: "fixed: `T.test_a` passes".into(),
                 evidence: vec![Evidence {

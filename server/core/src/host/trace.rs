@@ -123,12 +123,14 @@ impl TraceWriter {
 impl ProgressSink for TraceWriter {
     fn event(&self, _task: &TaskId, event: &TaskEvent) {
         let step = self.step.fetch_add(1, Ordering::SeqCst) + 1;
-        self.write(record(&self.task, step, event, now_rfc3339()));
+        self.write(record(&self.task, step, event, now_ms()));
     }
 }
 
-/// One trace record: the common fields, then the event's own.
-pub fn record(task: &TaskId, step: u64, event: &TaskEvent, ts: String) -> Value {
+/// One trace record, written at `now_ms` (unix milliseconds): the common
+/// fields, then the event's own.
+pub fn record(task: &TaskId, step: u64, event: &TaskEvent, now_ms: i64) -> Value {
+    let ts = rfc3339(now_ms);
     let mut fields = match serde_json::to_value(event) {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
@@ -145,6 +147,9 @@ pub fn record(task: &TaskId, step: u64, event: &TaskEvent, ts: String) -> Value 
             ..
         } => {
             out["latency_ms"] = json!(latency_ms);
+            // `ts` is when the reply was complete; a timeline wants both.
+            let latency = i64::try_from(*latency_ms).unwrap_or(i64::MAX);
+            out["started_ts"] = json!(rfc3339(now_ms.saturating_sub(latency)));
             out["tokens"] = json!({"in": usage.input_tokens, "out": usage.output_tokens, "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens});
             out["cost_usd"] = json!(cost_usd);
         }
@@ -175,12 +180,12 @@ pub fn record(task: &TaskId, step: u64, event: &TaskEvent, ts: String) -> Value 
     out
 }
 
-/// The current time as RFC 3339 UTC with milliseconds.
-pub fn now_rfc3339() -> String {
+/// The current time in unix milliseconds.
+pub fn now_ms() -> i64 {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    rfc3339(now.as_millis() as i64)
+    i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Unix milliseconds as RFC 3339 UTC (`2026-11-30T07:12:01.234Z`).
@@ -222,13 +227,29 @@ mod tests {
             },
             cost_usd: Some(0.25),
         };
-        let record = record(&TaskId("t-1".into()), 7, &event, "ts".into());
+        let record = record(&TaskId("t-1".into()), 7, &event, 0);
         assert_eq!(record["kind"], "compaction");
         assert_eq!(
             record["tokens"],
             json!({"in": 80_000, "out": 700, "cache_read": 0, "cache_write": 0})
         );
         assert_eq!(record["cost_usd"], 0.25);
+    }
+
+    #[test]
+    fn a_model_call_says_when_it_started_and_ended() {
+        let event = TaskEvent::ModelCall {
+            turn: 3,
+            usage: rein_models::Usage::default(),
+            cost_usd: None,
+            latency_ms: 2_500,
+            stop: "tool_use".into(),
+            retries: 0,
+            estimated_input_tokens: 0,
+        };
+        let record = record(&TaskId("t-1".into()), 9, &event, 1_796_022_721_234);
+        assert_eq!(record["ts"], "2026-11-30T07:12:01.234Z");
+        assert_eq!(record["started_ts"], "2026-11-30T07:11:58.734Z");
     }
 
     #[test]
