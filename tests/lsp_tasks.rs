@@ -171,6 +171,57 @@ async fn fix_test_python_demo_succeeds_with_evidence() {
     assert_eq!(s.shutdown().await, 0);
 }
 
+/// The user has an unsaved change in the test file: a stricter assertion
+/// the model's fix does not meet. Rein reads the buffer, so the tests must
+/// run on it too: the editor is asked to save it before they run, the
+/// test fails, and Rein does not call the task fixed (before, the tests ran
+/// on the saved copy and the task "succeeded").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tests_run_on_the_users_unsaved_buffers_too() {
+    let mut s = Server::start(Setup::new(demo_project(), demo_scenario())).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let stricter =
+        "self.assertEqual(total(items), 30)\n        self.assertEqual(total(items * 2), 61)";
+    s.editor
+        .replace(CART_TEST, "self.assertEqual(total(items), 30)", stricter)
+        .await
+        .unwrap();
+    let buffer = s.editor.buffer(CART_TEST).unwrap();
+    assert_ne!(s.disk(CART_TEST), buffer, "the change is unsaved");
+
+    let task = fix_test_total(&mut s).await;
+    let status = s.until_end(&task).await;
+    assert_ne!(status["state"], "succeeded", "{status}");
+    // The editor was asked to save the user's buffer with the edited one,
+    // and it holds exactly what the user typed.
+    let test_uri = s.editor.uri(CART_TEST);
+    assert!(
+        s.messages("rein/saveDocuments")
+            .iter()
+            .any(|m| m["params"]["uris"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|u| *u == json!(test_uri))),
+        "{:?}",
+        s.messages("rein/saveDocuments")
+    );
+    assert_eq!(s.disk(CART_TEST), buffer);
+    assert_eq!(s.editor.buffer(CART_TEST).unwrap(), buffer);
+    // The model claimed it was done; the verifier, running the test the
+    // user has in the buffer, said no.
+    let verdicts = s.messages("rein/verification");
+    assert!(
+        !verdicts.is_empty()
+            && verdicts.iter().all(|m| m["params"]["passed"] == false
+                && m["params"]["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("`TestCart.test_total` still fails"))),
+        "{verdicts:?}"
+    );
+    assert_eq!(s.shutdown().await, 0);
+}
+
 /// 2. The same flow on a Cargo project: `cargo test` builds the fixture
 /// crate (no dependencies, offline, in its own target directory). This
 /// editor cannot save on request, so the server writes the edited buffer

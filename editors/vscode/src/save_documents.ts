@@ -1,6 +1,7 @@
 // `rein/saveDocuments`: before it runs tests, the server asks the editor to
-// save the buffers it edited, so the tests see exactly the text the user
-// approved (and VS Code's own save runs, not a write behind its back).
+// save the dirty documents of the workspace (those it edited and the
+// user's), so the tests see exactly the text in the editor (and VS Code's
+// own save runs, not a write behind its back).
 // Declared with `capabilities.experimental.rein.saveDocuments = true`;
 // without it the server writes the files itself.
 

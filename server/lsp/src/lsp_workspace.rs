@@ -23,7 +23,7 @@ use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchResult,
     Workspace, WorkspaceError,
 };
-use rein_text::{ContentHash, Rope, char_to_position, patch};
+use rein_text::{ContentHash, Rope, Snapshot, char_to_position, patch};
 use serde_json::{Value, json};
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{ApplyWorkspaceEditResponse, Uri};
@@ -227,6 +227,22 @@ impl LspWorkspace {
                 return None;
             }
         }
+    }
+
+    /// The editor's open documents inside the workspace, by
+    /// workspace-relative path.
+    fn open_documents(&self) -> Vec<(String, String, Snapshot)> {
+        self.session
+            .docs
+            .uris()
+            .into_iter()
+            .filter_map(|uri| {
+                let parsed: Uri = uri.parse().ok()?;
+                let path = self.session.relative_path(&parsed)?;
+                let snap = self.session.docs.snapshot(&uri)?;
+                Some((path, uri.to_string(), snap))
+            })
+            .collect()
     }
 
     fn is_open(&self, path: &str) -> bool {
@@ -444,16 +460,15 @@ impl Workspace for LspWorkspace {
     }
 
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
-        let edited: Vec<String> = self
-            .edited
-            .lock()
-            .map(|e| e.iter().cloned().collect())
-            .unwrap_or_default();
+        let edited: BTreeSet<String> = self.edited.lock().map(|e| e.clone()).unwrap_or_default();
+        // Every buffer of the workspace whose text is not on disk: those
+        // Rein edited, and the user's own unsaved changes too. Tests and
+        // commands read the disk, while Rein (and the model) read the
+        // buffers: a verdict on a saved copy the user has since changed
+        // would not be about the text they see. (VS Code saves every
+        // editor before a test run for the same reason.)
         let mut pending = Vec::new();
-        for path in edited {
-            let Some((uri, snap)) = self.session.open_document(&self.abs(&path)) else {
-                continue;
-            };
+        for (path, uri, snap) in self.open_documents() {
             let on_disk = tokio::fs::read(self.abs(&path))
                 .await
                 .ok()
@@ -464,6 +479,14 @@ impl Workspace for LspWorkspace {
         }
         if pending.is_empty() {
             return Ok(());
+        }
+        let theirs: Vec<&str> = pending
+            .iter()
+            .map(|(path, ..)| path.as_str())
+            .filter(|path| !edited.contains(*path))
+            .collect();
+        if !theirs.is_empty() {
+            tracing::info!(task = %self.task, files = ?theirs, "saving the user's unsaved buffers before running commands");
         }
         if self.session.caps().save_documents {
             let uris: Vec<Uri> = pending

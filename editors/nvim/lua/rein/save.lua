@@ -1,6 +1,6 @@
 -- `rein/saveDocuments {uris}`: before it runs tests, the server asks the
--- editor to write the buffers it edited, so the tests see exactly the text
--- it verified.
+-- editor to write the modified buffers of the workspace (those it edited
+-- and the user's), so the tests see exactly the text it verified.
 
 local buffers = require('rein.buffers')
 
