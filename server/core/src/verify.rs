@@ -202,10 +202,13 @@ impl Verifier for TestVerifier {
             let hash = |files: &[(String, rein_text::ContentHash)], path: &str| {
                 files.iter().find(|(f, _)| f == path).map(|(_, h)| *h)
             };
-            let moved: Vec<&str> = cx
-                .touched
+            let checked: std::collections::BTreeSet<&str> = before
                 .iter()
-                .map(String::as_str)
+                .chain(&after)
+                .map(|(p, _)| p.as_str())
+                .collect();
+            let moved: Vec<&str> = checked
+                .into_iter()
                 .filter(|p| {
                     hash(&before, p) != hash(&after, p)
                         || evidence
@@ -215,7 +218,7 @@ impl Verifier for TestVerifier {
                 .collect();
             tracing::info!(?moved, "files changed while the checks ran; checking again");
             let moved = if moved.is_empty() {
-                "the edited files".to_owned()
+                "the checked files".to_owned()
             } else {
                 moved.join(", ")
             };
@@ -410,14 +413,24 @@ impl TestVerifier {
         Ok((evidence, gap))
     }
 
+    /// The text the checks are about: each file the task changed, and the
+    /// target tests' own files (a test the user edits meanwhile changes the
+    /// verdict as much as the code does).
     async fn touched_hashes(
         &self,
         cx: &VerifyContext<'_>,
     ) -> Vec<(String, rein_text::ContentHash)> {
+        let tests = cx.task.acceptance.iter().filter_map(|a| match a {
+            Acceptance::TestPasses { path, .. } => Some(path),
+            _ => None,
+        });
+        let mut paths: Vec<&String> = cx.touched.iter().chain(tests).collect();
+        paths.sort();
+        paths.dedup();
         let mut files = Vec::new();
-        for touched in cx.touched {
-            if let Ok(file) = cx.workspace.read_file(touched).await {
-                files.push((touched.clone(), file.version.hash));
+        for path in paths {
+            if let Ok(file) = cx.workspace.read_file(path).await {
+                files.push((path.clone(), file.version.hash));
             }
         }
         files

@@ -145,8 +145,14 @@ async fn a_real_fix_is_verified_with_evidence_of_the_current_content() {
         "run-tests tests/test_cart.py::TestCart::test_total"
     );
     assert_eq!(evidence[0].exit_code, Some(0));
-    let cart_hash = ContentHash::of_str(&c.ws.text("cart.py").unwrap());
-    assert_eq!(evidence[0].files, vec![("cart.py".to_owned(), cart_hash)]);
+    // The evidence names the text it is about: the fixed file and the test.
+    let hash = |path: &str| {
+        (
+            path.to_owned(),
+            ContentHash::of_str(&c.ws.text(path).unwrap()),
+        )
+    };
+    assert_eq!(evidence[0].files, vec![hash("cart.py"), hash(TEST_FILE)]);
     assert_eq!(evidence[1].check, "no_regressions tests/test_cart.py");
     let _ = CART_FIXED;
 }
@@ -194,8 +200,8 @@ async fn a_file_broken_while_the_checks_run_is_checked_again() {
         "{gap}"
     );
     assert_eq!(
-        evidence[0].files,
-        vec![("cart.py".to_owned(), ContentHash::of_str(&broken))]
+        evidence[0].files[0],
+        ("cart.py".to_owned(), ContentHash::of_str(&broken))
     );
     assert_eq!(exec.commands().len(), 4, "{:?}", exec.commands());
 }
@@ -211,9 +217,39 @@ async fn evidence_is_of_the_text_as_it_is_after_typing_during_the_checks() {
     let Verdict::Verified { evidence, .. } = c.verify_with(&["cart.py"], &exec).await else {
         panic!("not verified")
     };
-    let now = vec![("cart.py".to_owned(), ContentHash::of_str(&commented))];
-    assert!(evidence.iter().all(|e| e.files == now), "{evidence:?}");
+    let now = ("cart.py".to_owned(), ContentHash::of_str(&commented));
+    assert!(evidence.iter().all(|e| e.files[0] == now), "{evidence:?}");
     assert_eq!(exec.commands().len(), 4, "checked twice");
+}
+
+/// The test file is text the verdict is about too: typing in it while the
+/// checks run makes them run again.
+#[tokio::test]
+async fn typing_in_the_test_file_during_the_checks_is_seen() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let typed = format!("{TEST_TEXT}# more tests to come\n");
+    let ws = Arc::clone(&c.ws);
+    let once = std::sync::atomic::AtomicBool::new(false);
+    let exec = ScriptedExec::new(move |spec| {
+        let result = cart_run(&ws, spec);
+        if !once.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            ws.set(TEST_FILE, &typed);
+        }
+        result
+    });
+    let Verdict::Verified { evidence, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("not verified")
+    };
+    assert_eq!(exec.commands().len(), 4, "checked twice");
+    let test_now = (
+        TEST_FILE.to_owned(),
+        ContentHash::of_str(&c.ws.text(TEST_FILE).unwrap()),
+    );
+    assert!(
+        evidence.iter().all(|e| e.files.contains(&test_now)),
+        "{evidence:?}"
+    );
 }
 
 /// Someone keeps typing: after three tries the claim is turned down,
