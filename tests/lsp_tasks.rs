@@ -222,6 +222,72 @@ async fn tests_run_on_the_users_unsaved_buffers_too() {
     assert_eq!(s.shutdown().await, 0);
 }
 
+/// An editor that cannot save on request, with the user's unsaved change
+/// in the test file that Rein never saw saved: the disk may hold a change
+/// the editor has not seen, so Rein writes nothing over it and the tests
+/// cannot run on the user's text. The model is told why; the task is not
+/// called fixed; the file on disk is as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsaved_buffer_rein_cannot_save_is_never_written_behind_the_editor() {
+    let mut setup = Setup::new(demo_project(), demo_scenario());
+    setup.save_documents = false;
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let before = s.disk(CART_TEST);
+    s.editor
+        .replace(
+            CART_TEST,
+            "self.assertEqual(total(items), 30)",
+            "self.assertEqual(total(items), 31)",
+        )
+        .await
+        .unwrap();
+
+    let task = fix_test_total(&mut s).await;
+    let status = s.until_end(&task).await;
+    assert_ne!(status["state"], "succeeded", "{status}");
+    assert_eq!(s.disk(CART_TEST), before);
+    let trace = s.disk(&format!(".rein/traces/{task}.jsonl"));
+    assert!(
+        trace.contains("tests/test_cart.py has unsaved changes in the editor"),
+        "{trace}"
+    );
+}
+
+/// The same editor, but the user saved the test file once, then typed
+/// more: the disk holds the editor's last save, so Rein may write the
+/// buffer over it, and the tests run on what the user sees.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsaved_buffer_over_the_editors_own_save_is_written_for_the_tests() {
+    let mut setup = Setup::new(demo_project(), demo_scenario());
+    setup.save_documents = false;
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor
+        .replace(CART_TEST, "class TestCart", "# Cart tests.\nclass TestCart")
+        .await
+        .unwrap();
+    s.editor.save(CART_TEST).await.unwrap();
+    s.editor
+        .replace(
+            CART_TEST,
+            "# Cart tests.",
+            "# Cart tests: totals and counts.",
+        )
+        .await
+        .unwrap();
+
+    let task = fix_test_total(&mut s).await;
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    assert_eq!(s.disk(CART_TEST), s.editor.buffer(CART_TEST).unwrap());
+    assert!(
+        s.disk(CART_TEST)
+            .contains("# Cart tests: totals and counts.")
+    );
+    assert_eq!(s.shutdown().await, 0);
+}
+
 /// 2. The same flow on a Cargo project: `cargo test` builds the fixture
 /// crate (no dependencies, offline, in its own target directory). This
 /// editor cannot save on request, so the server writes the edited buffer

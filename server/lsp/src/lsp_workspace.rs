@@ -265,12 +265,16 @@ impl LspWorkspace {
     }
 
     /// Writes a buffer's text to disk, atomically, only if the disk still
-    /// holds what Rein (or the editor's last save) knew was there.
+    /// holds what Rein (or the editor's last save) knew was there. A file
+    /// Rein did not edit (`ours` false) is written only when its disk copy
+    /// is the editor's last save: else the disk may hold a change the
+    /// editor has not seen (a checkout), which its own save would warn of.
     async fn write_through(
         &self,
         path: &str,
         text: &str,
         open_uri: &str,
+        ours: bool,
     ) -> Result<(), WorkspaceError> {
         let abs = self.abs(path);
         let on_disk = tokio::fs::read(&abs)
@@ -290,8 +294,13 @@ impl LspWorkspace {
             .and_then(|s| s.get(open_uri).copied());
         let known = match on_disk {
             None => true,
-            Some(hash) => Some(hash) == seen || Some(hash) == saved || seen.is_none(),
+            Some(hash) => Some(hash) == seen || Some(hash) == saved || (ours && seen.is_none()),
         };
+        if !known && !ours {
+            return Err(WorkspaceError::Denied(format!(
+                "{path} has unsaved changes in the editor, and the tests must run on the text you see; Rein cannot tell whether the file on disk changed since the editor loaded it, so it will not write it: save {path} in the editor, then run the tests again"
+            )));
+        }
         if !known {
             return Err(WorkspaceError::Denied(format!(
                 "{path} changed on disk outside the editor since Rein last saw it, so Rein will not overwrite it with the buffer; save or reload {path} in the editor first"
@@ -522,7 +531,8 @@ impl Workspace for LspWorkspace {
             return Ok(());
         }
         for (path, uri, snap) in &pending {
-            self.write_through(path, &snap.text(), uri).await?;
+            self.write_through(path, &snap.text(), uri, edited.contains(path))
+                .await?;
         }
         Ok(())
     }
