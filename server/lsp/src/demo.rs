@@ -554,6 +554,33 @@ async fn drive(
     }
 }
 
+/// The documents a `WorkspaceEdit` changes, in either of its shapes
+/// (`documentChanges` for clients that version edits, else `changes`): each
+/// URI with its text edits, and whether a `create` in the same edit makes
+/// the file.
+fn edited_documents(edit: &Value) -> Vec<(&str, &Value, bool)> {
+    let versioned = edit["documentChanges"].as_array().into_iter().flatten();
+    let created = |uri: &str| {
+        edit["documentChanges"]
+            .as_array()
+            .is_some_and(|all| all.iter().any(|c| c["kind"] == "create" && c["uri"] == uri))
+    };
+    // A `create` has no `textDocument`: its text comes with the document
+    // edit after it.
+    let mut out: Vec<(&str, &Value, bool)> = versioned
+        .filter_map(|c| Some((c["textDocument"]["uri"].as_str()?, &c["edits"])))
+        .map(|(uri, edits)| (uri, edits, created(uri)))
+        .collect();
+    out.extend(
+        edit["changes"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(uri, edits)| (uri.as_str(), edits, false)),
+    );
+    out
+}
+
 /// Prints an accepted `workspace/applyEdit`: the buffer before (the text
 /// last shown) and after (the editor's buffer now).
 fn show_edit(
@@ -565,53 +592,19 @@ fn show_edit(
 ) {
     let mut files: Vec<FileChange> = Vec::new();
     let mut refused = false;
-    for change in params["edit"]["documentChanges"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let Some(uri) = change["textDocument"]["uri"].as_str() else {
-            // A `create`: its text comes with the document edit after it.
-            continue;
-        };
+    for (uri, edits, created) in edited_documents(&params["edit"]) {
         let path = uri_path(uri);
         let rel = path
             .strip_prefix(root)
             .unwrap_or(&path)
             .to_string_lossy()
             .into_owned();
-        let created = params["edit"]["documentChanges"]
-            .as_array()
-            .is_some_and(|all| all.iter().any(|c| c["kind"] == "create" && c["uri"] == uri));
         let before = match shown.get(&rel) {
             Some(text) => text.clone(),
             None if created => String::new(),
             // Opened by the edit: the disk still holds the text before it.
             None => std::fs::read_to_string(&path).unwrap_or_default(),
         };
-        let after = editor.buffer(&rel).unwrap_or_default();
-        if before == after && change["edits"].as_array().is_some_and(|e| !e.is_empty()) {
-            refused = true;
-        }
-        shown.insert(rel.clone(), after.clone());
-        files.push(FileChange {
-            path: rel,
-            before,
-            after,
-            created,
-        });
-    }
-    for (uri, edits) in params["edit"]["changes"].as_object().into_iter().flatten() {
-        let path = uri_path(uri);
-        let rel = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .into_owned();
-        let before = shown
-            .get(&rel)
-            .cloned()
-            .unwrap_or_else(|| std::fs::read_to_string(&path).unwrap_or_default());
         let after = editor.buffer(&rel).unwrap_or_default();
         if before == after && edits.as_array().is_some_and(|e| !e.is_empty()) {
             refused = true;
@@ -621,7 +614,7 @@ fn show_edit(
             path: rel,
             before,
             after,
-            created: false,
+            created,
         });
     }
     o.lines(&render::edit_proposal(o, params, &files));
@@ -769,6 +762,29 @@ fn shell_quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_shapes_of_a_workspace_edit_name_their_documents() {
+        let hunk = json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": "x"}]);
+        let versioned = json!({"documentChanges": [
+            {"kind": "create", "uri": "file:///p/new.py"},
+            {"textDocument": {"uri": "file:///p/new.py", "version": null}, "edits": hunk},
+            {"textDocument": {"uri": "file:///p/cart.py", "version": 3}, "edits": hunk},
+        ]});
+        assert_eq!(
+            edited_documents(&versioned),
+            vec![
+                ("file:///p/new.py", &hunk, true),
+                ("file:///p/cart.py", &hunk, false)
+            ]
+        );
+        let plain = json!({"changes": {"file:///p/cart.py": hunk}});
+        assert_eq!(
+            edited_documents(&plain),
+            vec![("file:///p/cart.py", &hunk, false)]
+        );
+        assert_eq!(edited_documents(&json!({})), vec![]);
+    }
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| {
