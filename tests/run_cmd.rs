@@ -426,3 +426,28 @@ fn the_turn_budget_stops_the_task() {
     out.assert_stderr("turn 1/1 · budget_exhausted · ");
     assert!(project.cart().contains(BROKEN));
 }
+
+/// The model skips the failing test (`@unittest.skip`, its assertions
+/// untouched) and claims the suite is green: the real unittest exits 0,
+/// but Rein sees the test skipped, not passed, and says so. Only once the
+/// test runs and passes is the task fixed.
+#[test]
+fn a_skipped_test_is_not_a_fixed_test() {
+    let project = Project::new();
+    let out = project.run(
+        &fixture("skip_the_test.json"),
+        &[
+            "--yes",
+            "--fix-test",
+            "tests/test_cart.py::TestCart.test_total",
+        ],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stderr("`TestCart.test_total` did not pass, it was skipped (1 skipped, 0 passed)");
+    assert!(project.cart().contains(FIXED));
+    let test = std::fs::read_to_string(project.root().join("tests/test_cart.py")).unwrap();
+    assert!(!test.contains("unittest.skip"), "{test}");
+}

@@ -46,6 +46,10 @@ pub struct CommandResult {
     pub tail: Vec<String>,
     /// Failing tests found in the output (test commands), in order, deduplicated.
     pub failures: Vec<String>,
+    /// The runner's own counts of passed and skipped tests (test commands),
+    /// for the verifier; not kept in the task's history.
+    #[serde(skip)]
+    pub tally: crate::host::tally::Tally,
     pub log_path: PathBuf,
     pub total_lines: u64,
     pub total_bytes: u64,

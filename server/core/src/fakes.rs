@@ -318,6 +318,7 @@ pub fn command_result(exit_code: i32, output: &str, failures: &[&str]) -> Comman
         total_bytes: output.len() as u64,
         tail,
         failures: failures.iter().map(|f| (*f).to_owned()).collect(),
+        tally: crate::host::tally::Tally::of(output),
         duration: std::time::Duration::from_millis(120),
         ..CommandResult::default()
     }

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::exec::{CommandKind, CommandSpec, Exec};
+use crate::host::tally::Tally;
 use crate::host::testcmd::TestCommand;
 use crate::ports::{Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
@@ -248,16 +249,12 @@ impl TestVerifier {
             match check {
                 Acceptance::TestPasses { path, name } => {
                     match self.run_test(cx, path, name).await {
-                        Ok((e, detail)) => {
-                            if e.exit_code == Some(0) {
-                                passed.push(format!("`{name}` passes"));
-                            } else {
-                                gaps.push(format!(
-                                    "`{name}` still fails (exit {}):\n{detail}\nfull log: {}",
-                                    e.exit_code.unwrap_or(-1),
-                                    e.log_path
-                                ));
-                            }
+                        Ok((e, None)) => {
+                            passed.push(format!("`{name}` passes"));
+                            evidence.push(e);
+                        }
+                        Ok((e, Some(gap))) => {
+                            gaps.push(gap);
                             evidence.push(e);
                         }
                         Err(gap) => gaps.push(gap),
@@ -436,14 +433,14 @@ impl TestVerifier {
         files
     }
 
-    /// Runs the target test; returns the evidence and, for a failure, the
-    /// telling lines of its output.
+    /// Runs the target test; returns the evidence and, unless it passed,
+    /// what is wrong (for a failure, with the telling lines of its output).
     async fn run_test(
         &self,
         cx: &VerifyContext<'_>,
         path: &str,
         name: &str,
-    ) -> Result<(Evidence, String), String> {
+    ) -> Result<(Evidence, Option<String>), String> {
         let Some(command) = &self.test_command else {
             return Err(
                 "Rein cannot run the tests to check this (no test command detected or configured)"
@@ -485,8 +482,38 @@ impl TestVerifier {
             log_path: shown_path(cx.workspace.root(), &log_path),
             failures: result.failures.clone(),
         };
-        Ok((evidence, telling_lines(&result.tail)))
+        let gap = if exit_code != Some(0) {
+            Some(format!(
+                "`{name}` still fails (exit {}):\n{}\nfull log: {}",
+                exit_code.unwrap_or(-1),
+                telling_lines(&result.tail),
+                evidence.log_path
+            ))
+        } else {
+            did_not_pass(&result.tally, name, &evidence)
+        };
+        Ok((evidence, gap))
     }
+}
+
+/// Exit code 0 with no test passed: the runner's filter found nothing, or
+/// the test was skipped. Neither shows the test passing. (A runner whose
+/// summary Rein cannot read is taken at its exit code.)
+fn did_not_pass(tally: &Tally, name: &str, evidence: &Evidence) -> Option<String> {
+    if !tally.known() || tally.passed > 0 {
+        return None;
+    }
+    Some(if tally.skipped > 0 {
+        format!(
+            "`{name}` did not pass, it was skipped ({} skipped, 0 passed): a skipped, ignored or expected-to-fail test proves nothing; remove the skip and fix the code under test\nfull log: {}",
+            tally.skipped, evidence.log_path
+        )
+    } else {
+        format!(
+            "`{name}` did not run: `{}` exited 0 but ran no test (0 passed), so the name no longer matches a test\nfull log: {}",
+            evidence.command, evidence.log_path
+        )
+    })
 }
 
 /// The names a runner may print for the task's target test.

@@ -270,6 +270,55 @@ async fn files_that_keep_changing_turn_the_claim_down() {
     );
 }
 
+/// Exit code 0 is not a pass: a test the model marked skipped, or a name
+/// the runner no longer finds, shows nothing passing.
+#[tokio::test]
+async fn a_skipped_or_missing_test_is_not_a_pass() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    for (output, says) in [
+        (
+            "s\nRan 1 test in 0.000s\n\nOK (skipped=1)",
+            "`TestCart.test_total` did not pass, it was skipped (1 skipped, 0 passed)",
+        ),
+        (
+            "\nRan 0 tests in 0.000s\n\nOK",
+            "`TestCart.test_total` did not run: `run-tests tests/test_cart.py::TestCart::test_total` exited 0 but ran no test",
+        ),
+    ] {
+        let ws = Arc::clone(&c.ws);
+        let exec = ScriptedExec::new(move |spec| {
+            if spec.command.ends_with("::test_total") {
+                command_result(0, output, &[])
+            } else {
+                cart_run(&ws, spec)
+            }
+        });
+        let Verdict::Gap { gap, evidence } = c.verify_with(&["cart.py"], &exec).await else {
+            panic!("verified a test that did not pass: {output:?}")
+        };
+        assert!(gap.starts_with(says), "{gap}");
+        assert_eq!(
+            evidence[0].exit_code,
+            Some(0),
+            "the evidence shows what ran"
+        );
+    }
+    // Output Rein cannot read is taken at its exit code.
+    let ws = Arc::clone(&c.ws);
+    let exec = ScriptedExec::new(move |spec| {
+        if spec.command.ends_with("::test_total") {
+            command_result(0, "all good", &[])
+        } else {
+            cart_run(&ws, spec)
+        }
+    });
+    assert!(matches!(
+        c.verify_with(&["cart.py"], &exec).await,
+        Verdict::Verified { .. }
+    ));
+}
+
 #[tokio::test]
 async fn a_weakened_assertion_is_refused_even_if_the_test_passes() {
     let c = case(cart_workspace()).await;

@@ -7,5 +7,6 @@ pub mod disk;
 pub mod failures;
 pub mod instructions;
 pub mod process;
+pub mod tally;
 pub mod testcmd;
 pub mod trace;

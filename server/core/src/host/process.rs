@@ -39,6 +39,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::failures::{FailureScanner, strip_ansi};
+use super::tally::Tally;
 use crate::exec::{CommandKind, CommandResult, CommandSpec, Exec, ExecError, TAIL_LINES};
 
 /// How long a killed command's processes get between SIGTERM and SIGKILL.
@@ -290,6 +291,7 @@ impl End {
             duration,
             tail: output.tail.into(),
             failures: output.failures,
+            tally: output.tally,
             log_path,
             total_lines: output.total_lines,
             total_bytes: output.total_bytes,
@@ -643,6 +645,7 @@ impl LineAligner {
 struct SinkOutput {
     tail: VecDeque<String>,
     failures: Vec<String>,
+    tally: Tally,
     total_lines: u64,
     total_bytes: u64,
 }
@@ -652,6 +655,8 @@ struct SinkOutput {
 struct Sink<W: Write> {
     log: W,
     scanner: Option<FailureScanner>,
+    /// Kept with the scanner (test commands only).
+    tally: Tally,
     /// The start of each pipe's unfinished line, and its full length.
     partial: [Option<PartialLine>; 2],
     out: SinkOutput,
@@ -668,6 +673,7 @@ impl<W: Write> Sink<W> {
         Self {
             log,
             scanner,
+            tally: Tally::default(),
             partial: [None, None],
             out: SinkOutput::default(),
         }
@@ -756,6 +762,7 @@ impl<W: Write> Sink<W> {
         };
         if let Some(scanner) = &mut self.scanner {
             scanner.line(&text);
+            self.tally.line(&text);
         }
         if in_tail {
             self.keep(text);
@@ -787,6 +794,7 @@ impl<W: Write> Sink<W> {
                 tracing::debug!(omitted = scanner.omitted(), "more failing tests than kept");
             }
             self.out.failures = scanner.into_failures();
+            self.out.tally = self.tally;
         }
         Ok(self.out)
     }

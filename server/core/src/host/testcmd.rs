@@ -319,6 +319,9 @@ fn go_command(base: &str, target: &Target<'_>) -> String {
             .collect();
         args.push("-run".to_owned());
         args.push(quote(&levels.join("/")));
+        // Only `-v` prints `--- SKIP`: a skipped test otherwise looks
+        // exactly like a passing one (`ok`), and the verifier must tell.
+        args.push("-v".to_owned());
     }
     join(command, &args)
 }
@@ -640,23 +643,23 @@ mod tests {
             (
                 Go,
                 Some("pkg/cart/cart_test.go::TestTotal"),
-                "go test ./pkg/cart -run '^TestTotal$'",
+                "go test ./pkg/cart -run '^TestTotal$' -v",
             ),
             (
                 Go,
                 Some("cart_test.go::TestTotal"),
-                "go test . -run '^TestTotal$'",
+                "go test . -run '^TestTotal$' -v",
             ),
             (
                 Go,
                 Some("pkg/cart/cart_test.go::TestTotal/empty_cart"),
-                "go test ./pkg/cart -run '^TestTotal$/^empty_cart$'",
+                "go test ./pkg/cart -run '^TestTotal$/^empty_cart$' -v",
             ),
-            (Go, Some("TestTotal"), "go test ./... -run '^TestTotal$'"),
+            (Go, Some("TestTotal"), "go test ./... -run '^TestTotal$' -v"),
             (
                 Go,
                 Some("TestTotal/empty"),
-                "go test ./... -run '^TestTotal$/^empty$'",
+                "go test ./... -run '^TestTotal$/^empty$' -v",
             ),
             (Go, Some("pkg/Testdata"), "go test ./pkg/Testdata"),
             (Go, Some("pkg/cart"), "go test ./pkg/cart"),
@@ -706,7 +709,7 @@ mod tests {
             r"cargo test --color never 'x'\''; touch /tmp/pwned; echo '\'''"
         );
         let out = run(Runner::Go, Some("a/b_test.go::Test$(id)"));
-        assert_eq!(out, r"go test ./a -run '^Test\$\(id\)$'");
+        assert_eq!(out, r"go test ./a -run '^Test\$\(id\)$' -v");
     }
 
     struct Project(tempfile::TempDir);
