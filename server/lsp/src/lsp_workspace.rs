@@ -298,7 +298,7 @@ impl LspWorkspace {
         };
         if !known && !ours {
             return Err(WorkspaceError::Denied(format!(
-                "{path} has unsaved changes in the editor, and the tests must run on the text you see; Rein cannot tell whether the file on disk changed since the editor loaded it, so it will not write it: save {path} in the editor, then run the tests again"
+                "{path} has unsaved changes in the editor, and the tests must run on the text the user sees; Rein cannot tell whether the file on disk changed since the editor loaded it, so it will not write it: ask the user to save {path} in the editor, then run the tests again"
             )));
         }
         if !known {

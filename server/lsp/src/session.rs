@@ -26,9 +26,9 @@ pub struct ServerOptions {
     /// `didChange` that shows it.
     pub confirm_timeout: Duration,
     /// After a restart, how long recovery waits for the editor to reopen
-    /// the buffers an interrupted edit touched: an edit the editor applied
-    /// but never saved lives only there, and the disk would say "not
-    /// applied".
+    /// the files whose saved copy lacks the task's edits: an edit the
+    /// editor applied but never saved lives only in its buffer, and the
+    /// disk would say "not applied".
     pub reopen_timeout: Duration,
 }
 
