@@ -264,6 +264,58 @@ async fn a_server_crash_mid_task_loses_nothing_in_real_vscode() {
     run.passed();
 }
 
+/// The server dies as the model's command starts. The restarted server
+/// cannot know what the command did, so the task waits for the user, with
+/// the reason in the status bar; "Resume the task" from the status bar menu
+/// goes on (the model told the command's outcome is unknown) to the fix.
+#[tokio::test]
+async fn a_task_a_crash_left_in_doubt_is_resumed_from_the_status_bar() {
+    let scenario = repo().join("tests/vscode/crash_resume.json");
+    let run = E2e::run(
+        "crash-resume",
+        serde_json::json!({"rein.provider": "scripted", "rein.scenario": scenario}),
+        None,
+        Some("op_started:run_command"),
+    )
+    .await;
+    let waiting = run.result["waiting"].as_str().unwrap_or_default();
+    if !waiting.contains("what it did is unknown") {
+        run.fail(&format!(
+            "the status bar did not say why the task waits: {waiting:?}"
+        ));
+    }
+    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
+    if cart
+        .matches("return sum(item.price * item.qty for item in items)")
+        .count()
+        != 1
+    {
+        run.fail(&format!(
+            "cart.py on disk is not fixed exactly once:\n{cart}"
+        ));
+    }
+    let task = run.result["taskId"].as_str().unwrap_or_default();
+    let store = rein_store::Store::open(&rein_store::state_db_path(&run.workspace)).unwrap();
+    let state = store.task(task).unwrap().map(|t| t.state);
+    let commands: Vec<_> = store
+        .ops(task)
+        .unwrap()
+        .into_iter()
+        .filter(|o| o.tool == "run_command")
+        .map(|o| (o.state, o.outcome))
+        .collect();
+    drop(store);
+    // The command was never run again.
+    if state.as_deref() != Some("succeeded")
+        || commands != [(rein_store::OpState::Recovered, Some("unknown".to_owned()))]
+    {
+        run.fail(&format!(
+            "task {task:?} is {state:?}; its commands: {commands:?}"
+        ));
+    }
+    run.passed();
+}
+
 /// One run of the end-to-end driver (`editors/vscode/e2e/run.mjs`) on a
 /// fresh copy of the demo project. Its folder is kept when a check fails.
 struct E2e {

@@ -109,4 +109,34 @@ async function crashRecover(bench, result, { log }) {
     log(`status bar: ${result.statusBar}`);
 }
 
-export const scenarios = { 'fix-test': fixTest, 'ask-approve-cancel': askApproveCancel, 'crash-recover': crashRecover };
+/** tests/vscode/crash_resume.json: the server dies as the model's command
+ * starts (REIN_CRASH_AT=op_started:run_command, once). The restarted server
+ * cannot know what the command did, so the task waits for the user; it is
+ * resumed from the status bar menu and finishes. */
+async function crashResume(bench, result, { log }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    // "not running" may flash by while the client restarts the server.
+    result.waiting = await bench.waitForStatus('Rein: waiting for you', {
+        timeoutMs: 120_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: succeeded'],
+    });
+    log(`after the crash: ${result.waiting}`);
+    await bench.statusMenu('Resume the task');
+    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
+    });
+    result.taskId = /Rein task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    log(`status bar: ${result.statusBar}`);
+}
+
+export const scenarios = {
+    'fix-test': fixTest,
+    'ask-approve-cancel': askApproveCancel,
+    'crash-recover': crashRecover,
+    'crash-resume': crashResume,
+};
