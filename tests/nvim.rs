@@ -246,6 +246,8 @@ struct Case {
     project: PathBuf,
     /// The scenario the scripted model plays (default: the demo's).
     scenario: Option<PathBuf>,
+    /// Where the first server process dies (`REIN_CRASH_AT`, once).
+    crash_at: Option<&'static str>,
 }
 
 impl Case {
@@ -254,11 +256,17 @@ impl Case {
             name,
             project: demo_project(),
             scenario: None,
+            crash_at: None,
         }
     }
 
     fn scenario(mut self, path: PathBuf) -> Self {
         self.scenario = Some(path);
+        self
+    }
+
+    fn crash_at(mut self, point: &'static str) -> Self {
+        self.crash_at = Some(point);
         self
     }
 }
@@ -329,6 +337,15 @@ async fn run(case: Case) -> Ran {
     for name in rein_testkit::PROVIDER_ENV.iter().chain(EDITOR_ENV) {
         command.env_remove(name);
     }
+    if let Some(point) = case.crash_at {
+        // Neovim hands its environment to every server it starts: the
+        // file lets only the first one die.
+        let once = tmp.join("crash-once");
+        std::fs::write(&once, point).unwrap();
+        command
+            .env("REIN_CRASH_AT", point)
+            .env("REIN_CRASH_ONCE", once);
+    }
     let child = command.spawn().unwrap();
     let output = tokio::time::timeout(CASE_TIMEOUT, child.wait_with_output()).await;
     let lsp_log = std::fs::read_to_string(xdg.join("state/nvim/lsp.log")).unwrap_or_default();
@@ -392,6 +409,23 @@ async fn a_rejected_edit_changes_nothing_and_the_model_is_told() {
     let case = Case::new("fix_rejected").scenario(fixture("lsp_tasks/reject.json"));
     let ran = run(case).await;
     assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
+/// The server dies right after Neovim applied the accepted edit;
+/// `:Rein restart` starts another, which finishes the task from the
+/// buffers (the applied edit was not saved): the fix is on disk once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rein_restart_after_a_crash_finishes_the_task() {
+    let case = Case::new("crash_restart")
+        .scenario(fixture("crash/stateless.json"))
+        .crash_at("apply_edit");
+    let ran = run(case).await;
+    assert_eq!(ran.disk("cart.py"), fixed_cart());
+    assert!(
+        ran.lsp_log.contains("REIN_CRASH_AT: killing the process"),
+        "the server never crashed: the case proved nothing"
+    );
+    assert!(!ran.root.parent().unwrap().join("crash-once").exists());
 }
 
 /// `:Rein cancel` while the model is mid-reply ends the task `cancelled`.

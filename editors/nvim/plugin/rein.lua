@@ -15,7 +15,7 @@ vim.api.nvim_create_user_command('Rein', function(opts)
 end, {
   nargs = '*',
   range = true,
-  desc = 'Rein: fix | ask | answer | cancel | resume | trace | review | verification | status',
+  desc = 'Rein: fix | ask | answer | cancel | resume | trace | review | verification | status | restart',
   complete = function(arglead, cmdline)
     return require('rein.commands').complete(arglead, cmdline)
   end,

@@ -1,5 +1,5 @@
 -- `:Rein {subcommand}`: fix, ask, answer, cancel, resume, trace, review,
--- verification, status. Each subcommand is a function of the command's
+-- verification, status, restart. Each subcommand is a function of the command's
 -- arguments; the server does the work (test finding included).
 
 local lsp = require('rein.lsp')
@@ -270,6 +270,34 @@ function M.review()
   require('rein.approval').review()
 end
 
+--- :Rein restart — starts Rein again for every buffer it serves: after the
+--- server died (Neovim 0.11 has no `:lsp restart`), or to pick up a new
+--- binary. The new server takes over the tasks the old one left running,
+--- with the buffers as they are now (an applied edit not saved included).
+function M.restart()
+  local old = vim.lsp.get_clients({ name = lsp.name })
+  for _, client in ipairs(old) do
+    client:stop(true)
+  end
+  -- A client still stopping would be reused instead of a new one.
+  local stopped = vim.wait(5000, function()
+    return vim.iter(old):all(function(c)
+      return c:is_stopped()
+    end)
+  end, 20)
+  if not stopped then
+    notify('the old server did not stop; try again', vim.log.levels.ERROR)
+    return
+  end
+  vim.lsp.enable(lsp.name)
+  -- `vim.lsp.enable` attaches the loaded buffers itself only once Neovim
+  -- has finished starting up.
+  if vim.v.vim_did_enter ~= 1 then
+    vim.cmd.doautoall('nvim.lsp.enable FileType')
+  end
+  notify(#old > 0 and 'restarted' or 'started')
+end
+
 --- :Rein status — every task of this session.
 function M.status()
   local lines = {}
@@ -295,6 +323,7 @@ M.subcommands = {
   verification = M.verification,
   review = M.review,
   status = M.status,
+  restart = M.restart,
 }
 
 --- The :Rein command.
