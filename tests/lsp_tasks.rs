@@ -288,6 +288,45 @@ async fn an_unsaved_buffer_over_the_editors_own_save_is_written_for_the_tests() 
     assert_eq!(s.shutdown().await, 0);
 }
 
+/// The editor formats on save (VS Code runs `editor.formatOnSave` for an
+/// extension's save too): when the server asks it to save the edited file,
+/// the text changes once more. The tests run on the formatted text — what
+/// the user's own save would have made — and the task is verified on it.
+/// (Before, the server saw the disk differ from the buffer it had asked to
+/// save and refused to run the tests.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_format_on_save_is_what_the_tests_run_on() {
+    const STAMP: &str = "# formatted\n";
+    let mut setup = Setup::new(demo_project(), demo_scenario());
+    setup.format_on_save = Some(Box::new(|text: &str| {
+        if text.starts_with(STAMP) {
+            text.to_owned()
+        } else {
+            format!("{STAMP}{text}")
+        }
+    }));
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let task = fix_test_total(&mut s).await;
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    let cart = s.disk("cart.py");
+    assert_eq!(cart, format!("{STAMP}{}", fixed_cart()));
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), cart);
+    // The model's own test run, right after the edit, ran too.
+    let trace = s.disk(&format!(".rein/traces/{task}.jsonl"));
+    assert!(!trace.contains("still differs from the buffer"), "{trace}");
+    assert!(
+        trace.contains("python3 -m unittest tests.test_cart: exit code 0"),
+        "{trace}"
+    );
+    // The evidence is about the formatted text.
+    let verdict = s.messages("rein/verification").last().unwrap()["params"].clone();
+    let hash = rein_text::ContentHash::of_str(&cart).to_hex();
+    assert!(verdict.to_string().contains(&hash[..12]), "{verdict}");
+    assert_eq!(s.shutdown().await, 0);
+}
+
 /// 2. The same flow on a Cargo project: `cargo test` builds the fixture
 /// crate (no dependencies, offline, in its own target directory). This
 /// editor cannot save on request, so the server writes the edited buffer

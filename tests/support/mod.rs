@@ -66,6 +66,8 @@ pub struct Setup {
     /// The editor declares (and answers) `rein/saveDocuments`; without it
     /// the server writes edited buffers to disk itself.
     pub save_documents: bool,
+    /// The editor's format-on-save, if it has one.
+    pub format_on_save: Option<rein_testkit::editor::Formatter>,
     /// The editor gives up waiting for a message after this: a hang guard,
     /// never a timing assertion.
     pub timeout: Duration,
@@ -83,6 +85,7 @@ impl Setup {
             confirm_timeout_secs: 10.0,
             decide_edit: Box::new(|_| EditDecision::Accept),
             save_documents: true,
+            format_on_save: None,
             timeout: Duration::from_secs(60),
             env: Vec::new(),
         }
@@ -146,6 +149,7 @@ impl Server {
         let options = EditorOptions {
             decide_edit: setup.decide_edit,
             save_documents: setup.save_documents,
+            format_on_save: setup.format_on_save,
             settings,
             ..EditorOptions::default()
         };

@@ -204,6 +204,7 @@ async fn run(out: Out) -> ExitCode {
         message_choice: Some(APPROVAL.to_owned()),
         settings: model.settings(),
         save_documents: true,
+        format_on_save: None,
         on_message: Box::new(move |message| out.lines(&viewer.show(message))),
     };
     let client = LspClient::new(stdout, stdin).with_timeout(limit);

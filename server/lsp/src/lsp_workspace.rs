@@ -245,6 +245,35 @@ impl LspWorkspace {
             .collect()
     }
 
+    /// After the editor saved `path`: whether the disk holds what its
+    /// buffer shows now. Not necessarily the text before the save: a
+    /// format-on-save (VS Code runs it on an extension's save too) changes
+    /// it, and the tests are then about the formatted text, as the user's
+    /// own save would have made it. Its `didChange` may trail the answer a
+    /// little, so this waits (bounded) for the buffer to catch up.
+    async fn saved_as_shown(&self, path: &str, before_save: ContentHash) -> bool {
+        let mut changes = self.session.changes.subscribe();
+        let deadline = tokio::time::Instant::now() + self.session.confirm_timeout();
+        loop {
+            let on_disk = tokio::fs::read(self.abs(path))
+                .await
+                .ok()
+                .map(|b| ContentHash::of_bytes(&b));
+            // A buffer closed meanwhile: what it held when asked to save.
+            let shown = self
+                .session
+                .open_document(&self.abs(path))
+                .map_or(Some(before_save), |(_, snap)| Some(snap.content_hash()));
+            if on_disk.is_some() && on_disk == shown {
+                return true;
+            }
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { return false },
+                () = tokio::time::sleep_until(deadline) => return false,
+            }
+        }
+    }
+
     fn is_open(&self, path: &str) -> bool {
         self.session.open_document(&self.abs(path)).is_some()
     }
@@ -517,11 +546,7 @@ impl Workspace for LspWorkspace {
             .ok()
             .flatten();
             for (path, _, snap) in &pending {
-                let on_disk = tokio::fs::read(self.abs(path))
-                    .await
-                    .ok()
-                    .map(|b| ContentHash::of_bytes(&b));
-                if on_disk != Some(snap.content_hash()) {
+                if !self.saved_as_shown(path, snap.content_hash()).await {
                     return Err(WorkspaceError::Io {
                         path: path.clone(),
                         reason: "the editor was asked to save it but the file on disk still differs from the buffer".into(),

@@ -40,9 +40,16 @@ pub struct EditorOptions {
     pub settings: Value,
     /// Declare and implement `rein/saveDocuments`.
     pub save_documents: bool,
+    /// Run on a buffer's text before each save, like VS Code's
+    /// `editor.formatOnSave` (its change reaches the server as a
+    /// `didChange` before the `didSave`).
+    pub format_on_save: Option<Formatter>,
     /// Called with every message from the server, as it arrives.
     pub on_message: Box<dyn FnMut(&Value) + Send>,
 }
+
+/// A format-on-save: the buffer's text in, the text to save out.
+pub type Formatter = Box<dyn Fn(&str) -> String + Send>;
 
 impl Default for EditorOptions {
     fn default() -> Self {
@@ -51,6 +58,7 @@ impl Default for EditorOptions {
             message_choice: Some("Allow once".into()),
             settings: Value::Null,
             save_documents: true,
+            format_on_save: None,
             on_message: Box::new(|_| {}),
         }
     }
@@ -263,9 +271,16 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
     }
 
     async fn save_uri(&mut self, uri: &str) -> Result<(), ClientError> {
-        let Some(text) = self.buffers.get(uri).map(|b| b.doc.snapshot().text()) else {
+        let Some(mut text) = self.buffers.get(uri).map(|b| b.doc.snapshot().text()) else {
             return Ok(());
         };
+        if let Some(format) = &self.options.format_on_save {
+            let formatted = format(&text);
+            if formatted != text {
+                self.change(uri, vec![json!({"text": formatted})]).await?;
+                text = formatted;
+            }
+        }
         std::fs::write(uri_path(uri), &text)?;
         self.client
             .notify(
