@@ -200,29 +200,8 @@ impl Verifier for TestVerifier {
             if after == before && evidence.iter().all(|e| e.files == before) {
                 return verdict;
             }
-            let hash = |files: &[(String, rein_text::ContentHash)], path: &str| {
-                files.iter().find(|(f, _)| f == path).map(|(_, h)| *h)
-            };
-            let checked: std::collections::BTreeSet<&str> = before
-                .iter()
-                .chain(&after)
-                .map(|(p, _)| p.as_str())
-                .collect();
-            let moved: Vec<&str> = checked
-                .into_iter()
-                .filter(|p| {
-                    hash(&before, p) != hash(&after, p)
-                        || evidence
-                            .iter()
-                            .any(|e| hash(&e.files, p) != hash(&before, p))
-                })
-                .collect();
-            tracing::info!(?moved, "files changed while the checks ran; checking again");
-            let moved = if moved.is_empty() {
-                "the checked files".to_owned()
-            } else {
-                moved.join(", ")
-            };
+            let moved = moved_files(&before, &after, evidence);
+            tracing::info!(%moved, "files changed while the checks ran; checking again");
             unsteady = (evidence.to_vec(), moved);
         }
         let (evidence, moved) = unsteady;
@@ -238,6 +217,33 @@ impl Verifier for TestVerifier {
 /// How many times the checks are made while the files keep changing under
 /// them before the claim is turned down.
 const STEADY_ATTEMPTS: usize = 3;
+
+type Hashes = [(String, rein_text::ContentHash)];
+
+/// The checked files whose text was not the same before, during (in some
+/// evidence) and after the checks, for the model and the user to read.
+fn moved_files(before: &Hashes, after: &Hashes, evidence: &[Evidence]) -> String {
+    let hash = |files: &Hashes, path: &str| files.iter().find(|(f, _)| f == path).map(|(_, h)| *h);
+    let checked: std::collections::BTreeSet<&str> = before
+        .iter()
+        .chain(after)
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let moved: Vec<&str> = checked
+        .into_iter()
+        .filter(|p| {
+            hash(before, p) != hash(after, p)
+                || evidence
+                    .iter()
+                    .any(|e| hash(&e.files, p) != hash(before, p))
+        })
+        .collect();
+    if moved.is_empty() {
+        "the checked files".to_owned()
+    } else {
+        moved.join(", ")
+    }
+}
 
 impl TestVerifier {
     /// Every acceptance check, once, on the current content.
