@@ -427,8 +427,8 @@ fn the_turn_budget_stops_the_task() {
     assert!(project.cart().contains(BROKEN));
 }
 
-/// The model skips the failing test (`@unittest.skip`, its assertions
-/// untouched) and claims the suite is green: the real unittest exits 0,
+/// The model skips the failing test (`@unittest.skip` on its class: the
+/// test itself cannot be edited) and claims the suite is green: the real unittest exits 0,
 /// but Rein sees the test skipped, not passed, and says so. Only once the
 /// test runs and passes is the task fixed.
 #[test]
@@ -450,4 +450,34 @@ fn a_skipped_test_is_not_a_fixed_test() {
     assert!(project.cart().contains(FIXED));
     let test = std::fs::read_to_string(project.root().join("tests/test_cart.py")).unwrap();
     assert!(!test.contains("unittest.skip"), "{test}");
+}
+
+/// `allow_test_edits = true`: the user lets the task change the test
+/// itself. The model rewrites the expected value; the edit goes through
+/// and the task is verified on the test as it now is (it used to be
+/// refused at the end: the check of the test's assertions stayed on).
+#[test]
+fn with_test_edits_allowed_the_test_may_change() {
+    let project = Project::new();
+    std::fs::create_dir_all(project.root().join(".rein")).unwrap();
+    std::fs::write(
+        project.root().join(".rein/config.toml"),
+        "allow_test_edits = true\n",
+    )
+    .unwrap();
+    let out = project.run(
+        &fixture("rewrite_the_test.json"),
+        &[
+            "--yes",
+            "--fix-test",
+            "tests/test_cart.py::TestCart.test_total",
+        ],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    let test = std::fs::read_to_string(project.root().join("tests/test_cart.py")).unwrap();
+    assert!(test.contains("self.assertEqual(total(items), 3)"), "{test}");
+    assert!(project.cart().contains(BROKEN));
 }

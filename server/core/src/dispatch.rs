@@ -27,7 +27,7 @@ pub struct Dispatcher<'a> {
     pub progress: &'a dyn ProgressSink,
     pub approvals: &'a Mutex<TaskApprovals>,
     pub guard: &'a Mutex<LoopGuard>,
-    /// Whether edits may change the target test's assertions (fix-test).
+    /// Whether edits may change the target test itself (fix-test).
     pub allow_test_edits: bool,
     /// Reports a state passed through inside a call (`waiting_user`).
     pub status: &'a (dyn Fn(TaskState, Option<String>) + Sync),
@@ -367,8 +367,10 @@ impl Dispatcher<'_> {
         }
     }
 
-    /// In a fix-test task, an edit may not change the target test's
-    /// assertions: a test made to pass by weakening it is not fixed.
+    /// In a fix-test task, an edit may not change the target test itself —
+    /// its assertions, but also its inputs, decorators or name: a test made
+    /// to pass by weakening it (`qty=3` → `qty=30`, `@skip`) is not fixed.
+    /// The rest of the file (imports, helpers) stays editable.
     async fn protect_test(&self, call_id: &str, path: &str, edit: &EditCall) -> Result<(), String> {
         let TaskKind::FixTest {
             path: test_path,
@@ -395,25 +397,34 @@ impl Dispatcher<'_> {
         ) else {
             return Ok(());
         };
-        let assertions = |text: &str| {
-            testfind::find(text, lang, name).map(|t| testfind::assertions(text, lang, &t))
+        let test_text = |text: &str| {
+            testfind::find(text, lang, name).map(|t| {
+                text.lines()
+                    .skip(t.span.start)
+                    .take(t.span.len())
+                    .map(|l| l.trim_end().to_owned())
+                    .collect::<Vec<String>>()
+            })
         };
-        let before = assertions(&current.text);
-        if before.is_some() && before != assertions(&applied.text) {
+        let before = test_text(&current.text);
+        if before.is_some() && before != test_text(&applied.text) {
             let message = format!(
-                "Denied by rule built-in deny: test assertions: this edit changes, removes or renames the assertions of `{name}` in {path}. The task is to make the test pass as written: fix the code under test."
+                "Denied by rule built-in deny: the target test: this edit changes, removes or renames `{name}` in {path} (its assertions, inputs or decorators). The task is to make the test pass as written: fix the code under test. If the test itself is wrong, say so and stop: the user can allow test edits."
             );
             self.event(TaskEvent::Permission {
                 call_id: call_id.to_owned(),
                 tool: "edit_file".into(),
                 decision: Decision::Deny,
-                rule: "built-in deny: test assertions".into(),
+                rule: TEST_RULE.into(),
             });
             return Err(message);
         }
         Ok(())
     }
 }
+
+/// The built-in rule that keeps a fix-test task off its own test.
+const TEST_RULE: &str = "built-in deny: the target test";
 
 /// An early answer (bad call, bad arguments): worth telling the model,
 /// but not progress.

@@ -101,7 +101,7 @@ impl TaskSpec {
             goal: format!("Make the failing test `{name}` in `{path}` pass."),
             constraints: vec![
                 format!(
-                    "Do not change the assertions of `{name}`: fix the code under test, not the test."
+                    "Do not change `{name}` itself (its assertions, inputs or decorators): fix the code under test, not the test."
                 ),
                 "Do not break tests that passed before.".to_owned(),
                 "Keep the change minimal and in the project's style.".to_owned(),
@@ -118,6 +118,26 @@ impl TaskSpec {
                 Acceptance::NoRegressions,
             ],
         }
+    }
+
+    /// The same task when the user lets it change the test itself
+    /// (`allowTestEdits`): the test's text is no longer a constraint or a
+    /// check; it must still pass, and nothing else may break.
+    pub fn with_test_edits_allowed(mut self) -> Self {
+        if let TaskKind::FixTest { name, .. } = &self.kind {
+            let allowed = format!(
+                "You may change `{name}` itself if it is wrong (the user allows it); say what you changed and why."
+            );
+            let protected = format!("Do not change `{name}` itself");
+            for constraint in &mut self.constraints {
+                if constraint.starts_with(&protected) {
+                    *constraint = allowed.clone();
+                }
+            }
+            self.acceptance
+                .retain(|a| !matches!(a, Acceptance::AssertionsUnchanged { .. }));
+        }
+        self
     }
 
     pub fn instruction(id: TaskId, instruction: &str) -> Self {
@@ -177,6 +197,30 @@ impl fmt::Display for TaskState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `allowTestEdits`: the test's text is no longer protected (nor
+    /// checked), but it must still pass and nothing else may break.
+    #[test]
+    fn allowing_test_edits_drops_the_tests_protection_only() {
+        let strict = TaskSpec::fix_test(TaskId("t-1".into()), "tests/t.py", "T.test_a");
+        let allowed = strict.clone().with_test_edits_allowed();
+        assert_eq!(
+            allowed.acceptance,
+            vec![
+                Acceptance::TestPasses {
+                    path: "tests/t.py".into(),
+                    name: "T.test_a".into()
+                },
+                Acceptance::NoRegressions
+            ]
+        );
+        assert_eq!(allowed.constraints.len(), strict.constraints.len());
+        assert!(allowed.constraints[0].starts_with("You may change `T.test_a` itself"));
+        assert_eq!(allowed.constraints[1..], strict.constraints[1..]);
+        // An instruction has nothing to drop.
+        let ask = TaskSpec::instruction(TaskId("t-2".into()), "explain");
+        assert_eq!(ask.clone().with_test_edits_allowed(), ask);
+    }
 
     #[test]
     fn ids_are_dated_and_file_safe() {

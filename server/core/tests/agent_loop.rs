@@ -328,6 +328,47 @@ async fn edits_the_user_rejects_come_back_as_errors() {
     assert_ne!(r.outcome.state, TaskState::Succeeded);
 }
 
+/// Weakening a test need not touch an assertion: changing its input so
+/// the broken code gives the expected answer, or skipping it, is refused
+/// too. The rest of the test file stays editable.
+#[tokio::test]
+async fn the_target_test_itself_cannot_be_edited_but_its_file_can() {
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": TEST_FILE})))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": TEST_FILE, "old_text": "Item(10, 2)]", "new_text": "Item(10, 2), Item(0, 27)]"}),
+        ))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": TEST_FILE, "old_text": "    def test_total(self):", "new_text": "    @unittest.skip(\"later\")\n    def test_total(self):"}),
+        ))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": TEST_FILE, "old_text": "import unittest", "new_text": "import unittest  # stdlib"}),
+        ))
+        .reply(Reply::text("Done."));
+    let r = Setup::new(cart_workspace())
+        .run(scenario, |c| c.budgets.max_turns = 5)
+        .await;
+    let results = support::full_results(&r);
+    for denied in &results[1..3] {
+        assert!(
+            denied.contains("Denied by rule built-in deny: the target test"),
+            "{denied}"
+        );
+    }
+    assert!(
+        results[3].contains("Edited tests/test_cart.py"),
+        "{}",
+        results[3]
+    );
+    assert_eq!(
+        r.ws.text(TEST_FILE).unwrap(),
+        support::TEST_TEXT.replacen("import unittest", "import unittest  # stdlib", 1)
+    );
+}
+
 #[tokio::test]
 async fn a_test_cannot_be_made_to_pass_by_weakening_it() {
     let scenario = Scenario::new()
@@ -342,7 +383,7 @@ async fn a_test_cannot_be_made_to_pass_by_weakening_it() {
         .await;
     let results = support::full_results(&r);
     assert!(
-        results[1].contains("changes, removes or renames the assertions of `TestCart.test_total`"),
+        results[1].contains("changes, removes or renames `TestCart.test_total`"),
         "{}",
         results[1]
     );

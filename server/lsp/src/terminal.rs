@@ -933,7 +933,7 @@ mod tests {
                 call_id: "c2".into(),
                 tool: "edit_file".into(),
                 decision: Decision::Deny,
-                rule: "built-in deny: test assertions".into(),
+                rule: "built-in deny: the target test".into(),
             },
             status(TaskState::Verifying, 2, 4_000),
             TaskEvent::Verification {
@@ -961,7 +961,7 @@ mod tests {
              \x20 │ Then read.\n\
              \x20 → run_tests tests/t.py::T::test_a\n\
              \x20 ← error (0.31s): exit 1: 1 failing\n\
-             \x20 ✗ denied: edit_file (built-in deny: test assertions)\n\
+             \x20 ✗ denied: edit_file (built-in deny: the target test)\n\
              turn 2/20 · verifying · 4.0k tok · $0.01\n\
              \x20 ✓ verified: fixed: `T.test_a` passes\n\
              \x20   evidence: `python3 -m unittest t` · exit 0 · 0.08s · log /w/.rein/v.log\n\

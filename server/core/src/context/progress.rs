@@ -85,7 +85,7 @@ mod tests {
         expect_test::expect![[r#"
             [Progress: turn 5 of 20] Changed: cart.py (v3 → v4). Last test run: tests/test_cart.py::test_total failed (1 failing).
             Reminder, the goal: Make the failing test `test_total` in `tests/test_cart.py` pass.
-            - Do not change the assertions of `test_total`: fix the code under test, not the test.
+            - Do not change `test_total` itself (its assertions, inputs or decorators): fix the code under test, not the test.
             - Do not break tests that passed before.
             - Keep the change minimal and in the project's style."#]]
         .assert_eq(&p.render(5, 20, &task, 5));
