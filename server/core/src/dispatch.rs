@@ -397,17 +397,8 @@ impl Dispatcher<'_> {
         ) else {
             return Ok(());
         };
-        let test_text = |text: &str| {
-            testfind::find(text, lang, name).map(|t| {
-                text.lines()
-                    .skip(t.span.start)
-                    .take(t.span.len())
-                    .map(|l| l.trim_end().to_owned())
-                    .collect::<Vec<String>>()
-            })
-        };
-        let before = test_text(&current.text);
-        if before.is_some() && before != test_text(&applied.text) {
+        let before = testfind::test_lines(&current.text, lang, name);
+        if before.is_some() && before != testfind::test_lines(&applied.text, lang, name) {
             let message = format!(
                 "Denied by rule built-in deny: the target test: this edit changes, removes or renames `{name}` in {path} (its assertions, inputs or decorators). The task is to make the test pass as written: fix the code under test. If the test itself is wrong, say so and stop: the user can allow test edits."
             );

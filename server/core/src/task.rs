@@ -69,7 +69,9 @@ pub enum Acceptance {
     TestPasses { path: String, name: String },
     /// The tests that passed before the task still pass.
     NoRegressions,
-    /// The assertions of this test are unchanged.
+    /// This test is unchanged: its whole text (assertions, inputs,
+    /// decorators). Named for what it first checked; kept for the tasks
+    /// already stored.
     AssertionsUnchanged { path: String, name: String },
     /// Every edit stayed inside these globs.
     EditsWithin { globs: Vec<String> },

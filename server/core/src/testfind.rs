@@ -75,6 +75,19 @@ pub struct TestFn {
     pub name_line: usize,
 }
 
+/// The lines of the test `name` (decorators and attributes included),
+/// trailing spaces ignored: what a fix-test task must leave as it is.
+pub fn test_lines(text: &str, lang: Lang, name: &str) -> Option<Vec<String>> {
+    let test = find(text, lang, name)?;
+    Some(
+        text.lines()
+            .skip(test.span.start)
+            .take(test.span.len())
+            .map(|l| l.trim_end().to_owned())
+            .collect(),
+    )
+}
+
 /// Every test in `text`, in source order.
 pub fn tests_in(text: &str, lang: Lang) -> Vec<TestFn> {
     let lines = Lines::new(text);

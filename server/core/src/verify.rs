@@ -34,6 +34,11 @@ pub struct TestVerifier {
 pub struct Baseline {
     /// The target tests' assertions when the task began, by (path, name).
     pub assertions: Vec<((String, String), Vec<String>)>,
+    /// The target tests' whole text when the task began (`test_lines`);
+    /// absent from baselines recorded before it was kept, which compare
+    /// the assertions only.
+    #[serde(default)]
+    pub tests: Vec<((String, String), Vec<String>)>,
     /// The scoped test run before the task: what passed then must pass at
     /// the end.
     pub suite: Option<SuiteRun>,
@@ -69,12 +74,14 @@ impl TestVerifier {
     ) -> Self {
         let mut baseline = Baseline::default();
         for check in &task.acceptance {
-            if let Acceptance::AssertionsUnchanged { path, name } = check
-                && let Some(assertions) = assertions_now(workspace, path, name).await
-            {
-                baseline
-                    .assertions
-                    .push(((path.clone(), name.clone()), assertions));
+            if let Acceptance::AssertionsUnchanged { path, name } = check {
+                let key = (path.clone(), name.clone());
+                if let Some(assertions) = assertions_now(workspace, path, name).await {
+                    baseline.assertions.push((key.clone(), assertions));
+                }
+                if let Some(lines) = test_now(workspace, path, name).await {
+                    baseline.tests.push((key, lines));
+                }
             }
         }
         let verifier = Self {
@@ -165,6 +172,12 @@ fn regression_scope(task: &TaskSpec) -> Option<String> {
         Acceptance::TestPasses { path, .. } => Some(path.clone()),
         _ => None,
     })
+}
+
+async fn test_now(workspace: &dyn Workspace, path: &str, name: &str) -> Option<Vec<String>> {
+    let lang = testfind::lang_for_path(path)?;
+    let file = workspace.read_file(path).await.ok()?;
+    testfind::test_lines(&file.text, lang, name)
 }
 
 async fn assertions_now(workspace: &dyn Workspace, path: &str, name: &str) -> Option<Vec<String>> {
@@ -267,21 +280,8 @@ impl TestVerifier {
                     }
                 }
                 Acceptance::AssertionsUnchanged { path, name } => {
-                    let key = (path.clone(), name.clone());
-                    let before = self
-                        .baseline
-                        .assertions
-                        .iter()
-                        .find(|(k, _)| *k == key)
-                        .map(|(_, a)| a);
-                    let now = assertions_now(cx.workspace, path, name).await;
-                    match (before, now) {
-                        (Some(before), Some(now)) if *before == now => {}
-                        (Some(_), _) => gaps.push(format!(
-                            "the assertions of `{name}` in {path} were changed; restore them and fix the code under test instead"
-                        )),
-                        // The test could not be read at the start: nothing to compare.
-                        (None, _) => {}
+                    if let Some(gap) = self.test_changed(cx, path, name).await {
+                        gaps.push(gap);
                     }
                 }
                 Acceptance::EditsWithin { globs } => {
@@ -414,6 +414,27 @@ impl TestVerifier {
             None
         };
         Ok((evidence, gap))
+    }
+
+    /// Whether the target test is no longer what it was at the start: its
+    /// whole text (inputs and skips weaken a test as much as assertions),
+    /// or, for a baseline from before that was recorded, its assertions.
+    async fn test_changed(&self, cx: &VerifyContext<'_>, path: &str, name: &str) -> Option<String> {
+        let key = (path.to_owned(), name.to_owned());
+        let recorded = |list: &[((String, String), Vec<String>)]| {
+            list.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
+        };
+        let (before, now) = match recorded(&self.baseline.tests) {
+            Some(lines) => (lines, test_now(cx.workspace, path, name).await),
+            None => (
+                // The test could not be read at the start: nothing to compare.
+                recorded(&self.baseline.assertions)?,
+                assertions_now(cx.workspace, path, name).await,
+            ),
+        };
+        (now.as_ref() != Some(&before)).then(|| format!(
+            "`{name}` in {path} was changed (its assertions, inputs or decorators); restore it and fix the code under test instead"
+        ))
     }
 
     /// The text the checks are about: each file the task changed, and the

@@ -335,8 +335,57 @@ async fn a_weakened_assertion_is_refused_even_if_the_test_passes() {
     };
     assert_eq!(
         gap,
-        "the assertions of `TestCart.test_total` in tests/test_cart.py were changed; restore them and fix the code under test instead"
+        "`TestCart.test_total` in tests/test_cart.py was changed (its assertions, inputs or decorators); restore it and fix the code under test instead"
     );
+}
+
+/// The test's input changed so the broken code gives the expected answer:
+/// no assertion moved, and it is refused all the same. A baseline stored
+/// before whole tests were recorded still compares the assertions.
+#[tokio::test]
+async fn a_test_weakened_through_its_inputs_is_refused() {
+    let c = case(cart_workspace()).await;
+    let weakened = TEST_TEXT.replace("Item(10, 2)]", "Item(10, 2), Item(0, 27)]");
+    assert_ne!(weakened, TEST_TEXT);
+    c.ws.set(TEST_FILE, &weakened);
+    let Verdict::Gap { gap, .. } = c.verify().await else {
+        panic!("accepted a weakened test")
+    };
+    assert!(
+        gap.contains("`TestCart.test_total` in tests/test_cart.py was changed"),
+        "{gap}"
+    );
+
+    // A baseline stored by an older Rein (no `tests`): the assertions are
+    // what it can compare, and a changed one is still refused.
+    let mut old: serde_json::Value = serde_json::to_value(c.verifier.baseline()).unwrap();
+    old.as_object_mut().unwrap().remove("tests");
+    let old: rein_core::verify::Baseline = serde_json::from_value(old).unwrap();
+    assert!(old.tests.is_empty() && !old.assertions.is_empty());
+    let resumed = TestVerifier::with_baseline(
+        Some(TestCommand::custom("run-tests {target}")),
+        Duration::from_secs(60),
+        old,
+    );
+    c.ws.set(
+        TEST_FILE,
+        &TEST_TEXT.replace("total(items), 30)", "total(items), 3)"),
+    );
+    let touched = vec!["cart.py".to_owned()];
+    let verdict = resumed
+        .verify(VerifyContext {
+            task: &c.task,
+            touched: &touched,
+            workspace: c.ws.as_ref(),
+            exec: &c.exec,
+            artifacts_dir: ".rein/artifacts/t-v".into(),
+            cancel: CancellationToken::new(),
+        })
+        .await;
+    let Verdict::Gap { gap, .. } = verdict else {
+        panic!("accepted a changed assertion")
+    };
+    assert!(gap.contains("was changed"), "{gap}");
 }
 
 #[tokio::test]

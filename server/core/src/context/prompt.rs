@@ -55,7 +55,7 @@ fn acceptance_text(a: &Acceptance) -> String {
         Acceptance::TestPasses { path, name } => format!("`{name}` in `{path}` passes"),
         Acceptance::NoRegressions => "tests that passed before still pass".to_owned(),
         Acceptance::AssertionsUnchanged { name, .. } => {
-            format!("the assertions of `{name}` are unchanged")
+            format!("`{name}` itself is unchanged (assertions, inputs, decorators)")
         }
         Acceptance::EditsWithin { globs } => format!("every edit is within {}", globs.join(", ")),
     }
