@@ -55,6 +55,30 @@ impl Project {
         std::fs::read_to_string(self.root().join("cart.py")).unwrap()
     }
 
+    fn test_file(&self) -> String {
+        std::fs::read_to_string(self.root().join("tests/test_cart.py")).unwrap()
+    }
+
+    /// Writes the project's `.rein/config.toml`.
+    fn config(&self, toml: &str) {
+        std::fs::create_dir_all(self.root().join(".rein")).unwrap();
+        std::fs::write(self.root().join(".rein/config.toml"), toml).unwrap();
+    }
+
+    /// `rein run --yes --fix-test` on `TestCart.test_total` with `scenario`.
+    fn fix_test_total(&self, scenario: &Path) -> Output {
+        self.run(
+            scenario,
+            &[
+                "--yes",
+                "--fix-test",
+                "tests/test_cart.py::TestCart.test_total",
+            ],
+            "",
+            &[],
+        )
+    }
+
     /// `rein run --workspace <project> <args>` with `stdin` piped in.
     fn run(&self, scenario: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
         let mut command = self.command(scenario);
@@ -343,12 +367,7 @@ fn a_bad_target_is_a_usage_error_naming_what_exists() {
 #[test]
 fn bad_configuration_is_a_usage_error() {
     let project = Project::new();
-    std::fs::create_dir_all(project.root().join(".rein")).unwrap();
-    std::fs::write(
-        project.root().join(".rein/config.toml"),
-        "max_turns = \"lots\"\n",
-    )
-    .unwrap();
+    project.config("max_turns = \"lots\"\n");
     let out = project.run(&demo_scenario(), &["--yes", "anything"], "", &[]);
     out.assert_code(2);
     out.assert_stderr(".rein/config.toml is not valid");
@@ -428,27 +447,18 @@ fn the_turn_budget_stops_the_task() {
 }
 
 /// The model skips the failing test (`@unittest.skip` on its class: the
-/// test itself cannot be edited) and claims the suite is green: the real unittest exits 0,
-/// but Rein sees the test skipped, not passed, and says so. Only once the
-/// test runs and passes is the task fixed.
+/// test itself cannot be edited) and claims the suite is green: the real
+/// unittest exits 0, but Rein sees the test skipped, not passed, and says
+/// so. Only once the test runs and passes is the task fixed.
 #[test]
 fn a_skipped_test_is_not_a_fixed_test() {
     let project = Project::new();
-    let out = project.run(
-        &fixture("skip_the_test.json"),
-        &[
-            "--yes",
-            "--fix-test",
-            "tests/test_cart.py::TestCart.test_total",
-        ],
-        "",
-        &[],
-    );
+    let out = project.fix_test_total(&fixture("skip_the_test.json"));
     out.assert_code(0);
     out.assert_stdout("state:  succeeded\n");
     out.assert_stderr("`TestCart.test_total` did not pass, it was skipped (1 skipped, 0 passed)");
     assert!(project.cart().contains(FIXED));
-    let test = std::fs::read_to_string(project.root().join("tests/test_cart.py")).unwrap();
+    let test = project.test_file();
     assert!(!test.contains("unittest.skip"), "{test}");
 }
 
@@ -459,25 +469,11 @@ fn a_skipped_test_is_not_a_fixed_test() {
 #[test]
 fn with_test_edits_allowed_the_test_may_change() {
     let project = Project::new();
-    std::fs::create_dir_all(project.root().join(".rein")).unwrap();
-    std::fs::write(
-        project.root().join(".rein/config.toml"),
-        "allow_test_edits = true\n",
-    )
-    .unwrap();
-    let out = project.run(
-        &fixture("rewrite_the_test.json"),
-        &[
-            "--yes",
-            "--fix-test",
-            "tests/test_cart.py::TestCart.test_total",
-        ],
-        "",
-        &[],
-    );
+    project.config("allow_test_edits = true\n");
+    let out = project.fix_test_total(&fixture("rewrite_the_test.json"));
     out.assert_code(0);
     out.assert_stdout("state:  succeeded\n");
-    let test = std::fs::read_to_string(project.root().join("tests/test_cart.py")).unwrap();
+    let test = project.test_file();
     assert!(test.contains("self.assertEqual(total(items), 3)"), "{test}");
     assert!(project.cart().contains(BROKEN));
 }

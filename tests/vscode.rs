@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use harness::{copy_dir, diagnostics, extension_dir, files, files_containing, repo, run, setup};
+use rein_store::OpState;
 use rein_testkit::rein_binary;
 use serde_json::Value;
 use tokio::process::Command;
@@ -235,29 +236,10 @@ async fn a_server_crash_mid_task_loses_nothing_in_real_vscode() {
     if !status.contains("fixed: `TestCart.test_total` passes") {
         run.fail(&format!("unexpected status bar: {status:?}"));
     }
-    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
-    if cart
-        .matches("return sum(item.price * item.qty for item in items)")
-        .count()
-        != 1
-    {
-        run.fail(&format!(
-            "cart.py on disk is not fixed exactly once:\n{cart}"
-        ));
-    }
-    let task = run.result["taskId"].as_str().unwrap_or_default();
-    let store = rein_store::Store::open(&rein_store::state_db_path(&run.workspace)).unwrap();
-    let state = store.task(task).unwrap().map(|t| t.state);
-    let edits: Vec<_> = store
-        .ops(task)
-        .unwrap()
-        .into_iter()
-        .filter(|o| o.tool == "edit_file")
-        .map(|o| (o.state, o.outcome))
-        .collect();
-    drop(store);
+    run.assert_fixed_once();
+    let (task, state, edits) = run.task_calls("edit_file");
     if state.as_deref() != Some("succeeded")
-        || edits != [(rein_store::OpState::Recovered, Some("applied".to_owned()))]
+        || edits != [(OpState::Recovered, Some("applied".to_owned()))]
     {
         run.fail(&format!("task {task:?} is {state:?}; its edits: {edits:?}"));
     }
@@ -284,30 +266,11 @@ async fn a_task_a_crash_left_in_doubt_is_resumed_from_the_status_bar() {
             "the status bar did not say why the task waits: {waiting:?}"
         ));
     }
-    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
-    if cart
-        .matches("return sum(item.price * item.qty for item in items)")
-        .count()
-        != 1
-    {
-        run.fail(&format!(
-            "cart.py on disk is not fixed exactly once:\n{cart}"
-        ));
-    }
-    let task = run.result["taskId"].as_str().unwrap_or_default();
-    let store = rein_store::Store::open(&rein_store::state_db_path(&run.workspace)).unwrap();
-    let state = store.task(task).unwrap().map(|t| t.state);
-    let commands: Vec<_> = store
-        .ops(task)
-        .unwrap()
-        .into_iter()
-        .filter(|o| o.tool == "run_command")
-        .map(|o| (o.state, o.outcome))
-        .collect();
-    drop(store);
+    run.assert_fixed_once();
+    let (task, state, commands) = run.task_calls("run_command");
     // The command was never run again.
     if state.as_deref() != Some("succeeded")
-        || commands != [(rein_store::OpState::Recovered, Some("unknown".to_owned()))]
+        || commands != [(OpState::Recovered, Some("unknown".to_owned()))]
     {
         run.fail(&format!(
             "task {task:?} is {state:?}; its commands: {commands:?}"
@@ -315,6 +278,9 @@ async fn a_task_a_crash_left_in_doubt_is_resumed_from_the_status_bar() {
     }
     run.passed();
 }
+
+/// A call in the op log: its state and what recovery found.
+type Call = (OpState, Option<String>);
 
 /// One run of the end-to-end driver (`editors/vscode/e2e/run.mjs`) on a
 /// fresh copy of the demo project. Its folder is kept when a check fails.
@@ -405,6 +371,39 @@ impl E2e {
         }
         eprintln!("{}", run.driver);
         run
+    }
+
+    /// Fails unless cart.py on disk holds the fix exactly once.
+    fn assert_fixed_once(&self) {
+        let cart = std::fs::read_to_string(self.workspace.join("cart.py")).unwrap();
+        if cart
+            .matches("return sum(item.price * item.qty for item in items)")
+            .count()
+            != 1
+        {
+            self.fail(&format!(
+                "cart.py on disk is not fixed exactly once:\n{cart}"
+            ));
+        }
+    }
+
+    /// The task the run reported, its state in the task state, and the
+    /// (state, outcome) of each of its calls of `tool` in the op log.
+    fn task_calls(&self, tool: &str) -> (String, Option<String>, Vec<Call>) {
+        let task = self.result["taskId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let store = rein_store::Store::open(&rein_store::state_db_path(&self.workspace)).unwrap();
+        let state = store.task(&task).unwrap().map(|t| t.state);
+        let calls = store
+            .ops(&task)
+            .unwrap()
+            .into_iter()
+            .filter(|o| o.tool == tool)
+            .map(|o| (o.state, o.outcome))
+            .collect();
+        (task, state, calls)
     }
 
     fn fail(&self, what: &str) -> ! {

@@ -25,16 +25,16 @@
 //! where finding the test under the cursor parses the whole file.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 use rein_testkit::LspClient;
 use rein_testkit::editor::{EditorOptions, HeadlessEditor};
 use serde_json::{Value, json};
-use tokio::process::{ChildStdin, Command};
+use tokio::process::ChildStdin;
 
 use crate::report::{self, Spread, secs};
+use crate::scripted;
 
 pub struct Options {
     pub rein: PathBuf,
@@ -179,25 +179,7 @@ async fn one(opts: &Options) -> Result<(Vec<Vec<Duration>>, Duration)> {
     test_text.push_str(LOAD);
     std::fs::write(&test_file, &test_text)?;
     std::fs::write(root.join("tests/test_big.py"), big_test_module())?;
-    let scenario_path = tmp.join("scenario.json");
-    std::fs::write(&scenario_path, serde_json::to_string_pretty(&scenario())?)?;
-    let config_home = tmp.join("xdg-config");
-    std::fs::create_dir_all(&config_home)?;
-
-    let mut child = Command::new(&opts.rein)
-        .arg("lsp")
-        .current_dir(&root)
-        .env("REIN_LOG", "warn")
-        .env("XDG_CONFIG_HOME", &config_home)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("REIN_PROVIDER")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(tmp.join("rein.stderr.log"))?)
-        .kill_on_drop(true)
-        .spawn()
-        .with_context(|| format!("starting {}", opts.rein.display()))?;
+    let (mut child, scenario_path) = scripted::spawn(&opts.rein, &tmp, &root, &scenario())?;
     let stdin = child.stdin.take().context("stdin")?;
     let stdout = child.stdout.take().context("stdout")?;
     let client = LspClient::new(stdout, stdin).with_timeout(Duration::from_secs(120));

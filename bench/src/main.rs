@@ -13,6 +13,7 @@ mod load;
 mod peer;
 mod procfs;
 mod report;
+mod scripted;
 mod startup;
 mod stdio;
 mod sync;

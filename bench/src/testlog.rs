@@ -175,46 +175,27 @@ pub fn run(opts: &Options) -> Result<String> {
     let _ = writeln!(out, "|---|---|---|---|---|---|");
     for style in [Style::Plain, Style::Pytest] {
         let these: Vec<&Run> = runs.iter().filter(|r| r.style == style).collect();
-        let times: Vec<f64> = these.iter().map(|r| r.took.as_secs_f64()).collect();
-        let peaks: Vec<f64> = these.iter().map(|r| (r.peak_kb * 1024) as f64).collect();
-        let before: Vec<f64> = these.iter().map(|r| r.before.rss_bytes() as f64).collect();
-        let total = these.first().map_or(0, |r| r.total_bytes);
         let name = match style {
             Style::Plain => "`run_command`: build log",
             Style::Pytest => "`run_tests`: pytest -v, scanned",
         };
-        let _ = writeln!(
-            out,
-            "| {name} | {} ({}) | {:.0} MiB/s | {} | {} ({}) | {} |",
-            secs(median(&times)),
-            report::range(&times, secs),
-            total as f64 / median(&times) / (1 << 20) as f64,
-            bytes(median(&before) as u64),
-            bytes(median(&peaks) as u64),
-            bytes(peaks.iter().copied().fold(0.0, f64::max) as u64),
-            these.first().map_or(0, |r| r.failures),
-        );
+        let measured: Vec<_> = these
+            .iter()
+            .map(|r| (r.took, &r.before, r.peak_kb, r.total_bytes))
+            .collect();
+        let failures = these.first().map_or(0, |r| r.failures).to_string();
+        row(&mut out, name, &measured, &failures);
     }
     if !server_runs.is_empty() {
-        let times: Vec<f64> = server_runs.iter().map(|r| r.took.as_secs_f64()).collect();
-        let peaks: Vec<f64> = server_runs
+        let measured: Vec<_> = server_runs
             .iter()
-            .map(|r| (r.peak_kb * 1024) as f64)
+            .map(|r| (r.took, &r.before, r.peak_kb, r.total_bytes))
             .collect();
-        let before: Vec<f64> = server_runs
-            .iter()
-            .map(|r| r.before.rss_bytes() as f64)
-            .collect();
-        let total = server_runs.first().map_or(0, |r| r.total_bytes);
-        let _ = writeln!(
-            out,
-            "| whole `rein lsp`: task → `run_command` (pytest stream) | {} ({}) | {:.0} MiB/s | {} | {} ({}) | n/a |",
-            secs(median(&times)),
-            report::range(&times, secs),
-            total as f64 / median(&times) / (1 << 20) as f64,
-            bytes(median(&before) as u64),
-            bytes(median(&peaks) as u64),
-            bytes(peaks.iter().copied().fold(0.0, f64::max) as u64),
+        row(
+            &mut out,
+            "whole `rein lsp`: task → `run_command` (pytest stream)",
+            &measured,
+            "n/a",
         );
         let _ = writeln!(
             out,
@@ -391,6 +372,26 @@ struct ServerRun {
     total_bytes: u64,
 }
 
+/// One row of the table from its runs' (time, memory before, peak KiB,
+/// bytes printed).
+fn row(out: &mut String, name: &str, runs: &[(Duration, &procfs::Mem, u64, u64)], failures: &str) {
+    use std::fmt::Write as _;
+    let times: Vec<f64> = runs.iter().map(|r| r.0.as_secs_f64()).collect();
+    let before: Vec<f64> = runs.iter().map(|r| r.1.rss_bytes() as f64).collect();
+    let peaks: Vec<f64> = runs.iter().map(|r| (r.2 * 1024) as f64).collect();
+    let total = runs.first().map_or(0, |r| r.3);
+    let _ = writeln!(
+        out,
+        "| {name} | {} ({}) | {:.0} MiB/s | {} | {} ({}) | {failures} |",
+        secs(median(&times)),
+        report::range(&times, secs),
+        total as f64 / median(&times) / (1 << 20) as f64,
+        bytes(median(&before) as u64),
+        bytes(median(&peaks) as u64),
+        bytes(peaks.iter().copied().fold(0.0, f64::max) as u64),
+    );
+}
+
 /// One task in a real `rein lsp` whose only tool call prints the stream.
 async fn server_run(rein: &Path, exe: &Path, total: u64) -> Result<ServerRun> {
     use rein_testkit::LspClient;
@@ -412,24 +413,7 @@ async fn server_run(rein: &Path, exe: &Path, total: u64) -> Result<ServerRun> {
             {"text": "Done."}
         ]
     });
-    let scenario_path = tmp.join("scenario.json");
-    std::fs::write(&scenario_path, serde_json::to_string_pretty(&scenario)?)?;
-    let config_home = tmp.join("xdg-config");
-    std::fs::create_dir_all(&config_home)?;
-    let mut child = tokio::process::Command::new(rein)
-        .arg("lsp")
-        .current_dir(&root)
-        .env("REIN_LOG", "warn")
-        .env("XDG_CONFIG_HOME", &config_home)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("REIN_PROVIDER")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::fs::File::create(tmp.join("rein.stderr.log"))?)
-        .kill_on_drop(true)
-        .spawn()
-        .with_context(|| format!("starting {}", rein.display()))?;
+    let (mut child, scenario_path) = crate::scripted::spawn(rein, &tmp, &root, &scenario)?;
     let pid = child.id().context("no pid")?;
     let stdin = child.stdin.take().context("stdin")?;
     let stdout = child.stdout.take().context("stdout")?;
