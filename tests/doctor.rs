@@ -6,18 +6,16 @@
 // Test code: a panic is a failed test, which is what unwrap should do here.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use expect_test::{Expect, expect};
 use rein_testkit::fake_model::{FakeModel, Scenario};
 use rein_testkit::rein_binary;
 
-const KEY: &str = "sk-doctor-SECRET-0123456789";
+mod support;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+const KEY: &str = "sk-doctor-SECRET-0123456789";
 
 struct Doctor {
     dir: tempfile::TempDir,
@@ -32,15 +30,8 @@ struct Ran {
 
 impl Doctor {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        rein_testkit::copy_project(
-            &repo().join("server/lsp/demo/project"),
-            &dir.path().join("project"),
-        )
-        .unwrap();
-        std::fs::create_dir_all(dir.path().join("config")).unwrap();
         Self {
-            dir,
+            dir: support::demo_scratch(),
             env: Vec::new(),
         }
     }

@@ -10,23 +10,13 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod support;
+
 use rein_testkit::rein_binary;
-
-const BROKEN: &str = "    return sum(item.qty for item in items)\n\n\ndef count";
-const FIXED: &str = "    return sum(item.price * item.qty for item in items)\n\n\ndef count";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn demo_scenario() -> PathBuf {
-    repo().join("server/lsp/demo/scenario.json")
-}
+use support::{FIXED, UNFIXED as BROKEN, demo_scenario, demo_scratch};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/run")
-        .join(name)
+    support::fixture(&format!("run/{name}"))
 }
 
 /// A fresh copy of the demo project (`project/`) and an empty user config
@@ -37,14 +27,9 @@ struct Project {
 
 impl Project {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        rein_testkit::copy_project(
-            &repo().join("server/lsp/demo/project"),
-            &dir.path().join("project"),
-        )
-        .unwrap();
-        std::fs::create_dir_all(dir.path().join("config")).unwrap();
-        Self { dir }
+        Self {
+            dir: demo_scratch(),
+        }
     }
 
     fn root(&self) -> PathBuf {

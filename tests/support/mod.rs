@@ -52,6 +52,16 @@ pub fn demo_scenario() -> PathBuf {
     tests_dir().join("../server/lsp/demo/scenario.json")
 }
 
+/// For the command-line suites: a temporary folder holding a fresh copy of
+/// the demo project (`project/`) and an empty user configuration directory
+/// (`config/`), so nothing of the machine's set-up leaks in.
+pub fn demo_scratch() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_project(), &dir.path().join("project"));
+    std::fs::create_dir_all(dir.path().join("config")).unwrap();
+    dir
+}
+
 /// What a test sets up.
 pub struct Setup {
     /// The project copied into the temporary workspace.
