@@ -197,36 +197,27 @@ impl LspWorkspace {
     /// `path` (in its buffer, or on disk for a client that edits files
     /// directly). Returns the version seen.
     async fn confirm(&self, path: &str, expected: ContentHash) -> Option<ReadVersion> {
-        let mut changes = self.session.changes.subscribe();
-        let deadline = tokio::time::Instant::now() + self.session.confirm_timeout();
-        loop {
-            if let Some((_, snap)) = self.session.open_document(&self.abs(path)) {
-                if snap.content_hash() == expected {
-                    return Some(ReadVersion {
+        let (session, abs) = (&self.session, &self.abs(path));
+        // The disk is polled now and then for clients that write files
+        // themselves (no notification says so).
+        let poll = Some(Duration::from_millis(200));
+        let timeout = session.confirm_timeout();
+        session
+            .wait_for(timeout, poll, move || async move {
+                if let Some((_, snap)) = session.open_document(abs) {
+                    (snap.content_hash() == expected).then(|| ReadVersion {
                         buffer_version: Some(snap.version()),
                         hash: expected,
-                    });
+                    })
+                } else {
+                    let bytes = tokio::fs::read(abs).await.ok()?;
+                    (ContentHash::of_bytes(&bytes) == expected).then_some(ReadVersion {
+                        buffer_version: None,
+                        hash: expected,
+                    })
                 }
-            } else if let Ok(bytes) = tokio::fs::read(self.abs(path)).await
-                && ContentHash::of_bytes(&bytes) == expected
-            {
-                return Some(ReadVersion {
-                    buffer_version: None,
-                    hash: expected,
-                });
-            }
-            // Wait for the next document notification, or poll the disk
-            // now and then for clients that write files themselves.
-            let wait = tokio::time::sleep(Duration::from_millis(200));
-            tokio::select! {
-                changed = changes.changed() => if changed.is_err() { return None },
-                () = wait => {}
-                () = tokio::time::sleep_until(deadline) => return None,
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return None;
-            }
-        }
+            })
+            .await
     }
 
     /// The editor's open documents inside the workspace, by
@@ -252,26 +243,18 @@ impl LspWorkspace {
     /// own save would have made it. Its `didChange` may trail the answer a
     /// little, so this waits (bounded) for the buffer to catch up.
     async fn saved_as_shown(&self, path: &str, before_save: ContentHash) -> bool {
-        let mut changes = self.session.changes.subscribe();
-        let deadline = tokio::time::Instant::now() + self.session.confirm_timeout();
-        loop {
-            let on_disk = tokio::fs::read(self.abs(path))
-                .await
-                .ok()
-                .map(|b| ContentHash::of_bytes(&b));
-            // A buffer closed meanwhile: what it held when asked to save.
-            let shown = self
-                .session
-                .open_document(&self.abs(path))
-                .map_or(Some(before_save), |(_, snap)| Some(snap.content_hash()));
-            if on_disk.is_some() && on_disk == shown {
-                return true;
-            }
-            tokio::select! {
-                changed = changes.changed() => if changed.is_err() { return false },
-                () = tokio::time::sleep_until(deadline) => return false,
-            }
-        }
+        let (session, abs) = (&self.session, &self.abs(path));
+        session
+            .wait_for(session.confirm_timeout(), None, move || async move {
+                let on_disk = ContentHash::of_bytes(&tokio::fs::read(abs).await.ok()?);
+                // A buffer closed meanwhile: what it held when asked to save.
+                let shown = session
+                    .open_document(abs)
+                    .map_or(before_save, |(_, snap)| snap.content_hash());
+                (on_disk == shown).then_some(())
+            })
+            .await
+            .is_some()
     }
 
     fn is_open(&self, path: &str) -> bool {

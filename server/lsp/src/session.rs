@@ -213,25 +213,58 @@ impl Session {
         })
     }
 
-    /// Waits, at most `within`, until the editor has each of `paths` open.
-    /// Returns those it still has not opened.
-    pub async fn wait_until_open(&self, paths: &[PathBuf], within: Duration) -> Vec<PathBuf> {
+    /// Asks `seen` now, then after every document notification (and every
+    /// `poll`, for what only the disk shows), until it has an answer or
+    /// `within` has passed.
+    pub async fn wait_for<T, F, Fut>(
+        &self,
+        within: Duration,
+        poll: Option<Duration>,
+        mut seen: F,
+    ) -> Option<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Option<T>>,
+    {
+        // Subscribed before the first look: no notification falls between.
         let mut changes = self.changes.subscribe();
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let missing: Vec<PathBuf> = paths
+            if let Some(answer) = seen().await {
+                return Some(answer);
+            }
+            let tick = async {
+                match poll {
+                    Some(every) => tokio::time::sleep(every).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { return None },
+                () = tick => {}
+                () = tokio::time::sleep_until(deadline) => return None,
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+        }
+    }
+
+    /// Waits, at most `within`, until the editor has each of `paths` open.
+    /// Returns those it still has not opened.
+    pub async fn wait_until_open(&self, paths: &[PathBuf], within: Duration) -> Vec<PathBuf> {
+        let missing = || -> Vec<PathBuf> {
+            paths
                 .iter()
                 .filter(|p| self.open_document(p).is_none())
                 .cloned()
-                .collect();
-            if missing.is_empty() {
-                return missing;
-            }
-            tokio::select! {
-                changed = changes.changed() => if changed.is_err() { return missing },
-                () = tokio::time::sleep_until(deadline) => return missing,
-            }
-        }
+                .collect()
+        };
+        self.wait_for(within, None, || async {
+            missing().is_empty().then_some(())
+        })
+        .await;
+        missing()
     }
 
     /// The workspace-relative path of a document, if it is in the workspace.
