@@ -122,10 +122,13 @@ impl TaskSpec {
         }
     }
 
-    /// The same task when the user lets it change the test itself
-    /// (`allowTestEdits`): the test's text is no longer a constraint or a
-    /// check; it must still pass, and nothing else may break.
-    pub fn with_test_edits_allowed(mut self) -> Self {
+    /// The task as the `allowTestEdits` setting has it: when the user lets
+    /// it change the test itself, the test's text is no longer a constraint
+    /// or a check; it must still pass, and nothing else may break.
+    pub fn with_test_edits(mut self, allowed: bool) -> Self {
+        if !allowed {
+            return self;
+        }
         if let TaskKind::FixTest { name, .. } = &self.kind {
             let allowed = format!(
                 "You may change `{name}` itself if it is wrong (the user allows it); say what you changed and why."
@@ -205,7 +208,7 @@ mod tests {
     #[test]
     fn allowing_test_edits_drops_the_tests_protection_only() {
         let strict = TaskSpec::fix_test(TaskId("t-1".into()), "tests/t.py", "T.test_a");
-        let allowed = strict.clone().with_test_edits_allowed();
+        let allowed = strict.clone().with_test_edits(true);
         assert_eq!(
             allowed.acceptance,
             vec![
@@ -221,7 +224,8 @@ mod tests {
         assert_eq!(allowed.constraints[1..], strict.constraints[1..]);
         // An instruction has nothing to drop.
         let ask = TaskSpec::instruction(TaskId("t-2".into()), "explain");
-        assert_eq!(ask.clone().with_test_edits_allowed(), ask);
+        assert_eq!(ask.clone().with_test_edits(true), ask);
+        assert_eq!(strict.clone().with_test_edits(false), strict);
     }
 
     #[test]

@@ -80,11 +80,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     let root = disk.root().to_path_buf();
     let spec = task_spec(&disk, &args).await?;
     let config = settings::config(&root, &Value::Null)?;
-    let spec = if config.allow_test_edits {
-        spec.with_test_edits_allowed()
-    } else {
-        spec
-    };
+    let spec = spec.with_test_edits(config.allow_test_edits);
 
     let terminal = Terminal::stdio();
     // Ctrl-C from here on cancels the task instead of killing the process.

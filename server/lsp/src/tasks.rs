@@ -435,11 +435,7 @@ async fn try_run(
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
     let (root, config, workspace) = task_context(session, client, &spec.id)?;
-    let spec = if config.allow_test_edits {
-        spec.with_test_edits_allowed()
-    } else {
-        spec
-    };
+    let spec = spec.with_test_edits(config.allow_test_edits);
     // Recorded before anything runs (the baseline test run included), so
     // a crash from here on leaves a task to resume.
     let journal = Arc::new(
