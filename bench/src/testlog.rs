@@ -255,16 +255,7 @@ async fn one(exe: &Path, style: Style, total: u64) -> Result<Run> {
         result.total_lines,
         expected.lines
     );
-    let (log_size, log_hash) = hash_file(&log_path)?;
-    ensure!(
-        log_size == expected.bytes,
-        "the log holds {log_size} bytes, {} were printed",
-        expected.bytes
-    );
-    ensure!(
-        log_hash == expected.hash,
-        "the log's BLAKE3 differs from the stream's"
-    );
+    check_log(&log_path, &expected)?;
     ensure!(
         result.tail == expected.tail,
         "the tail differs: {:?} … vs {:?} …",
@@ -335,7 +326,22 @@ fn expected(style: Style, total: u64) -> Result<Expected> {
     })
 }
 
-fn hash_file(path: &PathBuf) -> Result<(u64, blake3::Hash)> {
+/// The spilled log holds exactly the stream that was printed.
+fn check_log(log: &Path, expected: &Expected) -> Result<()> {
+    let (log_size, log_hash) = hash_file(log)?;
+    ensure!(
+        log_size == expected.bytes,
+        "the log holds {log_size} bytes, {} were printed",
+        expected.bytes
+    );
+    ensure!(
+        log_hash == expected.hash,
+        "the log's BLAKE3 differs from the stream's"
+    );
+    Ok(())
+}
+
+fn hash_file(path: &Path) -> Result<(u64, blake3::Hash)> {
     let mut file =
         std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut hasher = blake3::Hasher::new();
@@ -471,16 +477,7 @@ async fn server_run(rein: &Path, exe: &Path, total: u64) -> Result<ServerRun> {
 
     let artifacts = root.join(".rein/artifacts").join(&task);
     let expected = expected(Style::Pytest, total)?;
-    let (log_size, log_hash) = hash_file(&artifacts.join("run-1.log"))?;
-    ensure!(
-        log_size == expected.bytes,
-        "the log holds {log_size} bytes, {} were printed",
-        expected.bytes
-    );
-    ensure!(
-        log_hash == expected.hash,
-        "the log's BLAKE3 differs from the stream's"
-    );
+    check_log(&artifacts.join("run-1.log"), &expected)?;
     let request = std::fs::read_to_string(artifacts.join("request-2.json"))
         .context("the second request's artifact")?;
     let request: serde_json::Value = serde_json::from_str(&request)?;
