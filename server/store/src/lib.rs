@@ -40,6 +40,7 @@
 //! store.create_task(&NewTask {
 //!     id: "t1".into(), kind: "fix_test".into(), goal: "fix it".into(),
 //!     spec_json: "{}".into(), state: "running".into(), budgets_json: "{}".into(),
+//!     installation: None,
 //! })?;
 //! let before = FileHash { path: "src/lib.rs".into(), hash: "a".repeat(64) };
 //! let op = store.op_requested(&NewOp {
@@ -77,6 +78,6 @@ pub use error::StoreError;
 pub use lease::Lease;
 pub use migrations::{MIGRATIONS, SCHEMA_VERSION};
 pub use ops::{FileHash, NewOp, OpRecord, OpState};
-pub use store::{BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, now_ms, state_db_path};
+pub use store::{BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, ensure_state_dir, now_ms, state_db_path};
 pub use tasks::{NewTask, TaskRecord};
 pub use turns::TurnRecord;

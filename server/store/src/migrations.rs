@@ -21,7 +21,11 @@ use crate::store::BUSY_TIMEOUT;
 /// The schema scripts, oldest first: script `i` takes a database from
 /// version `i` to `i + 1`. Public so that tests and tools can build a
 /// database exactly as an older Rein wrote it.
-pub const MIGRATIONS: &[&str] = &[include_str!("schema/v1.sql"), include_str!("schema/v2.sql")];
+pub const MIGRATIONS: &[&str] = &[
+    include_str!("schema/v1.sql"),
+    include_str!("schema/v2.sql"),
+    include_str!("schema/v3.sql"),
+];
 
 /// The schema version this build writes and the newest it can open.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

@@ -26,6 +26,37 @@ pub fn state_db_path(workspace: &Path) -> PathBuf {
     workspace.join(STATE_DIR).join(DB_FILE)
 }
 
+/// What `.rein/.gitignore` holds: Rein's state belongs to this machine,
+/// as pytest's and mypy's caches do; only a project's own settings file
+/// may be committed.
+const STATE_GITIGNORE: &str = "# Rein's task state, logs and traces: local to this machine, never committed.\n\
+# (A project's settings file, config.toml, may be.)\n\
+*\n\
+!config.toml\n";
+
+/// Creates `<workspace>/.rein/` if needed, with its `.gitignore` (left as
+/// it is if the user has one), so no task state ends up in a commit: a
+/// `state.db` that travels with a repository could start tasks elsewhere.
+pub fn ensure_state_dir(workspace: &Path) -> std::io::Result<PathBuf> {
+    let dir = workspace.join(STATE_DIR);
+    ignore_in_git(&dir)?;
+    Ok(dir)
+}
+
+fn ignore_in_git(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let ignore = dir.join(".gitignore");
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&ignore)
+    {
+        Ok(mut file) => std::io::Write::write_all(&mut file, STATE_GITIGNORE.as_bytes()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// The current time in unix milliseconds: the unit of every timestamp here.
 pub fn now_ms() -> i64 {
     // A clock before 1970 is broken; 0 keeps the ordering sane.
@@ -69,7 +100,12 @@ impl Store {
             .parent()
             .filter(|parent| !parent.as_os_str().is_empty())
         {
-            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+            let created = if parent.file_name() == Some(std::ffi::OsStr::new(STATE_DIR)) {
+                ignore_in_git(parent)
+            } else {
+                std::fs::create_dir_all(parent)
+            };
+            created.map_err(|source| StoreError::CreateDir {
                 path: parent.to_path_buf(),
                 source,
             })?;

@@ -18,6 +18,10 @@ pub struct NewTask {
     pub spec_json: String,
     pub state: String,
     pub budgets_json: String,
+    /// The Rein installation that creates it: only that one resumes it on
+    /// its own (a state database can come with a repository).
+    #[serde(default)]
+    pub installation: Option<String>,
 }
 
 /// A task as stored.
@@ -38,13 +42,16 @@ pub struct TaskRecord {
     /// expired lease is still shown (it tells who ran the task last).
     pub owner: Option<String>,
     pub lease_until_ms: Option<i64>,
+    /// The installation that created the task (or took it over when the
+    /// user resumed it); `None` for tasks older than schema version 3.
+    pub installation: Option<String>,
 }
 
 /// What a task's `spent_json` is before the agent first reports.
 const NOTHING_SPENT: &str = "{}";
 
 const COLUMNS: &str = "id, kind, goal, spec_json, state, reason, budgets_json, spent_json, \
-                       created_ms, updated_ms, owner, lease_until_ms";
+                       created_ms, updated_ms, owner, lease_until_ms, installation";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<TaskRecord> {
     Ok(TaskRecord {
@@ -60,6 +67,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         updated_ms: row.get("updated_ms")?,
         owner: row.get("owner")?,
         lease_until_ms: row.get("lease_until_ms")?,
+        installation: row.get("installation")?,
     })
 }
 
@@ -77,8 +85,8 @@ impl Store {
             }
             let now = now_ms();
             tx.execute(
-                "INSERT INTO tasks (id, kind, goal, spec_json, state, budgets_json, spent_json, created_ms, updated_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                "INSERT INTO tasks (id, kind, goal, spec_json, state, budgets_json, spent_json, created_ms, updated_ms, installation) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
                 params![
                     task.id,
                     task.kind,
@@ -87,7 +95,8 @@ impl Store {
                     task.state,
                     task.budgets_json,
                     NOTHING_SPENT,
-                    now
+                    now,
+                    task.installation
                 ],
             )?;
             Ok(())
@@ -145,6 +154,23 @@ impl Store {
             let changed = tx.execute(
                 "UPDATE tasks SET state = ?2, reason = ?3, spent_json = ?4, updated_ms = ?5 WHERE id = ?1",
                 params![id, state, reason, spent_json, now_ms()],
+            )?;
+            if changed == 0 {
+                return Err(Fail::from(StoreError::NoTask { id: id.to_owned() }));
+            }
+            Ok(())
+        })
+    }
+
+    /// Makes `installation` the task's creator: the user chose to resume a
+    /// task another installation left (or one older than the column), so
+    /// from now on it is theirs, resumed on its own after a crash.
+    pub fn adopt_task(&self, id: &str, installation: &str) -> Result<(), StoreError> {
+        validate::non_empty("installation", installation)?;
+        self.write("adopting a task", |tx| {
+            let changed = tx.execute(
+                "UPDATE tasks SET installation = ?2 WHERE id = ?1",
+                params![id, installation],
             )?;
             if changed == 0 {
                 return Err(Fail::from(StoreError::NoTask { id: id.to_owned() }));

@@ -149,7 +149,7 @@ fn schema_now() {
         &conn,
         expect![[r#"
             PRAGMA application_id = 1380272462;
-            PRAGMA user_version = 2;
+            PRAGMA user_version = 3;
 
             CREATE TABLE artifacts (
                 id         INTEGER PRIMARY KEY,
@@ -208,7 +208,7 @@ fn schema_now() {
                 spent_json   TEXT    NOT NULL,
                 created_ms   INTEGER NOT NULL,
                 updated_ms   INTEGER NOT NULL
-            , owner TEXT, lease_until_ms INTEGER) STRICT;
+            , owner TEXT, lease_until_ms INTEGER, installation TEXT) STRICT;
 
             -- index sqlite_autoindex_tasks_1 (automatic);
 

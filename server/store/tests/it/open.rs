@@ -170,3 +170,38 @@ fn processes_opening_a_new_database_at_once_all_succeed() {
         assert_eq!(opener.join().unwrap().unwrap().unwrap(), SCHEMA_VERSION);
     }
 }
+
+/// Regression: a `.rein/state.db` could be committed with a repository and
+/// start its tasks on whoever cloned it. Rein's state now ignores itself in
+/// git, while a project's own `config.toml` stays committable.
+#[test]
+fn the_state_directory_keeps_itself_out_of_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    std::fs::create_dir_all(dir.path().join(".rein")).unwrap();
+    std::fs::write(dir.path().join(".rein/config.toml"), "max_turns = 5\n").unwrap();
+    let store = Store::open(&state_db_path(dir.path())).unwrap();
+    drop(store);
+    std::fs::create_dir_all(dir.path().join(".rein/traces")).unwrap();
+    std::fs::write(dir.path().join(".rein/traces/t.jsonl"), "{}\n").unwrap();
+    assert_eq!(
+        git(&["status", "--porcelain", "--untracked-files=all"]),
+        "?? .rein/config.toml\n"
+    );
+    // A user's own ignore file is theirs.
+    std::fs::write(dir.path().join(".rein/.gitignore"), "state.db\n").unwrap();
+    rein_store::ensure_state_dir(dir.path()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".rein/.gitignore")).unwrap(),
+        "state.db\n"
+    );
+}

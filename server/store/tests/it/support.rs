@@ -24,6 +24,7 @@ pub fn new_task(id: &str) -> NewTask {
         ),
         state: "queued".to_owned(),
         budgets_json: r#"{"max_turns":20,"max_cost_usd":1.0}"#.to_owned(),
+        installation: Some("install-a".to_owned()),
     }
 }
 

@@ -25,6 +25,7 @@ fn a_created_task_reads_back_as_given() {
             updated_ms: task.created_ms,
             owner: None,
             lease_until_ms: None,
+            installation: Some("install-a".to_owned()),
         }
     );
     assert!(
@@ -164,4 +165,18 @@ fn records_that_are_not_json_are_refused_and_nothing_written() {
         ),
         "{error:?}"
     );
+}
+
+#[test]
+fn a_task_resumed_by_another_installation_becomes_its_own() {
+    let store = store_with_task("t1");
+    store.adopt_task("t1", "install-b").unwrap();
+    assert_eq!(
+        store.task("t1").unwrap().unwrap().installation.as_deref(),
+        Some("install-b")
+    );
+    assert!(matches!(
+        store.adopt_task("nope", "install-b"),
+        Err(StoreError::NoTask { .. })
+    ));
 }
