@@ -50,7 +50,8 @@ impl Doctor {
         command
             .args(["doctor", "--workspace"])
             .arg(self.root())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"));
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_STATE_HOME", self.dir.path().join("state"));
         for name in [
             "ANTHROPIC_API_KEY",
             "OPENAI_API_KEY",
@@ -124,11 +125,12 @@ async fn a_working_openai_compatible_set_up_is_all_ok() {
             info workspace <project>
             info settings file .rein/config.toml: none
             info settings file <tmp>/config/rein/config.toml: none
+            ok   workspace trust: not needed (no .rein/config.toml)
             ok   provider openai · model qwen2.5-coder:7b · <fake>/v1 · API key set (hidden)
             ok   reachable in <t> s: <fake>/v1 lists 2 models, qwen2.5-coder:7b among them
             ok   tests (detected): python3 -m unittest
             info state .rein/state.db: none yet (made by the first task)
-            info sandbox: none; commands run in the workspace in their own process group (killed on timeout or cancel) without API keys in their environment, and only after the permission rules allow them (your rules: 0 allow, 0 ask, 0 deny; other commands are asked)
+            info sandbox: partial; commands run in the workspace in their own process group (killed on timeout or cancel), without API keys in their environment, without new privileges (setuid) or the capabilities to read another process's memory, and only after the permission rules allow them (your rules: 0 allow, 0 ask, 0 deny; other commands are asked); files and network are not confined yet
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
     );
     // It asked, and only asked: one listing, no model call.
@@ -162,11 +164,13 @@ async fn a_model_the_provider_does_not_list_is_a_warning() {
             info workspace <project>
             ok   settings file .rein/config.toml
             info settings file <tmp>/config/rein/config.toml: none
+            warn workspace trust: not trusted (no answer yet); ignoring what .rein/config.toml would grant (trust it with `rein trust` once you have read it):
+            warn   ignored: allow `run_command(make lint)` without asking (permissions.allow)
             ok   provider anthropic · model claude-sonnet-9 · <fake> · API key set (hidden)
             warn reachable in <t> s, but claude-sonnet-9 is not among the 4 models it lists (claude-sonnet-4-5, claude-haiku-4-5, gpt-4o, gpt-4o-mini); set REIN_MODEL or `model` to one of them
             ok   tests (detected): python3 -m unittest
-            ok   state .rein/state.db: schema v2, 0 tasks
-            info sandbox: none; commands run in the workspace in their own process group (killed on timeout or cancel) without API keys in their environment, and only after the permission rules allow them (your rules: 1 allow, 0 ask, 1 deny; other commands are asked)
+            ok   state .rein/state.db: schema v3, 0 tasks
+            info sandbox: partial; commands run in the workspace in their own process group (killed on timeout or cancel), without API keys in their environment, without new privileges (setuid) or the capabilities to read another process's memory, and only after the permission rules allow them (your rules: 0 allow, 0 ask, 1 deny; other commands are asked); files and network are not confined yet
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
     );
     assert_eq!(server.violations(), Vec::<String>::new());

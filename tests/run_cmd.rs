@@ -50,6 +50,13 @@ impl Project {
         std::fs::write(self.root().join(".rein/config.toml"), toml).unwrap();
     }
 
+    /// Writes the user's own `config.toml` (trusted, unlike the project's).
+    fn user_config(&self, toml: &str) {
+        let dir = self.dir.path().join("config/rein");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.toml"), toml).unwrap();
+    }
+
     /// `rein run --yes --fix-test` on `TestCart.test_total` with `scenario`.
     fn fix_test_total(&self, scenario: &Path) -> Output {
         self.run(
@@ -114,6 +121,7 @@ impl Project {
         }
         command
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_STATE_HOME", self.dir.path().join("state"))
             .env("NO_COLOR", "1")
             .env("REIN_PROVIDER", "scripted")
             .env("REIN_SCENARIO", scenario);
@@ -454,7 +462,7 @@ fn a_skipped_test_is_not_a_fixed_test() {
 #[test]
 fn with_test_edits_allowed_the_test_may_change() {
     let project = Project::new();
-    project.config("allow_test_edits = true\n");
+    project.user_config("allow_test_edits = true\n");
     let out = project.fix_test_total(&fixture("rewrite_the_test.json"));
     out.assert_code(0);
     out.assert_stdout("state:  succeeded\n");

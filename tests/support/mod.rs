@@ -62,6 +62,9 @@ pub fn demo_scratch() -> TempDir {
     dir
 }
 
+/// Work on the copied workspace before the server starts.
+pub type Prepare = Box<dyn FnOnce(&Path) + Send>;
+
 /// What a test sets up.
 pub struct Setup {
     /// The project copied into the temporary workspace.
@@ -84,6 +87,13 @@ pub struct Setup {
     /// Extra environment for the server (and the commands it runs); a
     /// value may contain `{tmp}`, the test's temporary directory.
     pub env: Vec<(&'static str, String)>,
+    /// The user's answers to `window/showMessageRequest` (the first one
+    /// offered is picked; none offered: dismissed).
+    pub message_choices: Vec<String>,
+    /// More editor settings, merged over the defaults.
+    pub settings: Value,
+    /// Runs on the copied workspace before the server starts.
+    pub before_start: Option<Prepare>,
 }
 
 impl Setup {
@@ -98,6 +108,9 @@ impl Setup {
             format_on_save: None,
             timeout: Duration::from_secs(60),
             env: Vec::new(),
+            message_choices: vec!["Allow once".to_owned()],
+            settings: Value::Null,
+            before_start: None,
         }
     }
 }
@@ -127,6 +140,9 @@ impl Server {
         let log = tmp.join("rein-lsp.stderr.log");
         let config_home = tmp.join("xdg-config");
         std::fs::create_dir_all(&config_home).unwrap();
+        if let Some(prepare) = setup.before_start {
+            prepare(&root);
+        }
 
         let mut command = Command::new(rein_binary().unwrap());
         command
@@ -150,13 +166,19 @@ impl Server {
         let stdout = child.stdout.take().unwrap();
         let client = LspClient::new(stdout, stdin).with_timeout(setup.timeout);
 
-        let settings = json!({
+        let mut settings = json!({
             "provider": "scripted",
             "scenario": setup.scenario,
             "approvalTimeoutSecs": setup.approval_timeout_secs,
             "confirmTimeoutSecs": setup.confirm_timeout_secs,
         });
+        if let (Some(settings), Some(extra)) =
+            (settings.as_object_mut(), setup.settings.as_object())
+        {
+            settings.extend(extra.clone());
+        }
         let options = EditorOptions {
+            message_choices: setup.message_choices,
             decide_edit: setup.decide_edit,
             save_documents: setup.save_documents,
             format_on_save: setup.format_on_save,

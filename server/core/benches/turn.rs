@@ -68,7 +68,7 @@ impl Harness {
             None,
         );
         let store = Arc::new(Store::open(&root.path().join(".rein/state.db")).unwrap());
-        let journal = Journal::begin(store, &task, &Budgets::default(), "bench:1:0").unwrap();
+        let journal = Journal::begin(store, &task, &Budgets::default(), "bench:1:0", None).unwrap();
         let trace = TraceWriter::open(root.path(), &task.id, Redactor::new(Vec::new(), Vec::new()));
         let file = (1..=120)
             .map(|l| format!("    let value_{l} = compute(items, {l}); // step {l}\n"))

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::budget::Budgets;
 use crate::host::testcmd::TestCommand;
 use crate::permissions::{Policy, RuleError};
+use crate::trust::{self, Grant};
 
 /// One source of settings. Every field is optional. Editors send JSON in
 /// camelCase; TOML files use snake_case; both are accepted.
@@ -44,6 +45,35 @@ pub struct PermissionSettings {
     pub deny: Vec<String>,
 }
 
+/// Where a layer of settings came from. Trust is a property of the
+/// source, not of each setting: the workspace's own file comes with the
+/// repository, so what it may set depends on the user's decision
+/// ([`crate::trust`]); the editor's settings and the user's config file are
+/// the user's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Editor,
+    /// `<workspace>/.rein/config.toml`; `fingerprint` is the hash of the
+    /// exact bytes parsed, so a decision about one text never covers another.
+    Workspace {
+        fingerprint: String,
+    },
+    User,
+}
+
+/// One layer of settings and where it came from.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    pub source: Source,
+    pub settings: Settings,
+}
+
+impl Layer {
+    pub fn is_workspace(&self) -> bool {
+        matches!(self.source, Source::Workspace { .. })
+    }
+}
+
 /// Everything a task needs from configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -53,6 +83,9 @@ pub struct Config {
     /// `None`: detect from the project's files.
     pub test_command: Option<TestCommand>,
     pub allow_test_edits: bool,
+    /// What the workspace's own settings would have granted and were
+    /// ignored because the workspace is not trusted (empty when trusted).
+    pub ignored: Vec<Grant>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -67,75 +100,115 @@ pub enum ConfigError {
 
 impl Config {
     /// Merges `layers` (highest precedence first) with the environment.
+    /// When the workspace is not `trusted`, its own layer only tightens
+    /// ([`crate::trust`]): its deny and ask rules apply, its budgets apply
+    /// where lower, and everything else it sets is listed in
+    /// [`Config::ignored`].
     pub fn resolve(
-        layers: &[Settings],
+        layers: &[Layer],
         env: &dyn Fn(&str) -> Option<String>,
+        trusted: bool,
     ) -> Result<Self, ConfigError> {
-        let providers: Vec<ProviderSettings> = layers.iter().map(|l| l.provider.clone()).collect();
+        let honoured: Vec<&Settings> = layers
+            .iter()
+            .filter(|l| trusted || !l.is_workspace())
+            .map(|l| &l.settings)
+            .collect();
+        let restricted: Vec<&Settings> = layers
+            .iter()
+            .filter(|l| !trusted && l.is_workspace())
+            .map(|l| &l.settings)
+            .collect();
+
+        let providers: Vec<ProviderSettings> =
+            honoured.iter().map(|l| l.provider.clone()).collect();
         let provider = ProviderConfig::resolve(&providers, env)?;
 
-        let mut budgets = Budgets::default();
-        let env_number = |name: &'static str| -> Result<Option<f64>, ConfigError> {
-            match env(name).filter(|v| !v.trim().is_empty()) {
-                Some(v) => v
-                    .trim()
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| ConfigError::NotANumber { name, value: v }),
-                None => Ok(None),
-            }
-        };
-        if let Some(n) = layers.iter().find_map(|l| l.max_turns) {
-            budgets.max_turns = n;
-        } else if let Some(n) = env_number("REIN_MAX_TURNS")? {
-            budgets.max_turns = n as u32;
-        }
-        if let Some(usd) = layers.iter().find_map(|l| l.max_cost_usd) {
-            budgets.max_cost_usd = Some(usd);
-        } else if let Some(usd) = env_number("REIN_MAX_COST_USD")? {
-            budgets.max_cost_usd = Some(usd);
-        }
-        if let Some(minutes) = layers.iter().find_map(|l| l.max_minutes) {
-            budgets.max_wall_time = Duration::from_secs(minutes * 60);
-        }
-        if let Some(tokens) = layers.iter().find_map(|l| l.max_tokens) {
-            budgets.max_tokens = tokens;
-        }
+        let mut budgets = budgets(&honoured, env)?;
         // A model without a price cannot be held to a USD budget; say so
         // by not pretending to.
         if provider.prices.lookup(&provider.model).is_none()
-            && layers.iter().all(|l| l.max_cost_usd.is_none())
+            && honoured.iter().all(|l| l.max_cost_usd.is_none())
         {
             budgets.max_cost_usd = None;
         }
+        for layer in &restricted {
+            trust::tighten(&mut budgets, layer);
+        }
 
-        // Permission rules from every layer apply: a deny anywhere is a deny.
-        let collect = |get: fn(&PermissionSettings) -> &Vec<String>| -> Vec<String> {
-            layers
+        // Permission rules from every honoured layer apply (a deny anywhere
+        // is a deny); an untrusted workspace adds only deny and ask rules.
+        let collect = |get: fn(&PermissionSettings) -> &Vec<String>, untrusted_too: bool| {
+            honoured
                 .iter()
+                .chain(restricted.iter().filter(|_| untrusted_too))
                 .flat_map(|l| get(&l.permissions).iter().cloned())
-                .collect()
+                .collect::<Vec<String>>()
         };
         let policy = Policy::from_config(
-            &collect(|p| &p.allow),
-            &collect(|p| &p.ask),
-            &collect(|p| &p.deny),
+            &collect(|p| &p.allow, false),
+            &collect(|p| &p.ask, true),
+            &collect(|p| &p.deny, true),
         )?;
+
+        let allow_test_edits = honoured
+            .iter()
+            .find_map(|l| l.allow_test_edits)
+            .unwrap_or(false)
+            && !restricted.iter().any(|l| l.allow_test_edits == Some(false));
 
         Ok(Self {
             provider,
             budgets,
             policy,
-            test_command: layers
+            test_command: honoured
                 .iter()
                 .find_map(|l| l.test_command.clone())
                 .map(|c| TestCommand::custom(&c)),
-            allow_test_edits: layers
-                .iter()
-                .find_map(|l| l.allow_test_edits)
-                .unwrap_or(false),
+            allow_test_edits,
+            ignored: if trusted {
+                Vec::new()
+            } else {
+                trust::grants(layers, env)
+            },
         })
     }
+}
+
+/// The budgets `layers` (highest first) and the environment set, over the
+/// defaults.
+pub(crate) fn budgets(
+    layers: &[&Settings],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Budgets, ConfigError> {
+    let mut budgets = Budgets::default();
+    let env_number = |name: &'static str| -> Result<Option<f64>, ConfigError> {
+        match env(name).filter(|v| !v.trim().is_empty()) {
+            Some(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| ConfigError::NotANumber { name, value: v }),
+            None => Ok(None),
+        }
+    };
+    if let Some(n) = layers.iter().find_map(|l| l.max_turns) {
+        budgets.max_turns = n;
+    } else if let Some(n) = env_number("REIN_MAX_TURNS")? {
+        budgets.max_turns = n as u32;
+    }
+    if let Some(usd) = layers.iter().find_map(|l| l.max_cost_usd) {
+        budgets.max_cost_usd = Some(usd);
+    } else if let Some(usd) = env_number("REIN_MAX_COST_USD")? {
+        budgets.max_cost_usd = Some(usd);
+    }
+    if let Some(minutes) = layers.iter().find_map(|l| l.max_minutes) {
+        budgets.max_wall_time = Duration::from_secs(minutes.saturating_mul(60));
+    }
+    if let Some(tokens) = layers.iter().find_map(|l| l.max_tokens) {
+        budgets.max_tokens = tokens;
+    }
+    Ok(budgets)
 }
 
 #[cfg(test)]
@@ -161,8 +234,19 @@ mod tests {
             r#"{"provider": "openai", "base_url": "http://localhost:11434/v1", "model": "qwen2.5-coder:7b", "max_turns": 9, "permissions": {"deny": ["run_command(make deploy:*)"]}}"#,
         )
         .unwrap();
-        let config =
-            Config::resolve(&[editor, workspace], &env(&[("REIN_MAX_TURNS", "30")])).unwrap();
+        let layers = [
+            Layer {
+                source: Source::Editor,
+                settings: editor,
+            },
+            Layer {
+                source: Source::Workspace {
+                    fingerprint: "f".into(),
+                },
+                settings: workspace,
+            },
+        ];
+        let config = Config::resolve(&layers, &env(&[("REIN_MAX_TURNS", "30")]), true).unwrap();
         assert_eq!(config.budgets.max_turns, 5);
         assert_eq!(config.provider.model, "qwen2.5-coder:7b");
         // A local model has no price: no USD budget rather than a false one.
@@ -191,6 +275,7 @@ mod tests {
                 ("REIN_MAX_TURNS", "7"),
                 ("REIN_MAX_COST_USD", "0.5"),
             ]),
+            false,
         )
         .unwrap();
         assert_eq!(
@@ -200,6 +285,7 @@ mod tests {
         let err = Config::resolve(
             &[],
             &env(&[("ANTHROPIC_API_KEY", "k"), ("REIN_MAX_TURNS", "many")]),
+            false,
         )
         .unwrap_err();
         assert_eq!(

@@ -73,12 +73,14 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Records a new task and takes its lease.
+    /// Records a new task, created by `installation` (only that one resumes
+    /// it unasked), and takes its lease.
     pub fn begin(
         store: Arc<Store>,
         spec: &TaskSpec,
         budgets: &Budgets,
         owner: &str,
+        installation: Option<&str>,
     ) -> Result<Self, JournalError> {
         store.create_task(&NewTask {
             id: spec.id.0.clone(),
@@ -90,6 +92,7 @@ impl Journal {
             spec_json: json(spec),
             state: TaskState::Queued.as_str().into(),
             budgets_json: json(budgets),
+            installation: installation.map(str::to_owned),
         })?;
         Self::attach(store, &spec.id, owner)
     }

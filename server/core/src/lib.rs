@@ -31,6 +31,7 @@ pub mod resume;
 pub mod task;
 pub mod testfind;
 pub mod tools;
+pub mod trust;
 pub mod verify;
 pub mod workspace;
 

@@ -37,6 +37,7 @@ fn crashed_mid_edit(store: &Arc<Store>, tool: &str, arguments: serde_json::Value
         &task(),
         &Budgets::default(),
         "host:1:dead",
+        Some("install-1"),
     )
     .unwrap();
     journal
@@ -292,6 +293,7 @@ async fn a_task_held_by_a_live_owner_cannot_be_taken() {
         &task(),
         &Budgets::default(),
         "otherhost:42:alive",
+        None,
     )
     .unwrap();
     let err = Journal::attach(Arc::clone(&store), &TaskId("t-crash".into()), "host:2:me")
@@ -319,6 +321,7 @@ async fn a_journaled_run_records_every_step() {
             &setup.task,
             &Budgets::default(),
             &rein_core::journal::owner_id(),
+            None,
         )
         .unwrap(),
     ));

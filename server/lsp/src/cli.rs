@@ -28,6 +28,33 @@ pub enum Command {
     /// Check the configuration, the provider (reachable? the model there?),
     /// the test command and the task state of a workspace.
     Doctor(DoctorArgs),
+    /// Trust a workspace's own settings (`.rein/config.toml`) as they are
+    /// now, after showing what they grant; `--revoke` to stop trusting them.
+    Trust(TrustArgs),
+    /// Internal: how Rein runs every command — applies the sandbox policy to
+    /// this process, then becomes the command.
+    #[command(name = "sandbox-exec", hide = true)]
+    SandboxExec(SandboxExecArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SandboxExecArgs {
+    /// The policy, as JSON.
+    #[arg(long)]
+    pub policy: String,
+    /// The program and its arguments.
+    #[arg(last = true, required = true)]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The project (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// Do not trust the settings (they may then only tighten).
+    #[arg(long)]
+    pub revoke: bool,
 }
 
 #[derive(Debug, Args)]
@@ -39,6 +66,11 @@ pub struct RunArgs {
     /// Approve every proposed edit and command without asking.
     #[arg(long)]
     pub yes: bool,
+    /// Use the workspace's own settings (`.rein/config.toml`) for this run
+    /// even though you have not trusted them (e.g. in CI). Without it, an
+    /// untrusted file may only tighten: deny rules, lower budgets.
+    #[arg(long)]
+    pub trust_workspace: bool,
     /// The test to fix, as `PATH::NAME` (e.g. `tests/test_cart.py::test_total`).
     #[arg(long, value_name = "PATH::NAME")]
     pub fix_test: Option<String>,
@@ -79,6 +111,8 @@ impl Command {
             Self::Demo => "demo",
             Self::Trace(_) => "trace",
             Self::Doctor(_) => "doctor",
+            Self::Trust(_) => "trust",
+            Self::SandboxExec(_) => "sandbox-exec",
         }
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 
-use crate::ext::{AnswerArgs, FixTestArgs, RunTaskArgs, TaskIdArgs, commands};
+use crate::ext::{AnswerArgs, FixTestArgs, RunTaskArgs, TaskIdArgs, TrustArgs, commands};
 use crate::session::Session;
 use crate::tasks::Tasks;
 
@@ -48,9 +48,16 @@ pub async fn execute(
         commands::RESUME_TASK => {
             let args: TaskIdArgs = argument(command, arguments)?;
             check_resumable(session, &args.task_id)?;
+            adopt(session, &args.task_id)?;
             Ok(Some(
                 json!({"taskId": Tasks::resume(session, client, TaskId(args.task_id))}),
             ))
+        }
+        commands::TRUST_WORKSPACE => {
+            let args: TrustArgs = argument(command, arguments)?;
+            crate::lsp_trust::set_trust(session, args.trusted)
+                .map(Some)
+                .map_err(invalid)
         }
         other => Err(invalid(format!(
             "unknown command {other:?}; Rein's commands are {}",
@@ -77,6 +84,18 @@ fn check_resumable(session: &Session, id: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// The user resumes this task by hand: from now on it is this
+/// installation's, resumed unasked after a crash like its own.
+fn adopt(session: &Session, id: &str) -> Result<()> {
+    let Some(installation) = session.installation.as_deref() else {
+        return Ok(());
+    };
+    let store = session.store().map_err(invalid)?;
+    store
+        .adopt_task(id, installation)
+        .map_err(|e| invalid(e.to_string()))
 }
 
 fn invalid(message: impl Into<String>) -> Error {

@@ -201,7 +201,7 @@ async fn run(out: Out) -> ExitCode {
     let options = EditorOptions {
         // Accept every edit: the user approving.
         decide_edit: Box::new(|_| rein_testkit::editor::EditDecision::Accept),
-        message_choice: Some(APPROVAL.to_owned()),
+        message_choices: vec![APPROVAL.to_owned()],
         settings: model.settings(),
         save_documents: true,
         format_on_save: None,

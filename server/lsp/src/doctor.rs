@@ -17,8 +17,10 @@ use rein_core::host::testcmd::{self, TestCommand};
 use rein_models::{ProviderConfig, ProviderKind};
 use serde_json::Value;
 
+use rein_core::trust::{Trust, TrustSource};
+
 use crate::cli::DoctorArgs;
-use crate::settings;
+use crate::settings::{self, Assessment, WORKSPACE_FILE};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Level {
@@ -116,13 +118,13 @@ async fn examine(root: &Path) -> Report {
     );
     report.add(Level::Info, format!("workspace {}", root.display()));
 
-    let config = configuration(root, &mut report);
+    let (config, workspace_trusted) = configuration(root, &mut report);
     if let Some(config) = &config {
         provider(&config.provider, &mut report).await;
         tests(root, config.test_command.as_ref(), &mut report);
     }
     state(root, &mut report);
-    sandbox(root, &mut report);
+    sandbox(root, workspace_trusted, &mut report);
     report.add(
         Level::Info,
         "editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein",
@@ -130,8 +132,9 @@ async fn examine(root: &Path) -> Report {
     report
 }
 
-/// The settings files and their merge. `None` when a task could not start.
-fn configuration(root: &Path, report: &mut Report) -> Option<Config> {
+/// The settings files and their merge (`None` when a task could not
+/// start), and whether the workspace's own settings are trusted.
+fn configuration(root: &Path, report: &mut Report) -> (Option<Config>, bool) {
     for file in settings::files(root) {
         let shown = shown_path(root, &file);
         if file.is_file() {
@@ -140,12 +143,63 @@ fn configuration(root: &Path, report: &mut Report) -> Option<Config> {
             report.add(Level::Info, format!("settings file {shown}: none"));
         }
     }
-    match settings::config(root, &Value::Null) {
-        Ok(config) => Some(config),
+    let assessment = match Assessment::of(root, &Value::Null) {
+        Ok(assessment) => assessment,
         Err(message) => {
             report.add(Level::Fail, format!("configuration: {message}"));
-            None
+            return (None, false);
         }
+    };
+    // Never asks and never uses what an untrusted file sets: the provider
+    // check below must not reach an endpoint the repository chose.
+    let state = settings::user_state();
+    let trust = assessment
+        .known_trust(root, None, state.as_ref())
+        .unwrap_or(Trust {
+            trusted: false,
+            why: TrustSource::NoAnswer,
+        });
+    workspace_trust(&assessment, &trust, report);
+    match assessment.config(&trust) {
+        Ok(config) => (Some(config), trust.trusted),
+        Err(message) => {
+            report.add(Level::Fail, format!("configuration: {message}"));
+            (None, trust.trusted)
+        }
+    }
+}
+
+/// Whether the workspace's own settings count, and what is ignored if not.
+fn workspace_trust(assessment: &Assessment, trust: &Trust, report: &mut Report) {
+    if assessment.fingerprint().is_none() {
+        report.add(
+            Level::Ok,
+            format!("workspace trust: not needed (no {WORKSPACE_FILE})"),
+        );
+        return;
+    }
+    if trust.why == TrustSource::NotNeeded {
+        report.add(
+            Level::Ok,
+            format!(
+                "workspace trust: not needed ({WORKSPACE_FILE} only tightens: deny rules, lower budgets)"
+            ),
+        );
+        return;
+    }
+    if trust.trusted {
+        report.add(Level::Ok, format!("workspace trust: {}", trust.describe()));
+        return;
+    }
+    report.add(
+        Level::Warn,
+        format!(
+            "workspace trust: {}; ignoring what {WORKSPACE_FILE} would grant (trust it with `rein trust` once you have read it):",
+            trust.describe()
+        ),
+    );
+    for grant in &assessment.grants {
+        report.add(Level::Warn, format!("  ignored: {grant}"));
     }
 }
 
@@ -278,20 +332,38 @@ fn state(root: &Path, report: &mut Report) {
         .unwrap_or_else(|e| format!("schema unknown: {e}"));
     match store.tasks() {
         Ok(tasks) => {
-            let unfinished = tasks
+            let installation = settings::user_state().and_then(|s| s.existing_installation_id());
+            let unfinished: Vec<_> = tasks
                 .iter()
-                .filter(|t| matches!(t.state.as_str(), "running" | "waiting_user"))
+                .filter(|t| {
+                    matches!(
+                        t.state.as_str(),
+                        "queued" | "running" | "verifying" | "waiting_user"
+                    )
+                })
+                .collect();
+            let foreign = unfinished
+                .iter()
+                .filter(|t| installation.is_none() || t.installation != installation)
                 .count();
-            let level = if unfinished > 0 {
-                Level::Warn
-            } else {
+            let level = if unfinished.is_empty() {
                 Level::Ok
-            };
-            let unfinished = if unfinished > 0 {
-                format!(", {unfinished} unfinished (resume or cancel them from the editor)")
             } else {
-                String::new()
+                Level::Warn
             };
+            let mut note = String::new();
+            if !unfinished.is_empty() {
+                note = format!(
+                    ", {} unfinished (resume or cancel them from the editor)",
+                    unfinished.len()
+                );
+            }
+            if foreign > 0 {
+                note.push_str(&format!(
+                    "; {foreign} of them not started by this Rein installation (never resumed unless you ask)"
+                ));
+            }
+            let unfinished = note;
             report.add(
                 level,
                 format!(
@@ -304,16 +376,22 @@ fn state(root: &Path, report: &mut Report) {
     }
 }
 
-/// What limits the commands the model runs. Said plainly, since there is
-/// no filesystem sandbox yet.
-fn sandbox(root: &Path, report: &mut Report) {
+/// What limits the commands the model runs. Said plainly: the kernel
+/// confines little yet (no file or network sandbox).
+fn sandbox(root: &Path, workspace_trusted: bool, report: &mut Report) {
     let rules = settings::layers(root, &Value::Null)
         .map(|layers| {
             layers.iter().fold([0, 0, 0], |[a, s, d], l| {
+                // An untrusted workspace's allow rules do not count.
+                let allows = if l.is_workspace() && !workspace_trusted {
+                    0
+                } else {
+                    l.settings.permissions.allow.len()
+                };
                 [
-                    a + l.permissions.allow.len(),
-                    s + l.permissions.ask.len(),
-                    d + l.permissions.deny.len(),
+                    a + allows,
+                    s + l.settings.permissions.ask.len(),
+                    d + l.settings.permissions.deny.len(),
                 ]
             })
         })
@@ -321,7 +399,7 @@ fn sandbox(root: &Path, report: &mut Report) {
     report.add(
         Level::Info,
         format!(
-            "sandbox: none; commands run in the workspace in their own process group (killed on timeout or cancel) without API keys in their environment, and only after the permission rules allow them (your rules: {} allow, {} ask, {} deny; other commands are asked)",
+            "sandbox: partial; commands run in the workspace in their own process group (killed on timeout or cancel), without API keys in their environment, without new privileges (setuid) or the capabilities to read another process's memory, and only after the permission rules allow them (your rules: {} allow, {} ask, {} deny; other commands are asked); files and network are not confined yet",
             rules[0], rules[1], rules[2]
         ),
     );

@@ -61,7 +61,21 @@ pub mod commands {
     pub const CANCEL_TASK: &str = "rein.cancelTask";
     pub const RESUME_TASK: &str = "rein.resumeTask";
     pub const ANSWER: &str = "rein.answer";
-    pub const ALL: [&str; 5] = [FIX_TEST, RUN_TASK, CANCEL_TASK, RESUME_TASK, ANSWER];
+    /// `{trusted}`: the user's decision about the workspace's own settings.
+    pub const TRUST_WORKSPACE: &str = "rein.trustWorkspace";
+    pub const ALL: [&str; 6] = [
+        FIX_TEST,
+        RUN_TASK,
+        CANCEL_TASK,
+        RESUME_TASK,
+        ANSWER,
+        TRUST_WORKSPACE,
+    ];
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TrustArgs {
+    pub trusted: bool,
 }
 
 #[derive(Debug, Deserialize)]

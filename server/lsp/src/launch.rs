@@ -27,26 +27,31 @@ pub struct Prepared {
     pub config: AgentConfig,
     pub model: Arc<dyn ModelClient>,
     pub verifier: Arc<TestVerifier>,
+    /// Runs every command of the task, confined ([`executor`]).
+    pub exec: Arc<ProcessExec>,
     _scripted: Option<FakeModel>,
 }
 
-/// `baseline`: the verifier's saved baseline, for a resumed task (a new
-/// task records one now, before anything changes).
+/// `exec` runs the task's commands (the baseline tests first).
 pub async fn prepare(
     root: &Path,
     config: &Config,
     task: &TaskSpec,
     workspace: &dyn Workspace,
+    exec: Arc<ProcessExec>,
     cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
-    prepare_with(root, config, task, workspace, None, cancel).await
+    prepare_with(root, config, task, workspace, exec, None, cancel).await
 }
 
+/// `baseline`: the verifier's saved baseline, for a resumed task (a new
+/// task records one now, before anything changes).
 pub async fn prepare_with(
     root: &Path,
     config: &Config,
     task: &TaskSpec,
     workspace: &dyn Workspace,
+    exec: Arc<ProcessExec>,
     baseline: Option<Baseline>,
     cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
@@ -77,7 +82,7 @@ pub async fn prepare_with(
             TestVerifier::prepare(
                 task,
                 workspace,
-                &ProcessExec::new(),
+                exec.as_ref(),
                 test_command,
                 agent.budgets.test_timeout,
                 &artifacts_dir,
@@ -90,7 +95,28 @@ pub async fn prepare_with(
         config: agent,
         model,
         verifier: Arc::new(verifier),
+        exec,
         _scripted: scripted,
+    })
+}
+
+/// The executor for every command a task runs (the model's, the tests,
+/// the verifier's): through `<rein> sandbox-exec` with the standard
+/// policy, so each command is confined by Rein's own code before it starts.
+pub fn executor(rein: &Path) -> ProcessExec {
+    ProcessExec::new().with_wrapper(rein_sandbox::wrapper(
+        rein,
+        &rein_sandbox::Policy::standard(),
+    ))
+}
+
+/// This binary, which runs commands as `rein sandbox-exec`. If it cannot be
+/// found (deleted under us), a path that does not exist: commands then fail
+/// to start rather than run unconfined.
+pub fn this_binary() -> std::path::PathBuf {
+    std::env::current_exe().unwrap_or_else(|error| {
+        tracing::error!(%error, "cannot find Rein's own binary; commands will not run");
+        std::path::PathBuf::from("/nonexistent/rein")
     })
 }
 

@@ -22,9 +22,11 @@ pub mod doctor;
 pub mod ext;
 mod framing;
 mod guard;
+pub mod hardening;
 pub mod launch;
 pub mod logging;
 mod lsp_progress;
+mod lsp_trust;
 mod lsp_workspace;
 mod proto;
 pub mod run_cmd;
@@ -34,5 +36,6 @@ pub mod settings;
 mod tasks;
 mod terminal;
 pub mod trace_cmd;
+pub mod trust_cmd;
 
 pub use server::{Backend, ServerHandle, ServerOptions, build_service, serve, start};

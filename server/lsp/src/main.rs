@@ -6,13 +6,22 @@ use rein::{ServerOptions, logging};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::SandboxExec(args) = &cli.command {
+        // Nothing else first: this process becomes the command.
+        return sandbox_exec(args);
+    }
     logging::init();
+    // Before any key is read: no other process of the user may read this
+    // one's memory or environment.
+    rein::hardening::protect_this_process();
     let result = match cli.command {
         Command::Lsp => run_lsp(),
         Command::Run(args) => Ok(rein::run_cmd::main(args)),
         Command::Demo => Ok(rein::demo::main()),
         Command::Trace(args) => Ok(rein::trace_cmd::main(args)),
         Command::Doctor(args) => Ok(rein::doctor::main(args)),
+        Command::Trust(args) => Ok(rein::trust_cmd::main(args)),
+        Command::SandboxExec(args) => Ok(sandbox_exec(&args)),
     };
     result.unwrap_or_else(|error| {
         eprintln!("rein: {error:#}");
@@ -37,4 +46,14 @@ fn run_lsp() -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn sandbox_exec(args: &rein::cli::SandboxExecArgs) -> ExitCode {
+    let error = match rein_sandbox::Policy::from_arg(&args.policy) {
+        Ok(policy) => rein_sandbox::exec(&policy, &args.command),
+        Err(error) => error,
+    };
+    // The command's output is the model's to read: say why it did not run.
+    eprintln!("rein sandbox-exec: {error}");
+    ExitCode::from(error.exit_code())
 }

@@ -20,11 +20,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rein_core::agent::{self, Outcome, Ports};
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::disk::DiskWorkspace;
-use rein_core::host::process::ProcessExec;
 use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::host::user_state::UserState;
 use rein_core::ports::{Evidence, ProgressSink, Tee};
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_core::testfind;
+use rein_core::trust::{self, Trust, TrustSource};
 use rein_core::workspace::Workspace;
 use serde_json::Value;
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -79,10 +80,21 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("the workspace {}: {e}", given.display()))?;
     let root = disk.root().to_path_buf();
     let spec = task_spec(&disk, &args).await?;
-    let config = settings::config(&root, &Value::Null)?;
+    let terminal = Terminal::stdio();
+    let assessment = settings::Assessment::of(&root, &Value::Null)?;
+    let trust = workspace_trust(
+        &assessment,
+        &root,
+        args.trust_workspace,
+        &terminal,
+        std::io::stdin().is_terminal(),
+        settings::user_state().as_ref(),
+    )
+    .await;
+    let config = assessment.config(&trust)?;
+    tell_ignored(&terminal, &config.ignored);
     let spec = spec.with_test_edits(config.allow_test_edits);
 
-    let terminal = Terminal::stdio();
     // Ctrl-C from here on cancels the task instead of killing the process.
     let cancel = CancellationToken::new();
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -99,7 +111,8 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         yes: args.yes,
     }));
     let workspace = Arc::new(TrackedWorkspace::new(disk));
-    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref(), &cancel)
+    let exec = Arc::new(launch::executor(&launch::this_binary()));
+    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref(), exec, &cancel)
         .await
         .map_err(|e| {
             watcher.abort();
@@ -119,6 +132,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     terminal.line(&format!("  goal: {}", spec.goal));
 
     // The task's durable record: what recovery needs after a crash.
+    let installation = settings::user_state().and_then(|s| s.installation_id().ok());
     let store = rein_store::Store::open(&rein_store::state_db_path(&root))
         .map_err(|e| format!("cannot open the task state: {e}"))?;
     let journal = Arc::new(
@@ -127,6 +141,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
             &spec,
             &prepared.config.budgets,
             &rein_core::journal::owner_id(),
+            installation.as_deref(),
         )
         .map_err(|e| format!("cannot record the task: {e}"))?,
     );
@@ -144,7 +159,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace: Arc::clone(&workspace) as Arc<dyn Workspace>,
-        exec: Arc::new(ProcessExec::new()),
+        exec: Arc::clone(&prepared.exec) as _,
         approver: Arc::new(TerminalApprover {
             terminal: Arc::clone(&terminal),
             yes: args.yes,
@@ -180,6 +195,73 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         TaskState::Cancelled if interrupted.load(Ordering::SeqCst) => EXIT_INTERRUPTED,
         _ => 1,
     }))
+}
+
+/// Whether the workspace's own settings count: `--trust-workspace`, the
+/// user's stored answer about this very file, or — on a terminal — the
+/// user's answer now (remembered). Piped input is never taken as consent:
+/// without one of these, the file only tightens.
+async fn workspace_trust(
+    assessment: &settings::Assessment,
+    root: &Path,
+    flag: bool,
+    terminal: &Terminal,
+    interactive: bool,
+    state: Option<&UserState>,
+) -> Trust {
+    if flag && !assessment.grants.is_empty() {
+        return Trust {
+            trusted: true,
+            why: TrustSource::Flag,
+        };
+    }
+    if let Some(trust) = assessment.known_trust(root, None, state) {
+        return trust;
+    }
+    let untrusted = Trust {
+        trusted: false,
+        why: TrustSource::NoAnswer,
+    };
+    let (true, Some(fingerprint)) = (interactive, assessment.fingerprint()) else {
+        return untrusted;
+    };
+    // Inert already: every value from the file went through `trust::shown`.
+    terminal.line(&trust::question(
+        settings::WORKSPACE_FILE,
+        &assessment.grants,
+    ));
+    let Some(answer) = terminal.ask("Trust them? [y/N] ").await else {
+        return untrusted;
+    };
+    let trusted = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    if let Some(state) = state
+        && let Err(e) = state.record(root, fingerprint, trusted)
+    {
+        terminal.line(&format!(
+            "rein: cannot remember the answer ({e}); it holds for this run"
+        ));
+    }
+    Trust {
+        trusted,
+        why: TrustSource::Answered,
+    }
+}
+
+/// What an untrusted workspace's settings asked for and did not get.
+fn tell_ignored(terminal: &Terminal, ignored: &[trust::Grant]) {
+    if ignored.is_empty() {
+        return;
+    }
+    terminal.line(&format!(
+        "rein: not trusted, so ignored from {}:",
+        settings::WORKSPACE_FILE
+    ));
+    for grant in ignored {
+        terminal.line(&format!("  • {grant}"));
+    }
+    terminal.line(
+        "  (trust this folder's settings with `rein trust`, or for one run with --trust-workspace)",
+    );
 }
 
 /// The first Ctrl-C cancels the task (it ends cleanly, its history

@@ -129,7 +129,10 @@ impl Backend {
     }
 
     /// Tasks a crash left running are reconciled and resumed (in the
-    /// background: never awaited by a handler).
+    /// background: never awaited by a handler) — only those this
+    /// installation created: a `.rein/state.db` that came with a repository
+    /// must not start its tasks on the user's model and budget. Those are
+    /// listed; resuming one is the user's explicit `rein.resumeTask`.
     fn recover_tasks(&self) {
         // No state yet: nothing can have been left behind.
         let Some(root) = self.shared.root.get() else {
@@ -152,7 +155,30 @@ impl Backend {
             let left = store
                 .tasks_in_states(&["queued", "running", "verifying"])
                 .unwrap_or_default();
-            for record in left.into_iter().filter(rein_core::journal::lease_is_free) {
+            let (ours, foreign): (Vec<_>, Vec<_>) = left
+                .into_iter()
+                .filter(rein_core::journal::lease_is_free)
+                .partition(|record| {
+                    session.installation.is_some() && record.installation == session.installation
+                });
+            if !foreign.is_empty() {
+                let ids: Vec<&str> = foreign.iter().map(|r| r.id.as_str()).collect();
+                tracing::warn!(
+                    ?ids,
+                    "unfinished tasks this installation did not start; not resumed"
+                );
+                client
+                    .show_message(
+                        MessageType::WARNING,
+                        format!(
+                            "This folder's .rein/state.db holds {} unfinished task(s) that this Rein installation did not start ({}); it may have come with the repository. They were not resumed. If you started them, resume them with rein.resumeTask.",
+                            foreign.len(),
+                            ids.join(", ")
+                        ),
+                    )
+                    .await;
+            }
+            for record in ours {
                 // The editor reopens its buffers right after `initialized`;
                 // an edit it applied but never saved is only there.
                 let touched = unsaved_edits(&store, &record.id, &root).await;
@@ -165,6 +191,25 @@ impl Backend {
                 }
                 tracing::info!(task = %record.id, state = %record.state, "resuming a task left unfinished");
                 crate::tasks::Tasks::resume(&session, &client, rein_core::task::TaskId(record.id));
+            }
+        });
+    }
+
+    /// Asks about the workspace's settings now, if they need a decision,
+    /// rather than when the first task starts (in the background).
+    fn settle_trust(&self) {
+        let Some(root) = self.shared.root.get().cloned() else {
+            return;
+        };
+        let session = Arc::clone(&self.shared);
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            session.settings_settled().await;
+            match crate::settings::Assessment::of(&root, &session.settings()) {
+                Ok(assessment) => {
+                    crate::lsp_trust::decide(&session, &client, &root, &assessment).await;
+                }
+                Err(error) => tracing::warn!(%error, "the settings cannot be read"),
             }
         });
     }
@@ -197,12 +242,14 @@ impl Backend {
             shared.options.client_request_timeout,
             request,
         );
+        shared.configuration_fetch_started();
         tokio::spawn(async move {
-            if let Ok(Some(mut values)) = task.await {
+            let fetched = task.await;
+            if let Ok(Some(mut values)) = fetched {
                 let value = if values.is_empty() {
                     Value::Null
                 } else {
-                    values.swap_remove(0)
+                    crate::lsp_trust::without_editor_trust(values.swap_remove(0))
                 };
                 if !value.is_null() {
                     tracing::debug!(
@@ -214,6 +261,9 @@ impl Backend {
                     }
                 }
             }
+            // Whatever came back (or nothing, in time): tasks waiting for
+            // the settings go on.
+            shared.configuration_fetch_ended();
         });
     }
 
@@ -264,10 +314,20 @@ impl LanguageServer for Backend {
             tracing::info!(root = %root.display(), "workspace root");
             let _ = self.shared.root.set(root);
         }
-        if let Some(options) = params.initialization_options
+        let options = params.initialization_options.unwrap_or(Value::Null);
+        let _ = self
+            .shared
+            .editor_trust
+            .set(crate::lsp_trust::editor_trust(&options));
+        if !options.is_null()
             && let Ok(mut settings) = self.shared.settings.write()
         {
             *settings = options;
+        }
+        if self.shared.caps().configuration {
+            // Tasks started before `initialized` fetches the settings wait
+            // for them (a `maxTurns: 1` would otherwise be missed).
+            self.shared.configuration_fetch_started();
         }
         let client = params
             .client_info
@@ -316,6 +376,11 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         self.refresh_configuration();
+        if self.shared.caps().configuration {
+            // The fetch counts itself now; `initialize`'s mark can go.
+            self.shared.configuration_fetch_ended();
+        }
+        self.settle_trust();
         self.recover_tasks();
     }
 

@@ -2,11 +2,14 @@
 //! start and the ports those tasks use. Every lock here is a std lock held
 //! for a few instructions, never across an `.await`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::Duration;
+
+use rein_core::host::user_state::UserState;
+use rein_core::trust::Trust;
 
 use rein_text::{ContentHash, DocumentStore, OffsetEncoding, Snapshot};
 use serde_json::Value;
@@ -30,6 +33,13 @@ pub struct ServerOptions {
     /// editor applied but never saved lives only in its buffer, and the
     /// disk would say "not applied".
     pub reopen_timeout: Duration,
+    /// The user's own state (trust decisions, the installation id);
+    /// `None`: nothing is remembered and no task is resumed unasked.
+    pub user_state: Option<UserState>,
+    /// The `rein` binary every command is started through (`rein
+    /// sandbox-exec`): this one, unless the server runs inside another
+    /// program (tests).
+    pub rein_binary: PathBuf,
 }
 
 impl Default for ServerOptions {
@@ -39,6 +49,8 @@ impl Default for ServerOptions {
             approval_timeout: Duration::from_secs(600),
             confirm_timeout: Duration::from_secs(5),
             reopen_timeout: Duration::from_secs(3),
+            user_state: crate::settings::user_state(),
+            rein_binary: crate::launch::this_binary(),
         }
     }
 }
@@ -112,6 +124,36 @@ pub struct Session {
     store: std::sync::Mutex<Option<std::sync::Arc<rein_store::Store>>>,
     /// This server's name as a task lease owner.
     pub owner: String,
+    /// The user's own state: trust decisions, the installation id.
+    pub user_state: Option<UserState>,
+    /// This installation's id: tasks it created are resumed unasked after
+    /// a crash; any other task (one that came with a repository) is not.
+    pub installation: Option<String>,
+    /// The editor's own word on workspace trust (`initializationOptions`).
+    pub editor_trust: OnceLock<Option<bool>>,
+    /// Held while the user is asked about trust: one question at a time.
+    pub trust_question: tokio::sync::Mutex<()>,
+    /// This session's trust answers, by settings fingerprint (including
+    /// "no answer", so a dismissed question is not asked at every task).
+    trust_answers: Mutex<HashMap<String, Trust>>,
+    /// Fingerprints whose ignored settings the user has been told about.
+    ignored_notices: Mutex<HashSet<String>>,
+    /// How many `workspace/configuration` fetches are under way: a task
+    /// waits for them, so it runs with the settings the editor has.
+    configuration_fetches: watch::Sender<u32>,
+}
+
+/// This installation's id, made on first use; without one no task is
+/// resumed unasked (said once in the log).
+fn installation(state: Option<&UserState>) -> Option<String> {
+    let state = state?;
+    match state.installation_id() {
+        Ok(id) => Some(id),
+        Err(error) => {
+            tracing::warn!(%error, "no installation id: tasks left by a crash will wait to be resumed by hand");
+            None
+        }
+    }
 }
 
 impl Session {
@@ -126,10 +168,56 @@ impl Session {
             saved: RwLock::new(HashMap::new()),
             shutdown_requested: AtomicBool::new(false),
             tasks: Tasks::default(),
-            options,
             store: std::sync::Mutex::new(None),
             owner: rein_core::journal::owner_id(),
+            installation: installation(options.user_state.as_ref()),
+            user_state: options.user_state.clone(),
+            editor_trust: OnceLock::new(),
+            trust_question: tokio::sync::Mutex::new(()),
+            trust_answers: Mutex::new(HashMap::new()),
+            ignored_notices: Mutex::new(HashSet::new()),
+            configuration_fetches: watch::channel(0).0,
+            options,
         }
+    }
+
+    pub fn configuration_fetch_started(&self) {
+        self.configuration_fetches.send_modify(|n| *n += 1);
+    }
+
+    pub fn configuration_fetch_ended(&self) {
+        self.configuration_fetches
+            .send_modify(|n| *n = n.saturating_sub(1));
+    }
+
+    /// Waits (bounded by the client request timeout, which also bounds the
+    /// fetch) until no settings fetch is under way.
+    pub async fn settings_settled(&self) {
+        let mut fetches = self.configuration_fetches.subscribe();
+        let settled = fetches.wait_for(|n| *n == 0);
+        let _ = tokio::time::timeout(self.options.client_request_timeout, settled).await;
+    }
+
+    pub fn editor_trust(&self) -> Option<bool> {
+        self.editor_trust.get().copied().flatten()
+    }
+
+    pub fn trust_answer(&self, fingerprint: &str) -> Option<Trust> {
+        self.trust_answers.lock().ok()?.get(fingerprint).cloned()
+    }
+
+    pub fn remember_trust_answer(&self, fingerprint: &str, trust: Trust) {
+        if let Ok(mut answers) = self.trust_answers.lock() {
+            answers.insert(fingerprint.to_owned(), trust);
+        }
+    }
+
+    /// `true` the first time it is asked for `fingerprint`.
+    pub fn first_ignored_notice(&self, fingerprint: &str) -> bool {
+        self.ignored_notices
+            .lock()
+            .map(|mut told| told.insert(fingerprint.to_owned()))
+            .unwrap_or(false)
     }
 
     /// The task state of the workspace (`.rein/state.db`), opened once.

@@ -5,31 +5,115 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_core::config::{Config, Settings};
+use rein_core::config::{Config, Layer, Settings, Source};
+use rein_core::host::user_state::UserState;
+use rein_core::trust::{self, Grant, Trust, TrustSource};
 use serde_json::Value;
+
+/// The workspace's own settings file, as users and messages name it.
+pub const WORKSPACE_FILE: &str = ".rein/config.toml";
 
 /// The settings layers, highest precedence first. A file that exists but
 /// does not parse is an error naming the file and the problem: silently
 /// ignoring it would run with settings the user did not choose.
-pub fn layers(root: &Path, editor: &Value) -> Result<Vec<Settings>, String> {
+pub fn layers(root: &Path, editor: &Value) -> Result<Vec<Layer>, String> {
     let mut layers = Vec::new();
     if !editor.is_null() {
         let settings: Settings = serde_json::from_value(editor.clone())
             .map_err(|e| format!("the editor's Rein settings are invalid: {e}"))?;
-        layers.push(settings);
+        layers.push(Layer {
+            source: Source::Editor,
+            settings,
+        });
     }
-    for file in files(root) {
-        if let Some(settings) = read_file(&file)? {
-            layers.push(settings);
-        }
+    if let Some((settings, bytes)) = read_file(&root.join(WORKSPACE_FILE))? {
+        // The fingerprint is of the very bytes parsed: a decision about
+        // one text never covers another.
+        let fingerprint = rein_text::ContentHash::of_bytes(&bytes).to_hex();
+        layers.push(Layer {
+            source: Source::Workspace { fingerprint },
+            settings,
+        });
+    }
+    if let Some(file) = user_config_file()
+        && let Some((settings, _)) = read_file(&file)?
+    {
+        layers.push(Layer {
+            source: Source::User,
+            settings,
+        });
     }
     Ok(layers)
 }
 
-/// The whole configuration for a task in `root`.
+/// The settings of a workspace and what its own file would grant.
+pub struct Assessment {
+    pub layers: Vec<Layer>,
+    /// Empty: the workspace's settings only tighten; nothing to decide.
+    pub grants: Vec<Grant>,
+}
+
+impl Assessment {
+    pub fn of(root: &Path, editor: &Value) -> Result<Self, String> {
+        let layers = layers(root, editor)?;
+        let grants = trust::grants(&layers, &env);
+        Ok(Self { layers, grants })
+    }
+
+    /// What a decision is tied to: the workspace file's fingerprint.
+    pub fn fingerprint(&self) -> Option<&str> {
+        trust::fingerprint(&self.layers)
+    }
+
+    /// The trust that holds without asking anyone: nothing to decide, the
+    /// editor's word (`editor`), or the user's stored answer about this
+    /// very file. `None`: someone must be asked.
+    pub fn known_trust(
+        &self,
+        root: &Path,
+        editor: Option<bool>,
+        state: Option<&UserState>,
+    ) -> Option<Trust> {
+        if self.grants.is_empty() {
+            return Some(Trust::NOT_NEEDED);
+        }
+        if let Some(trusted) = editor {
+            return Some(Trust {
+                trusted,
+                why: TrustSource::Editor,
+            });
+        }
+        let fingerprint = self.fingerprint()?;
+        let decision = state?.decision(root, fingerprint)?;
+        Some(Trust {
+            trusted: decision.trusted,
+            why: TrustSource::Stored,
+        })
+    }
+
+    /// The configuration under `trust`.
+    pub fn config(&self, trust: &Trust) -> Result<Config, String> {
+        Config::resolve(&self.layers, &env, trust.trusted).map_err(|e| e.to_string())
+    }
+}
+
+/// The whole configuration for `root` without asking anyone: the
+/// workspace's settings count only if the user's stored decision trusts
+/// them (`rein doctor`, `rein demo`).
 pub fn config(root: &Path, editor: &Value) -> Result<Config, String> {
-    let layers = layers(root, editor)?;
-    Config::resolve(&layers, &|name| std::env::var(name).ok()).map_err(|e| e.to_string())
+    let assessment = Assessment::of(root, editor)?;
+    let state = user_state();
+    let trust = assessment
+        .known_trust(root, None, state.as_ref())
+        .unwrap_or(Trust {
+            trusted: false,
+            why: TrustSource::NoAnswer,
+        });
+    assessment.config(&trust)
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
 }
 
 /// The editor's settings as they may appear in a log: every value under a
@@ -69,28 +153,43 @@ fn is_credential(name: &str) -> bool {
 /// The settings files for `root`, highest precedence first (they need
 /// not exist).
 pub fn files(root: &Path) -> Vec<PathBuf> {
-    [Some(root.join(".rein/config.toml")), user_config_file()]
+    [Some(root.join(WORKSPACE_FILE)), user_config_file()]
         .into_iter()
         .flatten()
         .collect()
 }
 
 fn user_config_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(base.join("rein/config.toml"))
+    xdg_dir("XDG_CONFIG_HOME", ".config").map(|base| base.join("rein/config.toml"))
 }
 
-fn read_file(path: &Path) -> Result<Option<Settings>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+/// The user's own Rein state (trust decisions, the installation id):
+/// `$XDG_STATE_HOME/rein`, else `~/.local/state/rein`. `None` without a
+/// home: nothing is remembered, every decision is asked again.
+pub fn user_state() -> Option<UserState> {
+    xdg_dir("XDG_STATE_HOME", ".local/state").map(|base| UserState::new(base.join("rein")))
+}
+
+/// An XDG base directory: the variable if it is an absolute path (the
+/// specification says to ignore a relative one), else `$HOME/<fallback>`.
+fn xdg_dir(variable: &str, fallback: &str) -> Option<PathBuf> {
+    std::env::var_os(variable)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(fallback)))
+}
+
+/// The settings in `path` and the bytes they were parsed from.
+fn read_file(path: &Path) -> Result<Option<(Settings, Vec<u8>)>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
-    toml::from_str(&text)
-        .map(Some)
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("{} is not valid: not UTF-8 ({e})", path.display()))?;
+    toml::from_str(text)
+        .map(|settings| Some((settings, bytes.clone())))
         .map_err(|e| format!("{} is not valid: {e}", path.display()))
 }
 
@@ -148,10 +247,12 @@ mod tests {
         )
         .unwrap();
         let layers = layers(dir.path(), &serde_json::json!({"maxTurns": 4})).unwrap();
-        assert_eq!(layers[0].max_turns, Some(4));
-        assert_eq!(layers[1].max_turns, Some(9));
+        assert_eq!(layers[0].source, Source::Editor);
+        assert_eq!(layers[0].settings.max_turns, Some(4));
+        assert!(layers[1].is_workspace());
+        assert_eq!(layers[1].settings.max_turns, Some(9));
         assert_eq!(
-            layers[1].permissions.deny,
+            layers[1].settings.permissions.deny,
             vec!["run_command(make deploy:*)".to_owned()]
         );
     }

@@ -12,7 +12,6 @@ use rein_core::agent::{self, AgentConfig, Ports};
 use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
 use rein_core::host::artifacts::DiskArtifacts;
-use rein_core::host::process::ProcessExec;
 use rein_core::host::trace::{Redactor, TraceWriter};
 use rein_core::journal::Journal;
 use rein_core::ports::{
@@ -29,7 +28,7 @@ use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
 use crate::lsp_progress::{self, LspProgress};
 use crate::lsp_workspace::LspWorkspace;
 use crate::session::Session;
-use crate::{launch, settings};
+use crate::{launch, lsp_trust, settings};
 
 /// A task cancelled because the editor shut the server down says so: the
 /// user may not have meant to stop it.
@@ -291,8 +290,10 @@ fn progress_and_trace(
 }
 
 /// What starting and resuming a task both need first: the workspace
-/// folder, its configuration, and the editor-backed workspace.
-fn task_context(
+/// folder, its configuration (the settings the editor has, and the
+/// workspace's own file only as far as the user trusts it), and the
+/// editor-backed workspace.
+async fn task_context(
     session: &Arc<Session>,
     client: &Client,
     id: &TaskId,
@@ -302,7 +303,11 @@ fn task_context(
         .get()
         .cloned()
         .ok_or("no workspace folder is open in the editor")?;
-    let config = settings::config(&root, &session.settings())?;
+    session.settings_settled().await;
+    let assessment = settings::Assessment::of(&root, &session.settings())?;
+    let trust = lsp_trust::decide(session, client, &root, &assessment).await;
+    let config = assessment.config(&trust)?;
+    lsp_trust::tell_ignored(session, client, &assessment, &trust, &config.ignored).await;
     let workspace = Arc::new(
         LspWorkspace::new(
             root.clone(),
@@ -330,7 +335,7 @@ fn editor_run(
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace,
-        exec: Arc::new(ProcessExec::new()),
+        exec: Arc::clone(&prepared.exec) as _,
         approver: Arc::new(LspApprover {
             client: client.clone(),
             session: Arc::clone(session),
@@ -353,7 +358,7 @@ async fn try_resume(
     reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
-    let (root, config, workspace) = task_context(session, client, &id)?;
+    let (root, config, workspace) = task_context(session, client, &id).await?;
     let recovered = resume::recover(session.store()?, &id, &session.owner, workspace.as_ref())
         .await
         .map_err(|e| e.to_string())?;
@@ -389,11 +394,13 @@ async fn try_resume(
         .snapshot
         .as_ref()
         .and_then(|s| serde_json::from_value(s.verifier.clone()).ok());
+    let exec = Arc::new(launch::executor(&session.options.rein_binary));
     let prepared = match launch::prepare_with(
         &root,
         &config,
         &recovered.spec,
         workspace.as_ref(),
+        exec,
         baseline,
         &cancel,
     )
@@ -434,23 +441,31 @@ async fn try_run(
     reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
-    let (root, config, workspace) = task_context(session, client, &spec.id)?;
+    let (root, config, workspace) = task_context(session, client, &spec.id).await?;
     let spec = spec.with_test_edits(config.allow_test_edits);
     // Recorded before anything runs (the baseline test run included), so
     // a crash from here on leaves a task to resume.
     let journal = Arc::new(
-        Journal::begin(session.store()?, &spec, &config.budgets, &session.owner)
-            .map_err(|e| e.to_string())?,
+        Journal::begin(
+            session.store()?,
+            &spec,
+            &config.budgets,
+            &session.owner,
+            session.installation.as_deref(),
+        )
+        .map_err(|e| e.to_string())?,
     );
-    let prepared = match launch::prepare(&root, &config, &spec, workspace.as_ref(), &cancel).await {
-        Ok(prepared) => prepared,
-        Err(reason) => {
-            // The record says so too: a restart must not retry it forever.
-            let _ = journal.state(TaskState::Failed, Some(&reason), &Default::default());
-            journal.release();
-            return Err(reason);
-        }
-    };
+    let exec = Arc::new(launch::executor(&session.options.rein_binary));
+    let prepared =
+        match launch::prepare(&root, &config, &spec, workspace.as_ref(), exec, &cancel).await {
+            Ok(prepared) => prepared,
+            Err(reason) => {
+                // The record says so too: a restart must not retry it forever.
+                let _ = journal.state(TaskState::Failed, Some(&reason), &Default::default());
+                journal.release();
+                return Err(reason);
+            }
+        };
     let progress = progress_and_trace(&root, &spec.id, &config, progress);
     let (config, ports) = editor_run(
         session, client, &root, &prepared, workspace, progress, journal, reason,

@@ -40,7 +40,8 @@ async fn initialize_announces_incremental_sync_and_utf8() {
                   "rein.runTask",
                   "rein.cancelTask",
                   "rein.resumeTask",
-                  "rein.answer"
+                  "rein.answer",
+                  "rein.trustWorkspace"
                 ]
               },
               "positionEncoding": "utf-8",

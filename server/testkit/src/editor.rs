@@ -32,9 +32,10 @@ pub enum EditDecision {
 /// How the editor answers the server.
 pub struct EditorOptions {
     pub decide_edit: Box<dyn FnMut(&Value) -> EditDecision + Send>,
-    /// The action title chosen in `window/showMessageRequest` (`None`: the
-    /// user dismisses it).
-    pub message_choice: Option<String>,
+    /// The answers the user gives in `window/showMessageRequest`: the
+    /// first of these titles among the actions offered is chosen; none of
+    /// them offered, the user dismisses the message.
+    pub message_choices: Vec<String>,
     /// Returned for `workspace/configuration` and sent as
     /// `initializationOptions`.
     pub settings: Value,
@@ -55,7 +56,7 @@ impl Default for EditorOptions {
     fn default() -> Self {
         Self {
             decide_edit: Box::new(|_| EditDecision::Accept),
-            message_choice: Some("Allow once".into()),
+            message_choices: vec!["Allow once".into()],
             settings: Value::Null,
             save_documents: true,
             format_on_save: None,
@@ -366,10 +367,15 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                     .await?
             }
             "window/showMessageRequest" => {
+                let offered: Vec<&str> = request["params"]["actions"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|a| a["title"].as_str()).collect())
+                    .unwrap_or_default();
                 let choice = self
                     .options
-                    .message_choice
-                    .clone()
+                    .message_choices
+                    .iter()
+                    .find(|c| offered.contains(&c.as_str()))
                     .map_or(Value::Null, |t| json!({"title": t}));
                 self.client.respond(&id, choice).await?
             }

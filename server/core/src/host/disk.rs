@@ -29,10 +29,10 @@
 //! Everything that blocks runs in [`tokio::task::spawn_blocking`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::fs::{self, File};
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
@@ -44,6 +44,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{DirEntry, Match, WalkBuilder, WalkState};
 use rein_text::ContentHash;
 
+use super::atomic::{Committed, write_via_temp};
 use crate::edit::MatchError;
 use crate::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchHit,
@@ -569,57 +570,9 @@ fn into_text(bytes: Vec<u8>) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// What committing a write found.
-enum Commit {
-    Written,
-    /// The file no longer holds the text the change was computed from.
-    Changed(ReadVersion),
-}
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `bytes` to a new temporary file next to `dest` (with `perms`,
-/// fsynced), then lets `commit` move it into place. The temporary file is
-/// removed whatever happens.
-fn write_via_temp(
-    dest: &Path,
-    bytes: &[u8],
-    perms: Option<fs::Permissions>,
-    commit: impl FnOnce(&Path) -> io::Result<Commit>,
-) -> io::Result<Commit> {
-    let dir = dest.parent().unwrap_or(Path::new("."));
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.rein-{}-{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        file.write_all(bytes)?;
-        if let Some(perms) = perms {
-            file.set_permissions(perms)?;
-        }
-        file.sync_all()?;
-        drop(file);
-        let done = commit(&tmp)?;
-        if let Commit::Written = done {
-            // Make the rename itself durable; not fatal if the platform
-            // cannot sync a directory.
-            if let Err(e) = File::open(dir).and_then(|d| d.sync_all()) {
-                tracing::debug!("fsync {}: {e}", dir.display());
-            }
-        }
-        Ok(done)
-    })();
-    if tmp.exists() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
+/// What committing a write found: written, or the file no longer holds
+/// the text the change was computed from.
+type Commit = Committed<ReadVersion>;
 
 /// Replaces the file at `real` with `new_text`, unless it no longer hashes
 /// to `expected`.
@@ -636,13 +589,13 @@ fn replace_if_unchanged(
         let now = fs::read(real)?;
         let hash = ContentHash::of_bytes(&now);
         if hash != expected {
-            return Ok(Commit::Changed(ReadVersion {
+            return Ok(Committed::Declined(ReadVersion {
                 buffer_version: None,
                 hash,
             }));
         }
         fs::rename(tmp, real)?;
-        Ok(Commit::Written)
+        Ok(Committed::Written)
     };
     write_via_temp(real, new_text.as_bytes(), Some(perms), commit).map_err(|e| {
         if is_not_found(&e) {
@@ -665,7 +618,7 @@ fn create_new(abs: &Path, shown: &str, content: &str) -> Result<(), WorkspaceErr
     let commit = |tmp: &Path| -> io::Result<Commit> {
         // A hard link fails if `abs` exists: atomic and no clobbering.
         match fs::hard_link(tmp, abs) {
-            Ok(()) => Ok(Commit::Written),
+            Ok(()) => Ok(Committed::Written),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
             Err(e) => {
                 // No hard links here (some file systems): check, then rename.
@@ -674,7 +627,7 @@ fn create_new(abs: &Path, shown: &str, content: &str) -> Result<(), WorkspaceErr
                     return Err(io::ErrorKind::AlreadyExists.into());
                 }
                 fs::rename(tmp, abs)?;
-                Ok(Commit::Written)
+                Ok(Committed::Written)
             }
         }
     };
@@ -923,11 +876,11 @@ impl Workspace for DiskWorkspace {
         })
         .await?;
         Ok(match commit {
-            Commit::Written => EditOutcome::Applied {
+            Committed::Written => EditOutcome::Applied {
                 version,
                 rebased_from,
             },
-            Commit::Changed(current) => EditOutcome::Stale { current },
+            Committed::Declined(current) => EditOutcome::Stale { current },
         })
     }
 

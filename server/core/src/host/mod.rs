@@ -3,6 +3,7 @@
 //! and for files the editor does not have open.
 
 pub mod artifacts;
+mod atomic;
 pub mod disk;
 pub mod failures;
 pub mod instructions;
@@ -10,3 +11,4 @@ pub mod process;
 pub mod tally;
 pub mod testcmd;
 pub mod trace;
+pub mod user_state;

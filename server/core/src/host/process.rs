@@ -85,6 +85,9 @@ pub struct ProcessExec {
     shell: PathBuf,
     env: BaseEnv,
     kill_grace: Duration,
+    /// Words put before the shell: the launcher that confines the command
+    /// (`rein sandbox-exec --policy … --`). Empty: the shell runs directly.
+    wrapper: Vec<OsString>,
 }
 
 /// Where a command's environment comes from, before scrubbing.
@@ -114,6 +117,7 @@ impl fmt::Debug for ProcessExec {
             .field("shell", &self.shell)
             .field("env", &env)
             .field("kill_grace", &self.kill_grace)
+            .field("wrapper", &self.wrapper)
             .finish()
     }
 }
@@ -126,7 +130,15 @@ impl ProcessExec {
             shell: PathBuf::from("/bin/sh"),
             env: BaseEnv::Inherit,
             kill_grace: KILL_GRACE,
+            wrapper: Vec::new(),
         }
+    }
+
+    /// Runs every command through `wrapper` (a program and its leading
+    /// arguments, which then run the shell): how the sandbox is applied.
+    pub fn with_wrapper(mut self, wrapper: Vec<OsString>) -> Self {
+        self.wrapper = wrapper;
+        self
     }
 
     /// Uses `vars` instead of this process's environment as the base that
@@ -173,7 +185,14 @@ impl ProcessExec {
                 "the working directory {cwd} does not exist"
             )));
         }
-        let mut command = Command::new(&self.shell);
+        let mut command = match self.wrapper.split_first() {
+            Some((launcher, leading)) => {
+                let mut command = Command::new(launcher);
+                command.args(leading).arg(&self.shell);
+                command
+            }
+            None => Command::new(&self.shell),
+        };
         command
             .arg("-c")
             .arg(&spec.command)

@@ -17,7 +17,10 @@ pub struct InProcess {
     pub server: JoinHandle<()>,
 }
 
-pub fn start(options: ServerOptions) -> InProcess {
+/// The server runs inside the test binary, but commands still start
+/// through the real `rein sandbox-exec`.
+pub fn start(mut options: ServerOptions) -> InProcess {
+    options.rein_binary = env!("CARGO_BIN_EXE_rein").into();
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_end);
     let (client_read, client_write) = tokio::io::split(client_end);
