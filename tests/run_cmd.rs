@@ -470,3 +470,80 @@ fn with_test_edits_allowed_the_test_may_change() {
     assert!(test.contains("self.assertEqual(total(items), 3)"), "{test}");
     assert!(project.cart().contains(BROKEN));
 }
+
+/// `out` has no byte a terminal would act on instead of showing: no
+/// escape sequence, no carriage return.
+fn assert_inert(out: &str, stream: &str) {
+    assert!(
+        !out.contains('\x1b') && !out.contains('\r'),
+        "{stream} carries raw control characters:\n{out:?}"
+    );
+}
+
+/// The model proposes `touch pwned #ESC[2K\r python3 -m unittest`: on a
+/// terminal the escape erases the line and the carriage return goes back
+/// to its start, so the prompt read `Run ` python3 -m unittest`?` while
+/// `touch pwned` was what ran. The prompt shows the escapes and says so;
+/// with no answer, nothing runs.
+#[test]
+fn a_command_hiding_behind_escape_sequences_is_shown_escaped() {
+    let project = Project::new();
+    let out = project.run(&fixture("hidden_command.json"), &["run the tests"], "", &[]);
+    out.assert_stderr("  rein wants to run `touch pwned #\\x1b[2K\\r python3 -m unittest` in ");
+    out.assert_stderr(
+        "  ! this command contains control or invisible characters (\\x1b, \\r), shown escaped: it may not do what it seems to\n",
+    );
+    out.assert_stderr(
+        "Run `touch pwned #\\x1b[2K\\r python3 -m unittest`? [y]es once / [a]ll this task / [N]o ",
+    );
+    out.assert_stderr("  → run_command `touch pwned #\\x1b[2K\\r python3 -m unittest`\n");
+    out.assert_stderr("  ✗ not allowed\n");
+    assert_inert(&out.stderr, "stderr");
+    assert_inert(&out.stdout, "stdout");
+    assert!(
+        !project.root().join("pwned").exists(),
+        "the hidden command ran"
+    );
+}
+
+/// An edit whose added line erases itself on a terminal (`ESC[2K\r`) and
+/// shows the real fix in its place, while cart.py keeps the bug: the
+/// question's diff and the result's diff show the escapes, and the
+/// question says so.
+#[test]
+fn a_diff_hiding_behind_escape_sequences_is_shown_escaped() {
+    // The `\r` ends a line for the diff; shown, with a line break of its own.
+    let shown = "+    return sum(item.qty for item in items)  # \\x1b[2K\\r\n++    return sum(item.price * item.qty for item in items)\n";
+    let warning = "  ! this edit contains control or invisible characters (\\x1b, \\r), shown escaped: it may not do what it seems to\n";
+
+    // No answer: the edit is not applied.
+    let project = Project::new();
+    let before = project.cart();
+    let out = project.run(&fixture("hidden_diff.json"), &["fix total()"], "", &[]);
+    out.assert_stderr(shown);
+    out.assert_stderr(warning);
+    out.assert_stderr("Apply this edit to cart.py? [y/N] ");
+    assert_inert(&out.stderr, "stderr");
+    assert_inert(&out.stdout, "stdout");
+    assert_eq!(project.cart(), before);
+
+    // Approved (--yes): the file holds what was asked, the result shows it escaped.
+    let project = Project::new();
+    let out = project.run(
+        &fixture("hidden_diff.json"),
+        &["--yes", "fix total()"],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    out.assert_stderr(warning);
+    out.assert_stdout("files changed:\n--- a/cart.py\n+++ b/cart.py\n");
+    out.assert_stdout(shown);
+    assert_inert(&out.stderr, "stderr");
+    assert_inert(&out.stdout, "stdout");
+    assert!(
+        project.cart().contains("# \x1b[2K\r+    return"),
+        "{:?}",
+        project.cart()
+    );
+}

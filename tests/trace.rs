@@ -473,3 +473,61 @@ fn an_unknown_id_lists_the_traces_newest_first() {
     run.assert_code(2);
     assert!(run.stderr.contains("no .rein/ folder"), "{}", run.stderr);
 }
+
+/// The model's text and the goal carry terminal escapes (erase the line,
+/// back to its start, set the window title) and a bidi override: the
+/// timeline, its `-v` full text and the listing of traces show them
+/// escaped, never raw; the HTML report shows the same escapes.
+#[test]
+fn a_model_text_with_escape_sequences_is_shown_escaped_by_rein_trace() {
+    // JSON escapes, as a trace writer puts them in a line.
+    let tampered = String::from_utf8(sample())
+        .unwrap()
+        .replace(
+            "I'll run the failing test first.\\n",
+            "I'll run the failing test first.\\u001b[2K\\rAll tests pass.\\u202e!\\n",
+        )
+        .replace(
+            "Make the failing test",
+            "Make\\u001b]0;pwned\\u0007 the failing test",
+        );
+    let traces = Traces::new(&[(SAMPLE_ID, tampered.as_bytes())]);
+    let raw = |text: &str| text.contains(['\x1b', '\r', '\x07', '\u{202e}']);
+
+    let timeline = traces.trace(&[SAMPLE_ID]);
+    timeline.assert_code(0);
+    timeline.assert_stdout(
+        "says      I'll run the failing test first.\\x1b[2K\\rAll tests pass.\\u{202e}! …\n",
+    );
+    timeline.assert_stdout("goal      Make\\x1b]0;pwned\\x07 the failing test");
+    assert!(!raw(&timeline.stdout), "{:?}", timeline.stdout);
+
+    let verbose = traces.trace(&[SAMPLE_ID, "-v"]);
+    verbose.assert_code(0);
+    verbose
+        .assert_stdout("│ I'll run the failing test first.\\x1b[2K\\rAll tests pass.\\u{202e}!\n");
+    assert!(!raw(&verbose.stdout), "{:?}", verbose.stdout);
+
+    // The goal in the listing of an unknown id (on stderr).
+    let listing = traces.trace(&["t-nope"]);
+    listing.assert_code(2);
+    assert!(
+        listing
+            .stderr
+            .contains("Make\\x1b]0;pwned\\x07 the failing test"),
+        "{}",
+        listing.stderr
+    );
+    assert!(!raw(&listing.stderr), "{:?}", listing.stderr);
+
+    let out = traces.dir.path().join("tampered.html");
+    traces
+        .trace(&[SAMPLE_ID, "--html", out.to_str().unwrap()])
+        .assert_code(0);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains("first.\\x1b[2K\\rAll tests pass.\\u{202e}!"),
+        "the report lacks the escaped text"
+    );
+    assert!(!raw(&html), "the report carries raw control characters");
+}

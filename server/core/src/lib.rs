@@ -23,6 +23,7 @@ pub mod failpoint;
 pub mod fakes;
 pub mod guard;
 pub mod host;
+pub mod inert;
 pub mod journal;
 pub mod paths;
 pub mod permissions;

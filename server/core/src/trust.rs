@@ -157,25 +157,11 @@ pub fn ignored_summary(file: &str, grants: &[Grant]) -> String {
 /// nor push the rest of the question out of view.
 pub fn shown(text: &str) -> String {
     const MAX_CHARS: usize = 120;
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == MAX_CHARS {
-            out.push('…');
-            break;
-        }
-        if c.is_control() || is_invisible_format(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
+    let mut out: String = text.chars().take(MAX_CHARS).collect();
+    if text.chars().nth(MAX_CHARS).is_some() {
+        out.push('…');
     }
-    out
-}
-
-/// Bidi overrides and zero-width characters: they make text read other
-/// than it is ("Trojan Source").
-fn is_invisible_format(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    crate::inert::line(&out).into_owned()
 }
 
 fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<String>) -> Vec<Grant> {
@@ -448,7 +434,7 @@ deny = ["run_command(make deploy:*)"]
         );
         expect_test::expect![[r#"
             This folder's Rein settings (.rein/config.toml) came with the folder, not from you. Trusting them would:
-            • run `touch x #\u{1b}[2K\r python3 -m unittest` as the test command, without asking (test_command)
+            • run `touch x #\x1b[2K\r python3 -m unittest` as the test command, without asking (test_command)
             Trust them? Until you do, Rein ignores these and keeps only what tightens (deny rules, lower budgets)."#]]
         .assert_eq(&question(".rein/config.toml", &grant));
         assert_eq!(shown(&"x".repeat(500)).chars().count(), 121);

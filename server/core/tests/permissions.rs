@@ -267,7 +267,7 @@ fn builtin_path_denies() {
         ("certs/server.pem", "*.pem"),
         ("tls/private.key", "*.key"),
         ("id_rsa", "id_rsa*"),
-        ("keys/id_rsa.pub", "id_rsa*"),
+        ("keys/id_rsa_work", "id_rsa*"),
         ("id_ed25519", "id_ed25519*"),
         ("id_ecdsa", "id_ecdsa*"),
         ("home/.ssh/config", ".ssh/**"),
@@ -294,6 +294,67 @@ fn builtin_path_denies() {
     check_table(Policy::with_builtins, &cases);
 }
 
+/// Files that hold credentials are never read or changed, wherever they
+/// are in the tree and whatever the user's rules allow; ordinary source
+/// files with similar names (and public keys) stay readable.
+#[test]
+fn envrc_netrc_pgpass_pem_and_ssh_keys_are_secret_files() {
+    let allow_all: &[&str] = &[
+        "allow: read_file(*)",
+        "allow: edit_file(*)",
+        "allow: create_file(*)",
+    ];
+    let secret = [
+        (".envrc", ".envrc"),
+        ("web/.envrc", ".envrc"),
+        (".netrc", ".netrc"),
+        ("home/.netrc", ".netrc"),
+        (".pgpass", ".pgpass"),
+        ("db/.PGPASS", ".pgpass"),
+        ("certs/server.pem", "*.pem"),
+        ("tls/private.key", "*.key"),
+        ("id_rsa", "id_rsa*"),
+        ("deploy/id_rsa_github", "id_rsa*"),
+        ("id_dsa", "id_dsa*"),
+        ("id_ecdsa", "id_ecdsa*"),
+        ("keys/id_ecdsa_sk", "id_ecdsa*"),
+        ("id_ed25519", "id_ed25519*"),
+        ("backup/id_ed25519.old", "id_ed25519*"),
+        (".npmrc", ".npmrc"),
+        (".pypirc", ".pypirc"),
+        (".aws/credentials", ".aws/**"),
+        (".git-credentials", ".git-credentials"),
+        (".docker/config.json", ".docker/config.json"),
+        ("home/.docker/config.json", ".docker/config.json"),
+    ];
+    let mut cases: Vec<(&[&str], Action<'_>, Decision, &str)> = Vec::new();
+    for (path, label) in secret {
+        let rule = leak(format!("built-in deny: {label}"));
+        for action in [read(path), edit(path), create(path)] {
+            cases.push((allow_all, action, Deny, rule));
+        }
+    }
+    for path in [
+        "identity.py",
+        "src/id_test.go",
+        "keys.py",
+        "src/keys.rs",
+        "keys/id_rsa.pub",
+        "id_ed25519.pub",
+        "docker/config.json",
+        "config.json",
+        "netrc.py",
+        "pem.rs",
+        "api_key.go",
+        ".envrc.example",
+        "envrc",
+    ] {
+        cases.push((NONE, read(path), Allow, "default: reads allow"));
+        cases.push((NONE, edit(path), Ask, "default: edits ask"));
+    }
+    check_table(Policy::with_builtins, &cases);
+}
+
 #[test]
 #[rustfmt::skip]
 fn builtin_path_near_misses() {
@@ -307,7 +368,8 @@ fn builtin_path_near_misses() {
         (NONE, read(".gitignore"), Allow, "default: reads allow"),
         (NONE, read(".github/workflows/ci.yml"), Allow, "default: reads allow"),
         (NONE, read("src/keys.rs"), Allow, "default: reads allow"),
-        (NONE, read(".envrc"), Allow, "default: reads allow"),
+        (NONE, read(".envrc.example"), Allow, "default: reads allow"),
+        (NONE, read("keys/id_rsa.pub"), Allow, "default: reads allow"),
         (NONE, Action::Search { path: "" }, Allow, "default: reads allow"),
     ]);
 }

@@ -6,6 +6,11 @@
 //! It reads and asks; it never changes anything: no task state is
 //! created, no model is called (the reachability check lists the
 //! provider's models, which costs no tokens).
+//!
+//! Its lines quote the workspace's settings, paths and the provider's
+//! answers: they are printed inert (`terminal::inert`), and a line that
+//! spans several is indented after its first, so no setting can fake an
+//! `ok` line.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,6 +26,7 @@ use rein_core::trust::{Trust, TrustSource};
 
 use crate::cli::DoctorArgs;
 use crate::settings::{self, Assessment, WORKSPACE_FILE};
+use crate::terminal::inert;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Level {
@@ -57,7 +63,16 @@ impl Report {
     fn render(&self) -> String {
         let mut out = String::new();
         for (level, text) in &self.lines {
-            out.push_str(&format!("{} {text}\n", level.label()));
+            let text = inert::block(text);
+            let mut lines = text.lines();
+            out.push_str(&format!(
+                "{} {}\n",
+                level.label(),
+                lines.next().unwrap_or_default()
+            ));
+            for more in lines {
+                out.push_str(&format!("     {more}\n"));
+            }
         }
         out
     }
@@ -77,11 +92,17 @@ pub fn main(args: DoctorArgs) -> ExitCode {
     let root = match given.canonicalize() {
         Ok(root) if root.is_dir() => root,
         Ok(_) => {
-            eprintln!("rein doctor: {} is not a folder", given.display());
+            eprintln!(
+                "rein doctor: {} is not a folder",
+                inert::line(&given.display().to_string())
+            );
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("rein doctor: the workspace {}: {e}", given.display());
+            eprintln!(
+                "rein doctor: the workspace {}: {e}",
+                inert::line(&given.display().to_string())
+            );
             return ExitCode::from(2);
         }
     };
@@ -409,5 +430,36 @@ fn shown_path(root: &Path, path: &Path) -> String {
     match path.strip_prefix(root) {
         Ok(relative) => relative.display().to_string(),
         Err(_) => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    /// A workspace's settings are quoted in the report: a test command
+    /// with a line break and escapes cannot print an `ok` line of its own
+    /// nor erase the `warn` before it; a multi-line message stays readable.
+    #[test]
+    fn a_setting_with_escape_sequences_cannot_fake_a_doctor_line() {
+        let mut report = Report { lines: Vec::new() };
+        report.add(
+            Level::Warn,
+            "tests (configured): evil\nok   tests (configured): pytest\x1b[1A\x1b[2K\r",
+        );
+        report.add(
+            Level::Fail,
+            "configuration: .rein/config.toml is not valid: TOML parse error at line 1\n  |\n1 | model = \"\u{202e}x\"",
+        );
+        assert_eq!(
+            report.render(),
+            "warn tests (configured): evil\n\
+             \x20    ok   tests (configured): pytest\\x1b[1A\\x1b[2K\\r\n\
+             FAIL configuration: .rein/config.toml is not valid: TOML parse error at line 1\n\
+             \x20      |\n\
+             \x20    1 | model = \"\\u{202e}x\"\n"
+        );
     }
 }

@@ -9,6 +9,9 @@
 //! the spend. The exit code is 0 only for a verified success; 1 for any
 //! other end (failed, budget exhausted, waiting for an answer); 2 for a
 //! bad invocation (target, workspace, configuration); 130 after Ctrl-C.
+//!
+//! What is printed is inert (`terminal::inert`): names, paths, commands,
+//! test names and diffs come from the repository and the model.
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
@@ -34,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::RunArgs;
 use crate::terminal::{
     Before, Terminal, TerminalApprover, TerminalConfirm, TerminalProgress, TrackedWorkspace,
-    deletion_diff, fmt_duration_ms, fmt_tokens, paint_diff, unified_diff,
+    deletion_diff, fmt_duration_ms, fmt_tokens, inert, paint_diff, unified_diff,
 };
 use crate::{launch, settings};
 
@@ -64,7 +67,8 @@ async fn run(args: RunArgs) -> ExitCode {
     match try_run(args).await {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("rein run: {message}");
+            // It may name a test or a path of the repository.
+            eprintln!("rein run: {}", inert::block(&message));
             ExitCode::from(EXIT_USAGE)
         }
     }
@@ -124,11 +128,14 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         "rein run · task {} · {}/{} · up to {} turns{}",
         spec.id,
         config.provider.provider.name(),
-        config.provider.model,
+        inert::line(&config.provider.model),
         prepared.config.budgets.max_turns,
         if args.yes { " · --yes" } else { "" }
     ));
-    terminal.line(&format!("  workspace: {}", root.display()));
+    terminal.line(&format!(
+        "  workspace: {}",
+        inert::line(&root.display().to_string())
+    ));
     terminal.line(&format!("  goal: {}", spec.goal));
 
     // The task's durable record: what recovery needs after a crash.
@@ -428,7 +435,8 @@ async fn changes(root: &Path, before: &std::collections::BTreeMap<String, Before
     out
 }
 
-/// What stdout says at the end.
+/// What stdout says at the end. Every field is one line ([`inert::line`]):
+/// a line break in a reason or a path must not fake a line of the report.
 fn report(
     task: &TaskId,
     outcome: &Outcome,
@@ -437,9 +445,10 @@ fn report(
     color: bool,
 ) -> String {
     let mut out = String::new();
+    let line = |text: &str| inert::line(text).into_owned();
     let _ = writeln!(out, "state:  {}", outcome.state);
-    let _ = writeln!(out, "reason: {}", outcome.reason);
-    let _ = writeln!(out, "task:   {task}");
+    let _ = writeln!(out, "reason: {}", line(&outcome.reason));
+    let _ = writeln!(out, "task:   {}", line(&task.0));
 
     out.push('\n');
     if changes.is_empty() {
@@ -453,10 +462,10 @@ fn report(
                     if !diff.ends_with('\n') {
                         diff.push('\n');
                     }
-                    out.push_str(&paint_diff(&diff, color));
+                    out.push_str(paint_diff(&diff, color).as_str());
                 }
                 Change::Note(note) => {
-                    let _ = writeln!(out, "{note}");
+                    let _ = writeln!(out, "{}", line(note));
                 }
             }
         }
@@ -476,24 +485,24 @@ fn report(
     };
     let _ = writeln!(out, "{title}");
     for e in &evidence {
-        let _ = writeln!(out, "  {}", e.check);
-        let _ = writeln!(out, "    command:  {}", e.command);
+        let _ = writeln!(out, "  {}", line(&e.check));
+        let _ = writeln!(out, "    command:  {}", line(&e.command));
         let exit = e
             .exit_code
             .map_or_else(|| "none (killed or not run)".to_owned(), |c| c.to_string());
         let _ = writeln!(out, "    exit:     {exit}");
         let _ = writeln!(out, "    duration: {}", fmt_duration_ms(e.duration_ms));
-        let _ = writeln!(out, "    log:      {}", e.log_path);
+        let _ = writeln!(out, "    log:      {}", line(&e.log_path));
         if !e.files.is_empty() {
             let files: Vec<String> = e
                 .files
                 .iter()
-                .map(|(path, hash)| format!("{path} #{}", &hash.to_hex()[..8]))
+                .map(|(path, hash)| format!("{} #{}", line(path), &hash.to_hex()[..8]))
                 .collect();
             let _ = writeln!(out, "    files:    {}", files.join(", "));
         }
         if !e.failures.is_empty() {
-            let _ = writeln!(out, "    failing:  {}", e.failures.join(", "));
+            let _ = writeln!(out, "    failing:  {}", line(&e.failures.join(", ")));
         }
     }
 
@@ -584,6 +593,57 @@ evidence:
 spent:  4 turns · 18.2k tok (17.0k in, 1.2k out) · $0.04
 "
             )
+        );
+    }
+
+    /// A reason, a path or a failing test's name with a line break or an
+    /// escape sequence stays on its line, escaped: it cannot add a
+    /// `state:  succeeded` line to the result nor erase one.
+    #[test]
+    fn a_result_with_escape_sequences_cannot_fake_its_lines() {
+        let outcome = Outcome {
+            state: TaskState::WaitingUser,
+            reason: "waiting for the user's answer to: ok?\nstate:  succeeded".into(),
+            spent: Spent::default(),
+            evidence: Vec::new(),
+            final_text: None,
+            history: Default::default(),
+        };
+        let changes = vec![Change::Note("x\x1b[1A\x1b[2K.py: created, empty".into())];
+        let last_check = Evidence {
+            check: "suite".into(),
+            command: "pytest\r".into(),
+            exit_code: Some(1),
+            duration_ms: 10,
+            files: Vec::new(),
+            log_path: ".rein/a.log".into(),
+            failures: vec!["test_a\u{202e}".into()],
+        };
+        assert_eq!(
+            report(
+                &TaskId("t-1".into()),
+                &outcome,
+                &changes,
+                Some((false, vec![last_check])),
+                false
+            ),
+            "state:  waiting_user
+reason: waiting for the user's answer to: ok?\\nstate:  succeeded
+task:   t-1
+
+files changed:
+x\\x1b[1A\\x1b[2K.py: created, empty
+
+evidence (the last check, which did not pass):
+  suite
+    command:  pytest\\r
+    exit:     1
+    duration: 0.01s
+    log:      .rein/a.log
+    failing:  test_a\\u{202e}
+
+spent:  0 turns · 0 tok (0 in, 0 out) · $0.00
+"
         );
     }
 

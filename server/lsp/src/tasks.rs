@@ -13,6 +13,7 @@ use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::inert;
 use rein_core::journal::Journal;
 use rein_core::ports::{
     ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus, Tee,
@@ -490,12 +491,21 @@ const DENY: &str = "Deny";
 #[async_trait]
 impl Approver for LspApprover {
     async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision {
-        let message = format!(
+        // The command is the model's text: shown inert, and flagged when
+        // it holds characters that would make it read other than it runs.
+        let hidden = inert::escapes(&request.command);
+        let mut message = format!(
             "Rein wants to run `{}` in {} ({}).",
-            request.command,
-            request.cwd.display(),
+            inert::line(&request.command),
+            inert::line(&request.cwd.display().to_string()),
             request.rule
         );
+        if !hidden.is_empty() {
+            message.push_str(&format!(
+                " Careful: it contains control or invisible characters ({}), shown escaped; it may not do what it seems to.",
+                hidden.join(", ")
+            ));
+        }
         let actions = [ALLOW_ONCE, ALLOW_FOR_TASK, DENY]
             .map(|title| MessageActionItem {
                 title: title.to_owned(),
@@ -520,7 +530,10 @@ impl Approver for LspApprover {
         self.client
             .show_message(
                 MessageType::INFO,
-                format!("Rein asks: {question}\n(Answer with the “Rein: Answer” command.)"),
+                format!(
+                    "Rein asks: {}\n(Answer with the “Rein: Answer” command.)",
+                    inert::block(question)
+                ),
             )
             .await;
         answer.await.ok()

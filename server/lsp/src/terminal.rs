@@ -4,6 +4,13 @@
 //! user ([`TerminalApprover`]), all over one [`Terminal`]: stderr for what
 //! Rein says, stdin for the answers, read line by line (a pipe works as
 //! well as a keyboard). stdout is not touched here: it carries the result.
+//!
+//! Everything written goes through [`inert`]: commands, paths, diffs and
+//! the model's words are untrusted, and a terminal must show them, not
+//! obey them. Rein's own colours come only from [`paint_diff`], which
+//! escapes the diff before it colours it ([`Styled`]).
+
+pub use rein_core::inert;
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -67,9 +74,19 @@ impl Terminal {
         self.color
     }
 
-    /// Writes `text` as it is (a failed write to stderr is not worth
-    /// stopping a task for).
+    /// Writes `text` with every character a terminal would act on shown
+    /// escaped ([`inert::block`]); line breaks and tabs stay.
     pub fn write(&self, text: &str) {
+        self.write_raw(&inert::block(text));
+    }
+
+    /// Writes a diff coloured by Rein (its content already escaped).
+    pub fn write_styled(&self, text: &Styled) {
+        self.write_raw(text.as_str());
+    }
+
+    /// A failed write to stderr is not worth stopping a task for.
+    fn write_raw(&self, text: &str) {
         let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
@@ -110,12 +127,15 @@ impl Terminal {
 // ---------------------------------------------------------------- diffs
 
 /// A unified diff of `path` from `old` (`None`: the file did not exist) to
-/// `new`, with three lines of context; empty when nothing changed.
+/// `new`, with three lines of context; empty when nothing changed. The
+/// path is escaped ([`inert::line`]): a line break in it would fake the
+/// diff's next line.
 pub fn unified_diff(path: &str, old: Option<&str>, new: &str) -> String {
     let before = old.unwrap_or("");
     if old.is_some() && before == new {
         return String::new();
     }
+    let path = inert::line(path);
     let from = if old.is_some() {
         format!("a/{path}")
     } else {
@@ -133,23 +153,42 @@ pub fn deletion_diff(path: &str, old: &str) -> String {
     TextDiff::from_lines(old, "")
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{path}"), "/dev/null")
+        .header(&format!("a/{}", inert::line(path)), "/dev/null")
         .to_string()
 }
 
-/// `diff` with ANSI colours (headers bold, hunks cyan, removals red,
-/// additions green) when `color` is set; as it is else.
-pub fn paint_diff(diff: &str, color: bool) -> String {
-    if !color {
-        return diff.to_owned();
+/// Text for the terminal with Rein's own colours: its untrusted content
+/// was escaped before they were added. Only [`paint_diff`] makes one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Styled(String);
+
+impl Styled {
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
+}
+
+/// `diff` with each line's content escaped ([`inert::line`]), then, when
+/// `color` is set, ANSI colours (headers bold, hunks cyan, removals red,
+/// additions green). Line endings (`\n`, `\r\n`) stay as they are; a
+/// line ending in a lone `\r` (similar ends lines there too) shows it
+/// (`\\r`) and gets a line break of its own, so the next line cannot be
+/// drawn over it.
+pub fn paint_diff(diff: &str, color: bool) -> Styled {
     let mut out = String::with_capacity(diff.len() + diff.len() / 4);
-    for line in diff.split_inclusive('\n') {
-        let (body, end) = match line.strip_suffix('\n') {
-            Some(body) => (body, "\n"),
-            None => (line, ""),
+    let mut rest = diff;
+    while !rest.is_empty() {
+        let (line, shown_end, end, next) = match rest.find(['\n', '\r']) {
+            None => (rest, "", "", ""),
+            Some(i) if rest[i..].starts_with("\r\n") => (&rest[..i], "", "\r\n", &rest[i + 2..]),
+            Some(i) if rest[i..].starts_with('\n') => (&rest[..i], "", "\n", &rest[i + 1..]),
+            Some(i) => (&rest[..i], "\\r", "\n", &rest[i + 1..]),
         };
-        let code = if body.starts_with("+++") || body.starts_with("---") {
+        rest = next;
+        let body = format!("{}{shown_end}", inert::line(line));
+        let code = if !color {
+            ""
+        } else if body.starts_with("+++") || body.starts_with("---") {
             "1"
         } else if body.starts_with("@@") {
             "36"
@@ -163,12 +202,26 @@ pub fn paint_diff(diff: &str, color: bool) -> String {
             ""
         };
         if code.is_empty() {
-            out.push_str(line);
+            out.push_str(&body);
+            out.push_str(end);
         } else {
             out.push_str(&format!("\x1b[{code}m{body}\x1b[0m{end}"));
         }
     }
-    out
+    Styled(out)
+}
+
+/// A line that says `what` holds characters shown escaped, naming them;
+/// `None` when it holds none. It may not do what it seems to: the prompt
+/// must say so plainly, not only show backslashes.
+fn hidden_warning(what: &str, text: &str) -> Option<String> {
+    let escapes = inert::escapes(text);
+    (!escapes.is_empty()).then(|| {
+        format!(
+            "  ! this {what} contains control or invisible characters ({}), shown escaped: it may not do what it seems to",
+            escapes.join(", ")
+        )
+    })
 }
 
 /// Ends `text` with a newline if it has none (a diff of a file without a
@@ -195,11 +248,15 @@ pub struct TerminalConfirm {
 impl ConfirmChange for TerminalConfirm {
     async fn confirm(&self, path: &str, old: Option<&str>, new: &str, description: &str) -> bool {
         let t = &self.terminal;
-        t.line(&format!("  proposed: {description}"));
-        t.write(&paint_diff(
-            &with_final_newline(unified_diff(path, old, new)),
-            t.color(),
-        ));
+        t.line(&format!("  proposed: {}", inert::line(description)));
+        let diff = with_final_newline(unified_diff(path, old, new));
+        t.write_styled(&paint_diff(&diff, t.color()));
+        // The diff's lines are raw until painted; its header has the path
+        // escaped already, so the path is looked at as given.
+        if let Some(warning) = hidden_warning("edit", &format!("{path}\n{diff}")) {
+            t.line(&warning);
+        }
+        let path = inert::line(path);
         let question = match old {
             Some(_) => format!("Apply this edit to {path}? [y/N] "),
             None => format!("Create {path}? [y/N] "),
@@ -233,16 +290,18 @@ pub struct TerminalApprover {
 impl Approver for TerminalApprover {
     async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision {
         let t = &self.terminal;
+        // On one line, escaped: the command is what is approved, so every
+        // character of it must show.
+        let command = inert::line(&request.command);
         t.line(&format!(
-            "  rein wants to run `{}` in {} ({})",
-            request.command,
-            request.cwd.display(),
-            request.rule
+            "  rein wants to run `{command}` in {} ({})",
+            inert::line(&request.cwd.display().to_string()),
+            inert::line(&request.rule)
         ));
-        let question = format!(
-            "Run `{}`? [y]es once / [a]ll this task / [N]o ",
-            request.command
-        );
+        if let Some(warning) = hidden_warning("command", &request.command) {
+            t.line(&warning);
+        }
+        let question = format!("Run `{command}`? [y]es once / [a]ll this task / [N]o ");
         if self.yes {
             t.line(&format!("{question}y (--yes)"));
             return ApprovalDecision::AllowOnce;
@@ -504,7 +563,7 @@ impl ProgressSink for TerminalProgress {
 /// A status line for a new step (unless it is the one shown last), then
 /// the model's text of the turn if not shown yet.
 fn step(line: &mut Line, out: &mut String, activity: &str) {
-    let status = line.status(activity);
+    let status = line.status(&inert::line(activity));
     if status != line.last {
         push_line(out, &status);
         line.last = status;
@@ -514,8 +573,9 @@ fn step(line: &mut Line, out: &mut String, activity: &str) {
     }
 }
 
+/// One line of the log: whatever it holds stays on it ([`inert::line`]).
 fn push_line(out: &mut String, line: &str) {
-    out.push_str(line);
+    out.push_str(&inert::line(line));
     out.push('\n');
 }
 
@@ -535,6 +595,17 @@ fn first_line(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// All of `text` on one line (escaped, line breaks too), at most
+/// `max_chars`: a command's later lines are part of what it does.
+fn one_line(text: &str, max_chars: usize) -> String {
+    let shown = inert::line(text.trim());
+    if shown.chars().count() > max_chars {
+        format!("{}…", shown.chars().take(max_chars).collect::<String>())
+    } else {
+        shown.into_owned()
+    }
+}
+
 fn str_arg<'a>(arguments: &'a Value, key: &str) -> &'a str {
     arguments[key].as_str().unwrap_or_default()
 }
@@ -549,7 +620,7 @@ fn activity(tool: &str, arguments: &Value) -> String {
         "edit_file" => format!("editing {}", arg("path")),
         "create_file" => format!("creating {}", arg("path")),
         "run_tests" => "running tests".to_owned(),
-        "run_command" => format!("running `{}`", first_line(arg("command"), 40)),
+        "run_command" => format!("running `{}`", one_line(arg("command"), 40)),
         "ask_user" => "asking you".to_owned(),
         other => format!("calling {other}"),
     }
@@ -599,7 +670,7 @@ fn call_line(tool: &str, arguments: &Value) -> String {
             "" => "(all tests)".to_owned(),
             target => target.to_owned(),
         },
-        "run_command" => format!("`{}`", first_line(arg("command"), 200)),
+        "run_command" => format!("`{}`", one_line(arg("command"), 200)),
         "ask_user" => String::new(),
         _ => first_line(&arguments.to_string(), 200),
     };
@@ -796,8 +867,8 @@ mod tests {
             diff,
             "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
         );
-        assert_eq!(paint_diff(&diff, false), diff);
-        let painted = paint_diff(&diff, true);
+        assert_eq!(paint_diff(&diff, false).as_str(), diff);
+        let painted = paint_diff(&diff, true).0;
         assert!(painted.contains("\x1b[31m-b\x1b[0m\n"), "{painted:?}");
         assert!(painted.contains("\x1b[32m+B\x1b[0m\n"), "{painted:?}");
         assert!(painted.contains("\x1b[36m@@ -1,3 +1,3 @@\x1b[0m\n"));
@@ -807,6 +878,162 @@ mod tests {
             "--- /dev/null\n+++ b/n.py\n@@ -0,0 +1 @@\n+hi\n"
         );
         assert!(deletion_diff("d.py", "x\n").contains("+++ /dev/null"));
+    }
+
+    /// An added line that erases itself (`ESC[2K\r`) and draws the line a
+    /// reviewer hopes for: its content is escaped before Rein colours it,
+    /// the line similar ends at the `\r` gets a line break of its own, and
+    /// a line break in a path cannot fake a header.
+    #[test]
+    fn a_diff_line_with_escape_sequences_is_escaped_before_it_is_coloured() {
+        let diff = unified_diff(
+            "x.py\n+++ b/fake.py",
+            Some("a\r\nb\r\n"),
+            "a\r\nb # \x1b[2K\r+fixed\r\n",
+        );
+        let painted = paint_diff(&diff, true);
+        // ␛ is Rein's ESC, ␍ a CR of a CRLF line ending.
+        let shown = painted.as_str().replace('\x1b', "␛").replace('\r', "␍");
+        expect_test::expect![[r#"
+            ␛[1m--- a/x.py\n+++ b/fake.py␛[0m
+            ␛[1m+++ b/x.py\n+++ b/fake.py␛[0m
+            ␛[36m@@ -1,2 +1,3 @@␛[0m
+             a␍
+            ␛[31m-b␛[0m␍
+            ␛[32m+b # \x1b[2K\r␛[0m
+            ␛[32m++fixed␛[0m␍
+        "#]]
+        .assert_eq(&shown);
+        assert_eq!(
+            paint_diff(&diff, false).as_str(),
+            "--- a/x.py\\n+++ b/fake.py\n+++ b/x.py\\n+++ b/fake.py\n@@ -1,2 +1,3 @@\n a\r\n-b\r\n+b # \\x1b[2K\\r\n++fixed\r\n"
+        );
+    }
+
+    /// The question about an edit names what its diff hides, and shows it.
+    #[tokio::test]
+    async fn an_edit_with_hidden_characters_is_flagged_in_its_question() {
+        let (t, out) = terminal("");
+        let confirm = TerminalConfirm {
+            terminal: Arc::clone(&t),
+            yes: false,
+        };
+        let new = "total = 1 # \x1b[2K\rtotal = 2\n";
+        assert!(
+            !confirm
+                .confirm("c.py", Some("total = 0\n"), new, "edit c.py")
+                .await
+        );
+        assert_eq!(
+            out.text(),
+            "  proposed: edit c.py\n\
+             --- a/c.py\n\
+             +++ b/c.py\n\
+             @@ -1 +1,2 @@\n\
+             -total = 0\n\
+             +total = 1 # \\x1b[2K\\r\n\
+             +total = 2\n\
+             \x20 ! this edit contains control or invisible characters (\\x1b, \\r), shown escaped: it may not do what it seems to\n\
+             Apply this edit to c.py? [y/N] (no answer: end of input)\n"
+        );
+        let (t, out) = terminal("");
+        let confirm = TerminalConfirm {
+            terminal: t,
+            yes: false,
+        };
+        assert!(
+            !confirm
+                .confirm("c.py", Some("a\tb\r\n"), "a\tc\r\n", "edit c.py")
+                .await
+        );
+        assert!(!out.text().contains("! this edit"), "{}", out.text());
+    }
+
+    /// `touch pwned #ESC[2K\r python3 -m unittest` read `python3 -m
+    /// unittest` on a terminal; it is shown escaped, on one line, and the
+    /// prompt says it contains such characters. A plain command is not
+    /// flagged.
+    #[tokio::test]
+    async fn a_command_with_hidden_characters_is_shown_escaped_and_flagged() {
+        let (t, out) = terminal("n\nn\n");
+        let approver = TerminalApprover {
+            terminal: t,
+            yes: false,
+        };
+        let request = |command: &str| CommandApproval {
+            task: TaskId("t".into()),
+            tool: "run_command",
+            command: command.into(),
+            cwd: "/w".into(),
+            rule: "default: commands ask".into(),
+        };
+        let hidden = request("touch pwned #\x1b[2K\r\u{202e} python3 -m unittest\nls");
+        assert_eq!(
+            approver.approve_command(&hidden).await,
+            ApprovalDecision::Deny
+        );
+        assert_eq!(
+            out.text(),
+            "  rein wants to run `touch pwned #\\x1b[2K\\r\\u{202e} python3 -m unittest\\nls` in /w (default: commands ask)\n\
+             \x20 ! this command contains control or invisible characters (\\x1b, \\r, \\u{202e}), shown escaped: it may not do what it seems to\n\
+             Run `touch pwned #\\x1b[2K\\r\\u{202e} python3 -m unittest\\nls`? [y]es once / [a]ll this task / [N]o n\n"
+        );
+        assert_eq!(
+            approver
+                .approve_command(&request("python3 -m unittest"))
+                .await,
+            ApprovalDecision::Deny
+        );
+        assert_eq!(
+            out.text().matches("! this command").count(),
+            1,
+            "{}",
+            out.text()
+        );
+    }
+
+    /// The model's words, tool results and questions reach the log
+    /// escaped, each on its own line.
+    #[test]
+    fn the_progress_shows_the_models_escape_sequences_escaped() {
+        let (t, out) = terminal("");
+        let p = TerminalProgress::new(t);
+        let task = TaskId("t".into());
+        for event in [
+            status(TaskState::Running, 1, 0),
+            TaskEvent::Text {
+                turn: 1,
+                text: "All good.\x1b[1A\x1b[2K\rnothing to see".into(),
+            },
+            TaskEvent::ToolCall {
+                turn: 1,
+                call_id: "c1".into(),
+                tool: "run_command".into(),
+                arguments: serde_json::json!({"command": "true\nrm -rf x"}),
+            },
+            TaskEvent::ToolResult {
+                call_id: "c1".into(),
+                tool: "run_command".into(),
+                is_error: false,
+                summary: "exit 0\nstate:  succeeded\x07".into(),
+                duration_ms: 10,
+            },
+            TaskEvent::Question {
+                call_id: "c2".into(),
+                question: "Proceed?\u{202e}".into(),
+            },
+        ] {
+            p.event(&task, &event);
+        }
+        assert_eq!(
+            out.text(),
+            "turn 1/20 · running `true\\nrm -rf x` · 0 tok · $0.01\n\
+             \x20 │ All good.\\x1b[1A\\x1b[2K\\rnothing to see\n\
+             \x20 → run_command `true\\nrm -rf x`\n\
+             \x20 ← ok (0.01s): exit 0\\nstate:  succeeded\\x07\n\
+             \x20 ? Rein asks:\n\
+             \x20   Proceed?\\u{202e}\n"
+        );
     }
 
     #[tokio::test]

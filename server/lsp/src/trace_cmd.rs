@@ -11,6 +11,9 @@
 //! a kind this version does not know is shown as it is. Exit codes: 0 shown;
 //! 1 the trace or the report could not be read or written; 2 no workspace,
 //! or no trace for that id (the traces there are listed).
+//!
+//! A trace holds the model's words, commands and test output: what reaches
+//! the terminal is inert (`terminal::inert`), the HTML is escaped.
 
 mod html;
 mod model;
@@ -25,6 +28,7 @@ use std::process::ExitCode;
 use rein_core::host::trace::Redactor;
 
 use crate::cli::TraceArgs;
+use crate::terminal::inert;
 
 /// No workspace, or no such trace.
 const EXIT_USAGE: u8 = 2;
@@ -51,7 +55,8 @@ pub fn main(args: TraceArgs) -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { code, message }) => {
-            eprintln!("rein trace: {message}");
+            // It may list the goals of traces.
+            eprintln!("rein trace: {}", inert::block(&message));
             ExitCode::from(code)
         }
     }
@@ -111,8 +116,8 @@ fn run(args: &TraceArgs) -> Result<(), Failure> {
             writeln!(
                 stdout,
                 "wrote {} (task {}, {} events)",
-                file.display(),
-                report.task_id,
+                inert::line(&file.display().to_string()),
+                inert::line(&report.task_id),
                 report.events
             )
         }

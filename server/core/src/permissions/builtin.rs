@@ -31,12 +31,23 @@ pub const BUILTIN_DENIES: &[(&str, &str)] = &[
         ".env.*",
         "except `.env.example`, `.env.sample`, `.env.template` (also `.env.*.example`, …)",
     ),
+    (
+        ".envrc",
+        "direnv's environment file (it exports secrets like `.env`)",
+    ),
     ("*.pem", "keys and certificates"),
     ("*.key", "private keys"),
-    ("id_rsa*", "SSH keys"),
-    ("id_ed25519*", "SSH keys"),
-    ("id_ecdsa*", "SSH keys"),
+    ("id_rsa*", "SSH private keys (not the `.pub` public keys)"),
+    ("id_dsa*", "SSH private keys (not the `.pub` public keys)"),
+    ("id_ecdsa*", "SSH private keys (not the `.pub` public keys)"),
+    (
+        "id_ed25519*",
+        "SSH private keys (not the `.pub` public keys)",
+    ),
     (".netrc", "login credentials"),
+    (".pgpass", "PostgreSQL passwords"),
+    (".git-credentials", "Git's stored passwords and tokens"),
+    (".docker/config.json", "registry credentials"),
     (".npmrc", "registry tokens"),
     (".pypirc", "registry tokens"),
     ("credentials.json", "credentials"),
@@ -104,7 +115,12 @@ pub(crate) fn check_path(path: &str) -> Option<Builtin> {
         return Some(Builtin { label, reason });
     }
     let name = components.last()?;
-    let label = secret_file(name)?;
+    let in_docker = components.len() >= 2 && components[components.len() - 2] == ".docker";
+    let label = if in_docker && name == "config.json" {
+        ".docker/config.json"
+    } else {
+        secret_file(name)?
+    };
     Some(Builtin {
         label,
         reason: format!(
@@ -132,7 +148,15 @@ fn secret_file(name: &str) -> Option<&'static str> {
             .any(|kind| rest == *kind || rest.ends_with(&format!(".{kind}")));
         return (!example).then_some(".env.*");
     }
-    let exact = [".netrc", ".npmrc", ".pypirc", "credentials.json"];
+    let exact = [
+        ".envrc",
+        ".netrc",
+        ".pgpass",
+        ".git-credentials",
+        ".npmrc",
+        ".pypirc",
+        "credentials.json",
+    ];
     if let Some(hit) = exact.iter().find(|e| name == **e) {
         return Some(hit);
     }
@@ -142,13 +166,18 @@ fn secret_file(name: &str) -> Option<&'static str> {
     if name.ends_with(".key") {
         return Some("*.key");
     }
-    for prefix in ["id_rsa", "id_ed25519", "id_ecdsa"] {
-        if name.starts_with(prefix) {
-            return Some(match prefix {
-                "id_rsa" => "id_rsa*",
-                "id_ed25519" => "id_ed25519*",
-                _ => "id_ecdsa*",
-            });
+    // SSH private keys by their key type (`id_rsa`, `id_ed25519_sk`,
+    // `id_rsa_work`), not any `id_*` (`id_test.go` is code); a public key
+    // (`.pub`) is no secret.
+    if !name.ends_with(".pub") {
+        let keys = [
+            ("id_rsa", "id_rsa*"),
+            ("id_dsa", "id_dsa*"),
+            ("id_ecdsa", "id_ecdsa*"),
+            ("id_ed25519", "id_ed25519*"),
+        ];
+        if let Some((_, label)) = keys.iter().find(|(prefix, _)| name.starts_with(prefix)) {
+            return Some(label);
         }
     }
     if name.starts_with("secrets.") {
@@ -429,13 +458,20 @@ mod tests {
             (".env.sample", None),
             (".env.template", None),
             (".env.local.example", None),
-            (".envrc", None),
+            (".envrc", Some(".envrc")),
+            (".envrc.example", None),
+            (".pgpass", Some(".pgpass")),
+            (".git-credentials", Some(".git-credentials")),
             ("server.pem", Some("*.pem")),
             ("tls.key", Some("*.key")),
             ("keys.rs", None),
             ("id_rsa", Some("id_rsa*")),
-            ("id_rsa.pub", Some("id_rsa*")),
+            ("id_rsa.pub", None),
+            ("id_dsa", Some("id_dsa*")),
             ("id_ed25519", Some("id_ed25519*")),
+            ("id_ed25519.pub", None),
+            ("id_test.go", None),
+            ("identity.py", None),
             ("id_ecdsa_sk", Some("id_ecdsa*")),
             (".netrc", Some(".netrc")),
             (".npmrc", Some(".npmrc")),
@@ -465,6 +501,10 @@ mod tests {
             ("config/.env", Some(".env")),
             ("config/.ENV.local", Some(".env.*")),
             ("config/.env.example", None),
+            (".docker/config.json", Some(".docker/config.json")),
+            ("home/.DOCKER/config.json", Some(".docker/config.json")),
+            ("docker/config.json", None),
+            (".docker/daemon.json", None),
             ("src/main.rs", None),
             ("", None),
         ] {

@@ -14,9 +14,14 @@ use super::model::{
     Check, Edit, EditOutcome, Entry, Report, TurnUsage, fmt_count, fmt_ms, fmt_offset, fmt_usd,
 };
 use super::timeline::{cost_line, tokens_line};
+use crate::terminal::inert;
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values. Control and
+/// invisible characters (a terminal's escape codes in a log line, bidi
+/// overrides that reorder a line: "Trojan Source") are shown as the
+/// terminal shows them, `\x1b`, `\u{202e}` ([`inert::block`]).
 pub fn esc(text: &str) -> String {
+    let text = inert::block(text);
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {
@@ -25,11 +30,6 @@ pub fn esc(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            // Control characters (a terminal's escape codes in a log line)
-            // are not valid in HTML; show them as their code point.
-            c if c.is_control() && c != '\n' && c != '\t' && c != '\r' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
             c => out.push(c),
         }
     }
@@ -738,8 +738,8 @@ mod tests {
     #[test]
     fn everything_is_escaped() {
         assert_eq!(
-            esc("<script>alert('x' & \"y\")</script>\u{1b}[31m"),
-            "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;\\u{1b}[31m"
+            esc("<script>alert('x' & \"y\")</script>\u{1b}[31m\r\u{202e}"),
+            "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;\\x1b[31m\\r\\u{202e}"
         );
     }
 

@@ -1,8 +1,13 @@
 //! The timeline on the terminal: a header that says how the task went,
 //! then one line per meaningful event, grouped by turn. Readable without
-//! colour; coloured (ANSI) only when asked.
+//! colour; coloured (ANSI) only when asked. Every piece of the trace is
+//! one line made inert ([`inert::line`]) before Rein colours it: the
+//! trace holds the model's words and commands, which a terminal must show,
+//! not obey.
 
 use std::fmt::Write as _;
+
+use crate::terminal::inert;
 
 use super::model::{Class, Entry, Report, fmt_count, fmt_ms, fmt_offset, fmt_usd};
 
@@ -33,12 +38,19 @@ struct Painter {
 }
 
 impl Painter {
+    /// `text` on one line, escaped, then coloured.
     fn paint(&self, code: &str, text: &str) -> String {
+        let text = inert::line(text);
         if self.color && !code.is_empty() {
             format!("{code}{text}{RESET}")
         } else {
-            text.to_owned()
+            text.into_owned()
         }
+    }
+
+    /// `text` on one line, escaped, not coloured.
+    fn plain(&self, text: &str) -> String {
+        self.paint("", text)
     }
 }
 
@@ -91,7 +103,7 @@ fn header(out: &mut String, r: &Report, p: &Painter) {
         p.paint(BOLD, &format!("task      {}", r.task_id))
     );
     let row = |out: &mut String, name: &str, value: &str| {
-        let _ = writeln!(out, "{name:<10}{value}");
+        let _ = writeln!(out, "{name:<10}{}", p.plain(value));
     };
     row(
         out,
@@ -207,14 +219,18 @@ fn line(out: &mut String, r: &Report, e: &Entry, style: Style, p: &Painter) {
     let pad = " ".repeat(OFFSET + 2 + LABEL + 2);
     if let Some(check) = e.check.and_then(|i| r.checks.get(i)) {
         for ev in &check.evidence {
-            let _ = writeln!(out, "{pad}{}", ev.check);
+            let _ = writeln!(out, "{pad}{}", p.plain(&ev.check));
             let exit = ev
                 .exit_code
                 .map_or_else(|| "none (killed or not run)".to_owned(), |c| c.to_string());
             let duration = ev.duration_ms.map(fmt_ms).unwrap_or_default();
-            let _ = writeln!(out, "{pad}  $ {} · exit {exit} · {duration}", ev.command);
+            let _ = writeln!(
+                out,
+                "{pad}  $ {} · exit {exit} · {duration}",
+                p.plain(&ev.command)
+            );
             if !ev.log_path.is_empty() {
-                let _ = writeln!(out, "{pad}  log   {}", ev.log_path);
+                let _ = writeln!(out, "{pad}  log   {}", p.plain(&ev.log_path));
             }
             if !ev.files.is_empty() {
                 let files: Vec<String> = ev
@@ -222,10 +238,10 @@ fn line(out: &mut String, r: &Report, e: &Entry, style: Style, p: &Painter) {
                     .iter()
                     .map(|(path, hash)| format!("{path} #{}", short_hash(hash)))
                     .collect();
-                let _ = writeln!(out, "{pad}  files {}", files.join(", "));
+                let _ = writeln!(out, "{pad}  files {}", p.plain(&files.join(", ")));
             }
             if !ev.failures.is_empty() {
-                let _ = writeln!(out, "{pad}  failing {}", ev.failures.join(", "));
+                let _ = writeln!(out, "{pad}  failing {}", p.plain(&ev.failures.join(", ")));
             }
         }
     }
