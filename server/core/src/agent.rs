@@ -166,6 +166,9 @@ struct Agent {
     shown_transformations: HashSet<(String, String)>,
     /// What the requests show shed, kept so shedding comes in batches.
     shedding: Shedding,
+    /// The model's last words (its last non-empty text): the reason it
+    /// gives when the loop guard ends the task.
+    last_words: Option<String>,
 }
 
 /// Why the loop stopped early.
@@ -211,6 +214,7 @@ impl Agent {
             resumed: false,
             shown_transformations: HashSet::new(),
             shedding: Shedding::default(),
+            last_words: None,
             artifacts,
             context,
             task,
@@ -366,6 +370,7 @@ impl Agent {
                 turn,
                 text: text.clone(),
             });
+            self.last_words = Some(text.trim().to_owned());
         }
         if !reply.parts.is_empty() {
             self.history.push(Item::assistant(reply.parts.clone()));
@@ -605,6 +610,15 @@ impl Agent {
                 TaskState::WaitingUser,
                 format!("waiting for the user's answer to: {question}"),
             ));
+        }
+        let stuck = self.guard.lock().ok().and_then(|g| g.stuck());
+        if let Some(why) = stuck {
+            let words = self.last_words.as_deref().map(quote);
+            let reason = match words {
+                Some(words) => format!("stopped: {why}. Its last words: {words}"),
+                None => format!("stopped: {why}"),
+            };
+            return Err(self.guard_stop("stuck", reason, Vec::new()));
         }
         let nudge = self.guard.lock().ok().and_then(|mut g| g.end_turn(learned));
         if let Some(nudge) = nudge {
@@ -882,8 +896,20 @@ impl Agent {
                     turn,
                     passed: false,
                     detail: gap.clone(),
-                    evidence,
+                    evidence: evidence.clone(),
                 });
+                let gave_up = self
+                    .guard
+                    .lock()
+                    .ok()
+                    .and_then(|mut g| g.claim_turned_down(&text));
+                if let Some(why) = gave_up {
+                    let reason = match text.trim() {
+                        "" => format!("stopped: {why}"),
+                        said => format!("stopped: {why}: {}", quote(said)),
+                    };
+                    return Err(self.guard_stop("gave_up", reason, evidence));
+                }
                 self.progress.last_gap = Some(gap.clone());
                 self.history.push(Item::user(format!(
                     "Rein checked your claim and the task is not done yet: {gap}\nKeep going."
@@ -891,6 +917,22 @@ impl Agent {
                 self.set_state(TaskState::Running, None);
                 Ok(())
             }
+        }
+    }
+
+    /// The loop guard ends the task: the model is going in circles, and
+    /// more turns would only spend the budget. The trace says why.
+    fn guard_stop(&self, guard: &str, reason: String, evidence: Vec<Evidence>) -> Stop {
+        self.event(TaskEvent::Guard {
+            call_id: None,
+            guard: guard.into(),
+            message: reason.clone(),
+        });
+        Stop {
+            state: TaskState::Failed,
+            reason,
+            evidence,
+            final_text: self.last_words.clone(),
         }
     }
 
@@ -1047,6 +1089,25 @@ fn sanitize(id: &str) -> String {
             }
         })
         .collect()
+}
+
+/// How much of the model's words a stop reason quotes: it is shown on a
+/// status line; the whole text is the outcome's `final_text`.
+const QUOTED_CHARS: usize = 300;
+
+/// The model's words for a stop reason: on one line, cut to
+/// [`QUOTED_CHARS`], key-shaped tokens redacted, in quotes.
+fn quote(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = rein_models::redact(&line, None);
+    if line.chars().count() > QUOTED_CHARS {
+        format!(
+            "\"{}…\"",
+            line.chars().take(QUOTED_CHARS).collect::<String>()
+        )
+    } else {
+        format!("\"{line}\"")
+    }
 }
 
 /// How much of unparseable arguments the trace keeps: enough to see what

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use rein_models::Usage;
+use rein_models::pricing::add_usd;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,7 +52,7 @@ pub struct Spent {
 
 impl Spent {
     pub fn tokens(&self) -> u64 {
-        self.usage.total_input() + self.usage.output_tokens
+        self.usage.total()
     }
 }
 
@@ -95,21 +96,18 @@ impl BudgetTracker {
     }
 
     pub fn record_call(&mut self, usage: &Usage, cost_usd: Option<f64>) {
-        self.spent.turns += 1;
-        self.spent.usage.add(usage);
-        match cost_usd {
-            Some(cost) => self.spent.cost_usd += cost,
-            None => self.spent.unpriced_calls += 1,
-        }
+        self.spent.turns = self.spent.turns.saturating_add(1);
+        self.record_usage(usage, cost_usd);
     }
 
     /// A model call that is not a turn of its own (compaction): its tokens
-    /// and cost count, the turn count does not.
+    /// and cost count, the turn count does not. Sums saturate: a provider
+    /// may report any usage.
     pub fn record_usage(&mut self, usage: &Usage, cost_usd: Option<f64>) {
         self.spent.usage.add(usage);
         match cost_usd {
-            Some(cost) => self.spent.cost_usd += cost,
-            None => self.spent.unpriced_calls += 1,
+            Some(cost) => self.spent.cost_usd = add_usd(self.spent.cost_usd, cost),
+            None => self.spent.unpriced_calls = self.spent.unpriced_calls.saturating_add(1),
         }
     }
 
@@ -212,5 +210,26 @@ mod tests {
             Duration::from_secs(61),
         );
         assert_eq!(t.check().unwrap().reason, "stopped: max time (1 min)");
+    }
+
+    #[test]
+    fn usage_sums_saturate() {
+        let absurd = Usage {
+            input_tokens: u64::MAX,
+            output_tokens: u64::MAX,
+            cache_read_tokens: u64::MAX,
+            cache_write_tokens: u64::MAX,
+        };
+        let mut t = BudgetTracker::new(Budgets::default());
+        t.record_call(&absurd, Some(f64::MAX));
+        t.record_call(&absurd, Some(f64::MAX));
+        t.record_usage(&absurd, Some(1.0));
+        assert_eq!(t.spent.usage, absurd);
+        assert_eq!(t.spent.tokens(), u64::MAX);
+        assert_eq!(t.spent.cost_usd, f64::MAX);
+        assert_eq!(
+            t.check().unwrap().reason,
+            "stopped: max tokens (18446744073709551615 used of 2000000)"
+        );
     }
 }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::edit;
-use crate::guard::{Before, LoopGuard};
+use crate::guard::{Before, Fingerprint, LoopGuard};
 use crate::paths;
 use crate::permissions::{Action, Decision, TaskApprovals};
 use crate::ports::{ApprovalDecision, CommandApproval, ProgressSink, TaskEvent};
@@ -131,12 +131,13 @@ impl Dispatcher<'_> {
         {
             guard.project_changed();
         }
+        let fingerprint = Fingerprint::of(tool, &output);
         let (new_information, notice) = match self.guard.lock() {
             Ok(mut guard) => {
-                let new = guard.is_new(tool.as_str(), &output.content);
+                let new = guard.is_new(tool.as_str(), fingerprint);
                 (
                     new,
-                    guard.after(tool.as_str(), &call.arguments, &output.content),
+                    guard.after(tool.as_str(), &call.arguments, fingerprint),
                 )
             }
             Err(_) => (true, None),
@@ -161,7 +162,7 @@ impl Dispatcher<'_> {
     fn guard_before(&self, tool: ToolName, arguments: &Value) -> Before {
         self.guard
             .lock()
-            .map(|g| g.before(tool.as_str(), arguments))
+            .map(|mut g| g.before(tool.as_str(), arguments))
             .unwrap_or(Before::Run)
     }
 

@@ -3,16 +3,34 @@
 //!
 //! - The same call (tool + arguments), with the project unchanged in
 //!   between, giving the same result twice: the second result carries a
-//!   notice; a third such call is refused without running.
+//!   notice; a third such call is refused without running. Results are
+//!   compared by [`Fingerprint`]: a command's outcome without what changes
+//!   on every run (its log path, its timings: `volatile.rs`).
 //! - Several turns in a row that brought no new information (every result
 //!   already seen, nothing changed): the model is asked for its best answer.
+//! - A model that goes on regardless ends the task: [`REFUSAL_LIMIT`] calls
+//!   refused with nothing changed in between, or claims of completion the
+//!   checks turned down, with nothing changed in between, that repeat the
+//!   same words or reach [`CLAIM_LIMIT`].
+
+mod volatile;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 
+use crate::context::history::ResultMeta;
+use crate::exec::CommandKind;
+use crate::tools::{ToolName, ToolOutput};
+
 pub const REPEAT_NOTICE: &str = "You already ran this exact call and got the same result; running it again will not change anything. Change your approach.";
+
+/// Refused calls, with nothing changed in between, that end the task.
+pub const REFUSAL_LIMIT: u32 = 3;
+
+/// Claims turned down, with nothing changed in between, that end the task.
+pub const CLAIM_LIMIT: usize = 3;
 
 #[derive(Debug)]
 pub struct LoopGuard {
@@ -20,12 +38,64 @@ pub struct LoopGuard {
     /// command): a repeated call after a change is not a repeat.
     epoch: u64,
     /// (call key) → results it produced, in order.
-    calls: HashMap<u64, Vec<u64>>,
+    calls: HashMap<u64, Vec<Fingerprint>>,
     /// Every result seen, to tell new information from old.
     seen_results: HashSet<u64>,
     stale_turns: u32,
     /// Turns without new information before the nudge.
     pub stale_limit: u32,
+    /// Calls refused since the project last changed, and the last one's tool.
+    refused: u32,
+    last_refused: String,
+    /// The claims turned down since the project last changed, as compared.
+    claims: Vec<String>,
+}
+
+/// What a result says, as the guard compares it: equal fingerprints mean
+/// the model learned nothing new from the second result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fingerprint(u64);
+
+impl Fingerprint {
+    /// A command's outcome is compared by what it says about the project:
+    /// exit status, failing tests, the number of lines and the tail with
+    /// its timings, clock times and temporary paths taken out. Not its log
+    /// path or duration, which are new on every run. Any other result is
+    /// compared whole.
+    pub fn of(tool: ToolName, output: &ToolOutput) -> Self {
+        let mut h = DefaultHasher::new();
+        output.is_error.hash(&mut h);
+        match &output.meta {
+            ResultMeta::Command {
+                kind,
+                command,
+                result,
+                ..
+            } => {
+                "command".hash(&mut h);
+                (*kind == CommandKind::Test).hash(&mut h);
+                command.hash(&mut h);
+                (result.exit_code, result.timed_out, result.cancelled).hash(&mut h);
+                result.failures.hash(&mut h);
+                result.total_lines.hash(&mut h);
+                for line in &result.tail {
+                    volatile::normalize(line).hash(&mut h);
+                }
+            }
+            // A command that could not run says so with the log's path.
+            _ if matches!(tool, ToolName::RunTests | ToolName::RunCommand) => {
+                "command error".hash(&mut h);
+                for line in output.content.lines() {
+                    volatile::normalize(line).hash(&mut h);
+                }
+            }
+            _ => {
+                "text".hash(&mut h);
+                output.content.hash(&mut h);
+            }
+        }
+        Self(h.finish())
+    }
 }
 
 /// What to do with a call before running it.
@@ -43,12 +113,18 @@ impl LoopGuard {
             seen_results: HashSet::new(),
             stale_turns: 0,
             stale_limit,
+            refused: 0,
+            last_refused: String::new(),
+            claims: Vec::new(),
         }
     }
 
-    /// The project changed: earlier results may no longer hold.
+    /// The project changed: earlier results may no longer hold, and the
+    /// model is trying something.
     pub fn project_changed(&mut self) {
         self.epoch += 1;
+        self.refused = 0;
+        self.claims.clear();
     }
 
     fn key(&self, tool: &str, arguments: &Value) -> u64 {
@@ -57,38 +133,77 @@ impl LoopGuard {
         h.finish()
     }
 
-    pub fn before(&self, tool: &str, arguments: &Value) -> Before {
+    /// Whether the call may run; a refusal counts towards [`Self::stuck`].
+    pub fn before(&mut self, tool: &str, arguments: &Value) -> Before {
         let results = self
             .calls
             .get(&self.key(tool, arguments))
             .map(Vec::as_slice)
             .unwrap_or_default();
         match results {
-            [.., a, b] if a == b => Before::Refuse(format!(
-                "Refused: {tool} with these arguments already ran {} times with the same result, and nothing changed since. Do something different.",
-                results.len()
-            )),
+            [.., a, b] if a == b => {
+                let message = format!(
+                    "Refused: {tool} with these arguments already ran {} times with the same result, and nothing changed since. Do something different.",
+                    results.len()
+                );
+                self.refused += 1;
+                tool.clone_into(&mut self.last_refused);
+                Before::Refuse(message)
+            }
             _ => Before::Run,
         }
     }
 
     /// Records a result; returns the notice to attach if it repeats the
     /// previous result of the same call.
-    pub fn after(&mut self, tool: &str, arguments: &Value, result: &str) -> Option<&'static str> {
+    pub fn after(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+        result: Fingerprint,
+    ) -> Option<&'static str> {
         let key = self.key(tool, arguments);
-        let hash = hash_str(result);
-        self.seen_results.insert(hash_pair(tool, hash));
+        self.seen_results.insert(hash_pair(tool, result));
         let results = self.calls.entry(key).or_default();
-        let repeat = results.last() == Some(&hash);
-        results.push(hash);
+        let repeat = results.last() == Some(&result);
+        results.push(result);
         repeat.then_some(REPEAT_NOTICE)
     }
 
     /// Whether a result is something the model has not seen before.
-    pub fn is_new(&self, tool: &str, result: &str) -> bool {
-        !self
-            .seen_results
-            .contains(&hash_pair(tool, hash_str(result)))
+    pub fn is_new(&self, tool: &str, result: Fingerprint) -> bool {
+        !self.seen_results.contains(&hash_pair(tool, result))
+    }
+
+    /// Why the task should end, when the model keeps making calls that
+    /// were refused: it ignores the refusals and will until the budget.
+    pub fn stuck(&self) -> Option<String> {
+        (self.refused >= REFUSAL_LIMIT).then(|| {
+            format!(
+                "the model kept repeating calls the loop guard had refused ({} refusals with nothing changed in between; last: {})",
+                self.refused, self.last_refused
+            )
+        })
+    }
+
+    /// A claim of completion the checks turned down. Returns why the task
+    /// should end, when the model has nothing more to try: it says the
+    /// same thing again (giving up: "my edit was not applied, so I stop
+    /// here"), or keeps claiming, with nothing changed in between.
+    pub fn claim_turned_down(&mut self, text: &str) -> Option<String> {
+        let said = words(text);
+        let repeated = self.claims.contains(&said);
+        self.claims.push(said);
+        if repeated {
+            Some("the model gave up (the same answer twice, nothing changed in between)".into())
+        } else if self.claims.len() >= CLAIM_LIMIT {
+            Some(format!(
+                "the model said it was done {} times with nothing changed in between, and the checks still fail",
+                self.claims.len()
+            ))
+        } else {
+            None
+        }
     }
 
     /// Ends a turn. Returns the nudge when too many turns in a row brought
@@ -110,13 +225,15 @@ impl LoopGuard {
     }
 }
 
-fn hash_str(s: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
+/// A reply's words as compared: case and spacing do not make it new.
+fn words(text: &str) -> String {
+    text.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
-fn hash_pair(tool: &str, result: u64) -> u64 {
+fn hash_pair(tool: &str, result: Fingerprint) -> u64 {
     let mut h = DefaultHasher::new();
     (tool, result).hash(&mut h);
     h.finish()
@@ -145,8 +262,55 @@ fn canonical(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::exec::CommandResult;
     use serde_json::json;
+
+    fn text(content: &str) -> Fingerprint {
+        Fingerprint::of(
+            ToolName::ReadFile,
+            &ToolOutput::ok(content, ResultMeta::Plain),
+        )
+    }
+
+    /// A failing test run as `run_tests` reports it: run `n` has its own
+    /// log, duration and timing line.
+    fn test_run(n: u32, change: impl FnOnce(&mut CommandResult)) -> ToolOutput {
+        let mut result = CommandResult {
+            exit_code: Some(1),
+            duration: Duration::from_millis(2_300 + u64::from(n) * 17),
+            tail: vec![
+                "FAIL: test_total (tests.test_cart.TestCart.test_total)".into(),
+                "AssertionError: 2 != 30".into(),
+                format!("Ran 3 tests in 0.{n:03}s"),
+                "FAILED (failures=1)".into(),
+            ],
+            failures: vec!["tests.test_cart.TestCart.test_total".into()],
+            log_path: format!("/w/.rein/artifacts/t/run-{n}.log").into(),
+            total_lines: 4,
+            total_bytes: 120 + u64::from(n),
+            ..CommandResult::default()
+        };
+        change(&mut result);
+        let log = format!(".rein/artifacts/t/run-{n}.log");
+        ToolOutput {
+            content: crate::tools::format_command_result("run-tests t", &result, &log),
+            is_error: !result.succeeded(),
+            meta: ResultMeta::Command {
+                kind: CommandKind::Test,
+                command: "run-tests t".into(),
+                summary: format!("run {n}"),
+                result,
+            },
+            changed_project: false,
+        }
+    }
+
+    fn run_fingerprint(n: u32, change: impl FnOnce(&mut CommandResult)) -> Fingerprint {
+        Fingerprint::of(ToolName::RunTests, &test_run(n, change))
+    }
 
     #[test]
     fn a_repeated_call_gets_a_notice_then_is_refused() {
@@ -154,10 +318,10 @@ mod tests {
         let args = json!({"target": "tests", "x": [1, {"b": 1, "a": 2}]});
         let reordered = json!({"x": [1, {"a": 2, "b": 1}], "target": "tests"});
         assert_eq!(g.before("run_tests", &args), Before::Run);
-        assert_eq!(g.after("run_tests", &args, "1 failing"), None);
+        assert_eq!(g.after("run_tests", &args, text("1 failing")), None);
         assert_eq!(g.before("run_tests", &reordered), Before::Run);
         assert_eq!(
-            g.after("run_tests", &reordered, "1 failing"),
+            g.after("run_tests", &reordered, text("1 failing")),
             Some(REPEAT_NOTICE)
         );
         assert!(
@@ -172,17 +336,101 @@ mod tests {
     fn different_results_are_not_repeats() {
         let mut g = LoopGuard::new(3);
         let args = json!({});
-        g.after("run_tests", &args, "1 failing");
-        assert_eq!(g.after("run_tests", &args, "0 failing"), None);
+        g.after("run_tests", &args, text("1 failing"));
+        assert_eq!(g.after("run_tests", &args, text("0 failing")), None);
         assert_eq!(g.before("run_tests", &args), Before::Run);
+    }
+
+    #[test]
+    fn test_runs_compare_without_their_log_path_and_timings() {
+        let first = test_run(1, |_| {});
+        let seventh = test_run(7, |_| {});
+        assert_ne!(first.content, seventh.content);
+        assert_eq!(
+            Fingerprint::of(ToolName::RunTests, &first),
+            Fingerprint::of(ToolName::RunTests, &seventh)
+        );
+        // Anything else that differs is a different result.
+        let same = run_fingerprint(1, |_| {});
+        type Change = Box<dyn FnOnce(&mut CommandResult)>;
+        let changes: [(&str, Change); 6] = [
+            ("exit code", Box::new(|r| r.exit_code = Some(2))),
+            ("timed out", Box::new(|r| r.timed_out = true)),
+            ("failures", Box::new(|r| r.failures.push("test_b".into()))),
+            (
+                "a tail line",
+                Box::new(|r| r.tail[1] = "AssertionError: 3 != 30".into()),
+            ),
+            ("line count", Box::new(|r| r.total_lines = 5)),
+            ("passing", Box::new(|r| r.exit_code = Some(0))),
+        ];
+        for (what, change) in changes {
+            assert_ne!(run_fingerprint(2, change), same, "{what}");
+        }
+        // A command that could not run names the log it could not write.
+        let failed = |n: u32| {
+            Fingerprint::of(
+                ToolName::RunTests,
+                &ToolOutput::error(format!(
+                    "could not write the command log /w/.rein/artifacts/t/run-{n}.log after 0.{n}s: disk full"
+                )),
+            )
+        };
+        assert_eq!(failed(3), failed(4));
+    }
+
+    #[test]
+    fn refusals_with_nothing_changed_end_the_task() {
+        let mut g = LoopGuard::new(3);
+        let args = json!({"path": "cart.py"});
+        g.after("read_file", &args, text("abc"));
+        g.after("read_file", &args, text("abc"));
+        for _ in 1..REFUSAL_LIMIT {
+            assert!(matches!(g.before("read_file", &args), Before::Refuse(_)));
+            assert_eq!(g.stuck(), None);
+        }
+        g.project_changed();
+        g.after("read_file", &args, text("abc"));
+        g.after("read_file", &args, text("abc"));
+        for _ in 0..REFUSAL_LIMIT {
+            assert!(matches!(g.before("read_file", &args), Before::Refuse(_)));
+        }
+        assert_eq!(
+            g.stuck().as_deref(),
+            Some(
+                "the model kept repeating calls the loop guard had refused (3 refusals with nothing changed in between; last: read_file)"
+            )
+        );
+    }
+
+    #[test]
+    fn the_same_claim_twice_or_three_claims_with_nothing_changed_end_the_task() {
+        let mut g = LoopGuard::new(3);
+        assert_eq!(g.claim_turned_down("My edit was not applied."), None);
+        assert!(
+            g.claim_turned_down("my edit was  not\napplied.")
+                .is_some_and(|m| m.starts_with("the model gave up"))
+        );
+
+        let mut g = LoopGuard::new(3);
+        assert_eq!(g.claim_turned_down("Done."), None);
+        g.project_changed();
+        assert_eq!(g.claim_turned_down("Done."), None);
+        assert_eq!(g.claim_turned_down("Fixed now."), None);
+        assert_eq!(
+            g.claim_turned_down("It works.").as_deref(),
+            Some(
+                "the model said it was done 3 times with nothing changed in between, and the checks still fail"
+            )
+        );
     }
 
     #[test]
     fn stale_turns_lead_to_a_nudge() {
         let mut g = LoopGuard::new(2);
-        assert!(g.is_new("read_file", "abc"));
-        g.after("read_file", &json!({"path": "a"}), "abc");
-        assert!(!g.is_new("read_file", "abc"));
+        assert!(g.is_new("read_file", text("abc")));
+        g.after("read_file", &json!({"path": "a"}), text("abc"));
+        assert!(!g.is_new("read_file", text("abc")));
         assert_eq!(g.end_turn(false), None);
         assert!(
             g.end_turn(false)

@@ -144,7 +144,7 @@ async fn forward(
                     .await;
                 line.turn = status.turn;
                 line.max_turns = status.max_turns;
-                line.tokens = status.input_tokens + status.output_tokens;
+                line.tokens = status.input_tokens.saturating_add(status.output_tokens);
                 line.cost = status.cost_usd;
                 match status.state {
                     TaskState::WaitingUser => line.activity = "waiting for your answer".into(),
@@ -205,7 +205,7 @@ fn outcome(status: &TaskStatus) -> String {
         .unwrap_or_else(|| status.state.to_string());
     let spent = format!(
         "{} · ${:.2}",
-        tokens(status.input_tokens + status.output_tokens),
+        tokens(status.input_tokens.saturating_add(status.output_tokens)),
         status.cost_usd
     );
     match status.state {

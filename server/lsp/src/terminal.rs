@@ -434,7 +434,7 @@ impl TerminalProgress {
             TaskEvent::Status(status) => {
                 line.turn = status.turn;
                 line.max_turns = status.max_turns;
-                line.tokens = status.input_tokens + status.output_tokens;
+                line.tokens = status.input_tokens.saturating_add(status.output_tokens);
                 line.cost = status.cost_usd;
                 if status.state == TaskState::Verifying {
                     step(&mut line, &mut out, "verifying");

@@ -6,7 +6,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::assemble::Assembler;
+use crate::assemble::{Assembler, token_count};
 use crate::client::{Decoder, Wire};
 use crate::error::{ModelError, is_context_overflow, parse_context_numbers};
 use crate::retry::retry_after;
@@ -282,9 +282,13 @@ fn stop_reason(reason: &str) -> StopReason {
 
 #[derive(Deserialize, Default)]
 struct WireUsage {
+    #[serde(default, deserialize_with = "token_count")]
     input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "token_count")]
     output_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "token_count")]
     cache_read_input_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "token_count")]
     cache_creation_input_tokens: Option<u64>,
 }
 
@@ -375,15 +379,8 @@ struct StreamDecoder {
 
 impl Decoder for StreamDecoder {
     fn event(&mut self, event: SseEvent) -> Result<Vec<ModelEvent>, ModelError> {
-        let data: Value = match serde_json::from_str(&event.data) {
-            Ok(data) => data,
-            Err(e) => {
-                return Err(protocol(format!(
-                    "an event that is not JSON ({e}): {}",
-                    event.data
-                )));
-            }
-        };
+        let data: Value = serde_json::from_str(&event.data)
+            .map_err(|e| crate::error::garbled_event(PROVIDER, &event.data, &e))?;
         // The `type` in the data is authoritative; `event:` repeats it.
         let kind = data["type"]
             .as_str()
@@ -625,6 +622,43 @@ data: {"type":"message_stop"}
     fn a_stream_without_message_stop_is_cut() {
         let cut = &STREAM[..STREAM.find("event: message_delta").unwrap()];
         assert!(matches!(decode(cut, 64), Err(ModelError::StreamCut { .. })));
+    }
+
+    #[test]
+    fn an_event_that_is_not_json_is_transient() {
+        let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_del\n\n";
+        let err = decode(stream, 16).unwrap_err();
+        assert!(err.is_transient(), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "Anthropic sent a stream event that is not JSON (EOF while parsing a string at line 1 column 65: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_del)"
+        );
+    }
+
+    #[test]
+    fn usage_beyond_u64_counts_as_the_maximum_not_as_nothing() {
+        let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1e30,\"output_tokens\":-3,\"cache_read_input_tokens\":18446744073709551616,\"cache_creation_input_tokens\":\"many\"}}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":18446744073709551615}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+        let events = decode(stream, 9).unwrap();
+        assert!(
+            events.contains(&ModelEvent::Usage(Usage {
+                input_tokens: u64::MAX,
+                output_tokens: u64::MAX,
+                cache_read_tokens: u64::MAX,
+                cache_write_tokens: 0,
+            })),
+            "{events:?}"
+        );
+        // Not streamed: the reply is read, not refused for its usage.
+        let body = br#"{"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1e30,"output_tokens":7}}"#;
+        let events = parse_reply(body).unwrap();
+        assert!(
+            events.contains(&ModelEvent::Usage(Usage {
+                input_tokens: u64::MAX,
+                output_tokens: 7,
+                ..Usage::default()
+            })),
+            "{events:?}"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! then can a truncated call be told from a complete one) and come out
 //! together, right before `Usage` and `Stop`.
 
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::types::{BadArguments, BadToolCall, ModelEvent, StopReason, ToolCall, Usage};
@@ -101,6 +102,20 @@ impl Assembler {
         events.push(ModelEvent::Stop(stop));
         events
     }
+}
+
+/// A token count as a provider reports it, read leniently: a number too
+/// large for a `u64` (JSON has no limit) counts as `u64::MAX`, a negative
+/// one or a non-number as absent. Absurd usage then neither fails the reply
+/// nor is dropped (which would undercount the budget).
+pub(crate) fn token_count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        Some(Value::Number(n)) => n
+            .as_u64()
+            // `as` saturates: 1e30 becomes u64::MAX.
+            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
+        _ => None,
+    })
 }
 
 /// Arguments must be a JSON object; an empty string means no arguments

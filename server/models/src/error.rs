@@ -84,6 +84,14 @@ pub enum ModelError {
         reason: String,
     },
 
+    /// A stream event that is not JSON: the stream was damaged on its way
+    /// (a proxy, a garbled buffer), as a cut one is; worth retrying.
+    #[error("{provider} sent a stream event that is not JSON ({reason})")]
+    GarbledEvent {
+        provider: &'static str,
+        reason: String,
+    },
+
     #[error("{provider} sent nothing for {after:?}; giving up on this attempt")]
     IdleTimeout {
         provider: &'static str,
@@ -135,6 +143,7 @@ impl ModelError {
             | Self::Connect { .. }
             | Self::Transport { .. }
             | Self::StreamCut { .. }
+            | Self::GarbledEvent { .. }
             | Self::IdleTimeout { .. }
             | Self::RequestTimeout { .. } => true,
             Self::StreamError { transient, .. } => *transient,
@@ -148,6 +157,28 @@ impl ModelError {
             Self::Unavailable { retry_after, .. } => *retry_after,
             _ => None,
         }
+    }
+}
+
+/// An event's data that did not parse, for [`ModelError::GarbledEvent`]:
+/// the parser's complaint and the start of the data (an event can be long).
+pub(crate) fn garbled_event(
+    provider: &'static str,
+    data: &str,
+    error: &serde_json::Error,
+) -> ModelError {
+    const SHOWN: usize = 200;
+    let mut cut = data.len().min(SHOWN);
+    while !data.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let more = if cut < data.len() { "…" } else { "" };
+    ModelError::GarbledEvent {
+        provider,
+        reason: format!(
+            "{error}: {}{more}",
+            crate::secret::redact(&data[..cut], None)
+        ),
     }
 }
 

@@ -7,7 +7,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::assemble::Assembler;
+use crate::assemble::{Assembler, token_count};
 use crate::client::{Decoder, Wire};
 use crate::error::{ModelError, is_context_overflow, parse_context_numbers};
 use crate::retry::retry_after;
@@ -276,17 +276,17 @@ fn stop_reason(reason: &str) -> StopReason {
 
 #[derive(Deserialize, Default)]
 struct WireUsage {
-    #[serde(default)]
-    prompt_tokens: u64,
-    #[serde(default)]
-    completion_tokens: u64,
+    #[serde(default, deserialize_with = "token_count")]
+    prompt_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "token_count")]
+    completion_tokens: Option<u64>,
     prompt_tokens_details: Option<PromptDetails>,
 }
 
 #[derive(Deserialize, Default)]
 struct PromptDetails {
-    #[serde(default)]
-    cached_tokens: u64,
+    #[serde(default, deserialize_with = "token_count")]
+    cached_tokens: Option<u64>,
 }
 
 impl WireUsage {
@@ -294,10 +294,12 @@ impl WireUsage {
         let cached = self
             .prompt_tokens_details
             .as_ref()
-            .map_or(0, |d| d.cached_tokens);
-        assembler.usage.input_tokens = self.prompt_tokens.saturating_sub(cached);
+            .and_then(|d| d.cached_tokens)
+            .unwrap_or(0);
+        let prompt = self.prompt_tokens.unwrap_or(0);
+        assembler.usage.input_tokens = prompt.saturating_sub(cached);
         assembler.usage.cache_read_tokens = cached;
-        assembler.usage.output_tokens = self.completion_tokens;
+        assembler.usage.output_tokens = self.completion_tokens.unwrap_or(0);
     }
 }
 
@@ -416,7 +418,7 @@ impl Decoder for StreamDecoder {
             return Ok(out);
         }
         let chunk: Value = serde_json::from_str(&event.data)
-            .map_err(|e| protocol(format!("a chunk that is not JSON ({e}): {}", event.data)))?;
+            .map_err(|e| crate::error::garbled_event(PROVIDER, &event.data, &e))?;
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
             let message = error["message"]
                 .as_str()
@@ -592,6 +594,32 @@ data: [DONE]
         assert!(matches!(decode(cut, 64), Err(ModelError::StreamCut { .. })));
         let no_done = &STREAM[..STREAM.find("data: [DONE]").unwrap()];
         assert_eq!(decode(no_done, 64).unwrap(), decode(STREAM, 64).unwrap());
+    }
+
+    #[test]
+    fn a_chunk_that_is_not_json_is_transient() {
+        let stream =
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\n\ndata: [DONE]\n\n";
+        let err = decode(stream, 7).unwrap_err();
+        assert!(err.is_transient(), "{err}");
+        assert!(
+            matches!(&err, ModelError::GarbledEvent { reason, .. } if reason.ends_with(r#"{"choices":[{"index":0,"delta":{"content":"Hel"#)),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn usage_beyond_u64_counts_as_the_maximum_not_as_nothing() {
+        let stream = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":1e30,\"completion_tokens\":18446744073709551616,\"prompt_tokens_details\":{\"cached_tokens\":-1}}}\n\ndata: [DONE]\n\n";
+        let events = decode(stream, 11).unwrap();
+        assert!(
+            events.contains(&ModelEvent::Usage(crate::types::Usage {
+                input_tokens: u64::MAX,
+                output_tokens: u64::MAX,
+                ..crate::types::Usage::default()
+            })),
+            "{events:?}"
+        );
     }
 
     #[test]

@@ -143,9 +143,28 @@ impl PriceTable {
             .or_else(|| longest_prefix(BUILT_IN.iter().copied(), model))
     }
 
-    /// The cost of one call, or `None` for an unpriced model.
+    /// The cost of one call, or `None` for an unpriced model. Always a
+    /// finite amount: absurd usage or prices cost at most `f64::MAX`, and a
+    /// price that gives no amount at all (NaN, negative) counts as unknown.
     pub fn cost_usd(&self, model: &str, usage: &Usage) -> Option<f64> {
-        self.lookup(model).map(|p| p.cost_usd(usage))
+        let cost = self.lookup(model)?.cost_usd(usage);
+        if cost == f64::INFINITY {
+            Some(f64::MAX)
+        } else {
+            (cost.is_finite() && cost >= 0.0).then_some(cost)
+        }
+    }
+}
+
+/// `total + cost` in USD, saturating at `f64::MAX` so a sum of costs stays
+/// a finite number (what the store and JSON can hold); a cost that is not a
+/// number adds nothing.
+pub fn add_usd(total: f64, cost: f64) -> f64 {
+    let sum = total + cost;
+    if sum.is_nan() {
+        total
+    } else {
+        sum.min(f64::MAX)
     }
 }
 
@@ -212,5 +231,32 @@ mod tests {
         // Sonnet 4.x: 10k×3 + 2k×15 + 100k×0.30 + 4k×3.75 per million.
         let cost = table.cost_usd("claude-sonnet-4-5", &usage).unwrap();
         assert!((cost - 0.105).abs() < 1e-9, "{cost}");
+    }
+
+    #[test]
+    fn costs_stay_finite_whatever_the_usage_or_price() {
+        let absurd = Usage {
+            input_tokens: u64::MAX,
+            output_tokens: u64::MAX,
+            cache_read_tokens: u64::MAX,
+            cache_write_tokens: u64::MAX,
+        };
+        let mut table = PriceTable::default();
+        let sonnet = table.cost_usd("claude-sonnet-4-5", &absurd).unwrap();
+        assert!(sonnet.is_finite() && sonnet > 1e14, "{sonnet}");
+        for (model, price, cost) in [
+            ("huge", f64::MAX, Some(f64::MAX)),
+            ("infinite", f64::INFINITY, Some(f64::MAX)),
+            ("nan", f64::NAN, None),
+            ("negative", -1.0, None),
+        ] {
+            table
+                .overrides
+                .insert(model.into(), Price::new(price, price, price, price, 1_000));
+            assert_eq!(table.cost_usd(model, &absurd), cost, "{model}");
+        }
+        assert_eq!(add_usd(f64::MAX, f64::MAX), f64::MAX);
+        assert_eq!(add_usd(1.5, f64::NAN), 1.5);
+        assert_eq!(add_usd(1.5, 0.25), 1.75);
     }
 }

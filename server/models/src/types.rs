@@ -137,17 +137,31 @@ pub struct Usage {
     pub cache_write_tokens: u64,
 }
 
+/// Sums saturate: a provider may report any number (`u64::MAX` included),
+/// and a wrapped sum would show a small figure or slip under a budget
+/// (and overflow panics in debug builds).
 impl Usage {
     /// Every input token, cached or not.
     pub fn total_input(&self) -> u64 {
-        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+        self.input_tokens
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens)
+    }
+
+    /// Every token, input and output.
+    pub fn total(&self) -> u64 {
+        self.total_input().saturating_add(self.output_tokens)
     }
 
     pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
     }
 }
 
@@ -234,4 +248,32 @@ pub enum ModelEvent {
         delay: Duration,
         reason: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_sums_saturate() {
+        let absurd = Usage {
+            input_tokens: u64::MAX,
+            output_tokens: u64::MAX,
+            cache_read_tokens: u64::MAX,
+            cache_write_tokens: u64::MAX,
+        };
+        let mut sum = Usage::default();
+        sum.add(&absurd);
+        sum.add(&absurd);
+        assert_eq!(sum, absurd);
+        assert_eq!(sum.total_input(), u64::MAX);
+        assert_eq!(sum.total(), u64::MAX);
+        let small = Usage {
+            input_tokens: 1,
+            output_tokens: 2,
+            cache_read_tokens: 3,
+            cache_write_tokens: 4,
+        };
+        assert_eq!((small.total_input(), small.total()), (8, 10));
+    }
 }

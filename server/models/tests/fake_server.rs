@@ -307,6 +307,57 @@ async fn transient_faults_are_retried() {
 }
 
 #[tokio::test]
+async fn an_invalid_json_sse_event_is_retried() {
+    // A garbled event is a damaged stream, like a cut one: the attempt is
+    // dropped (consumers are told with `Retrying`) and the call retried.
+    for format in FORMATS {
+        for after in [0, 2, 1_000] {
+            let server = FakeModel::start(
+                Scenario::new()
+                    .reply(
+                        Reply::text("partial text that is thrown away")
+                            .tool_call("read_file", json!({"path": "cart.py"}))
+                            .with_fault(Fault::InvalidJsonEvent(after)),
+                    )
+                    .reply(Reply::text("recovered")),
+            )
+            .await
+            .unwrap();
+            let events: Vec<_> = client(format, &server, true)
+                .stream(
+                    request(format, vec![Message::user("go")]),
+                    CancellationToken::new(),
+                )
+                .collect()
+                .await;
+            let retrying = events
+                .iter()
+                .position(|e| matches!(e, Ok(ModelEvent::Retrying { .. })))
+                .unwrap_or_else(|| panic!("{format:?} after {after}: no retry in {events:?}"));
+            let Ok(ModelEvent::Retrying {
+                attempt, reason, ..
+            }) = &events[retrying]
+            else {
+                unreachable!()
+            };
+            assert_eq!(*attempt, 1, "{format:?} after {after}");
+            assert!(
+                reason.contains("not JSON"),
+                "{format:?} after {after}: {reason}"
+            );
+            // Whatever came before the retry belonged to the dropped attempt.
+            let kept = events[retrying + 1..].to_vec();
+            let reply = collect(Box::pin(futures::stream::iter(kept)))
+                .await
+                .unwrap_or_else(|e| panic!("{format:?} after {after}: {e}"));
+            assert_eq!(reply.text(), "recovered", "{format:?} after {after}");
+            assert_eq!(server.requests().len(), 2, "{format:?} after {after}");
+            no_violations(&server);
+        }
+    }
+}
+
+#[tokio::test]
 async fn retries_stop_after_the_limit() {
     for format in FORMATS {
         let mut scenario = Scenario::new();

@@ -309,6 +309,14 @@ fn usage(out: &mut String, r: &Report) {
 }
 
 /// A round step for about `target` (1, 2 or 5 times a power of ten).
+/// An axis's ticks, `0, step, 2·step, …` up to `max`: counted, so a huge
+/// or infinite `max` (a trace may hold any usage) cannot loop forever.
+fn ticks(max: f64, step: f64) -> impl Iterator<Item = f64> {
+    (0..=12u32)
+        .map(move |i| f64::from(i) * step)
+        .take_while(move |v| v.is_finite() && *v <= max + step / 2.0)
+}
+
 fn nice_step(target: f64) -> f64 {
     if target <= 0.0 || !target.is_finite() {
         return 1.0;
@@ -340,7 +348,7 @@ pub fn chart(turns: &[TurnUsage]) -> String {
     let plot_w = W - ML - MR;
     let plot_h = H - MT - MB;
     let n = turns.len().max(1) as f64;
-    let total = |u: &TurnUsage| u.tokens.total_input() + u.tokens.output;
+    let total = |u: &TurnUsage| u.tokens.total_input().saturating_add(u.tokens.output);
     let max_tokens = turns.iter().map(total).max().unwrap_or(0).max(1) as f64;
     let step = nice_step(max_tokens / TICKS);
     let y_max = (max_tokens / step).ceil() * step;
@@ -358,8 +366,7 @@ pub fn chart(turns: &[TurnUsage]) -> String {
          <g font-family=\"system-ui, sans-serif\" font-size=\"11\" fill=\"#5f6b76\">"
     );
     // Grid and the token axis.
-    let mut v = 0.0;
-    while v <= y_max + step / 2.0 {
+    for v in ticks(y_max, step) {
         let _ = writeln!(
             s,
             "<line class=\"grid\" stroke=\"#dde3e8\" x1=\"{ML}\" y1=\"{y:.1}\" x2=\"{x2}\" y2=\"{y:.1}\"/>\
@@ -370,7 +377,6 @@ pub fn chart(turns: &[TurnUsage]) -> String {
             ty = y(v) + 4.0,
             label = fmt_count(v as u64)
         );
-        v += step;
     }
     let _ = writeln!(
         s,
@@ -387,7 +393,7 @@ pub fn chart(turns: &[TurnUsage]) -> String {
     let mut points = Vec::new();
     for (i, u) in turns.iter().enumerate() {
         let x = ML + slot * i as f64 + (slot - bw) / 2.0;
-        let fresh = (u.tokens.input + u.tokens.cache_write) as f64;
+        let fresh = u.tokens.input.saturating_add(u.tokens.cache_write) as f64;
         let cached = u.tokens.cache_read as f64;
         let output = u.tokens.output as f64;
         let _ = write!(
@@ -429,8 +435,7 @@ pub fn chart(turns: &[TurnUsage]) -> String {
     }
     // The cost line and its axis.
     if !points.is_empty() {
-        let mut v = 0.0;
-        while v <= c_max + c_step / 2.0 {
+        for v in ticks(c_max, c_step) {
             let _ = writeln!(
                 s,
                 "<text x=\"{lx}\" y=\"{ty:.1}\" text-anchor=\"start\">{}</text>",
@@ -438,7 +443,6 @@ pub fn chart(turns: &[TurnUsage]) -> String {
                 lx = W - MR + 6.0,
                 ty = yc(v) + 4.0
             );
-            v += c_step;
         }
         let line: Vec<String> = points
             .iter()

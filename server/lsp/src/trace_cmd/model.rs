@@ -53,14 +53,17 @@ pub struct Tokens {
 impl Tokens {
     /// Every input token, cached or not.
     pub fn total_input(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write
+        self.input
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
     }
 
+    /// Saturating: a trace may hold any count a provider reported.
     fn add(&mut self, other: &Tokens) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
     }
 }
 
@@ -482,7 +485,7 @@ impl<'a> Builder<'a> {
                     self.tokens.add(&tokens);
                     self.model_calls += 1;
                     match e.f64("cost_usd") {
-                        Some(c) => self.cost_usd += c,
+                        Some(c) => self.cost_usd = rein_models::pricing::add_usd(self.cost_usd, c),
                         None => self.unpriced_calls += 1,
                     }
                     line.push_str(&format!(
@@ -551,17 +554,17 @@ impl<'a> Builder<'a> {
         self.tokens.add(&tokens);
         self.model_calls += 1;
         match cost {
-            Some(c) => self.cost_usd += c,
+            Some(c) => self.cost_usd = rein_models::pricing::add_usd(self.cost_usd, c),
             None => self.unpriced_calls += 1,
         }
         match self.turn_usage.iter_mut().find(|u| u.turn == turn) {
             Some(u) => {
                 u.tokens.add(&tokens);
                 u.cost_usd = match (u.cost_usd, cost) {
-                    (Some(a), Some(c)) => Some(a + c),
+                    (Some(a), Some(c)) => Some(rein_models::pricing::add_usd(a, c)),
                     (a, c) => a.or(c),
                 };
-                u.latency_ms += latency;
+                u.latency_ms = u.latency_ms.saturating_add(latency);
                 u.calls += 1;
             }
             None => self.turn_usage.push(TurnUsage {
@@ -1133,6 +1136,26 @@ pub fn fmt_offset(ms: Option<i64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A trace may hold any count a provider reported: sums saturate, and
+    /// the report, its timeline and its chart still render.
+    #[test]
+    fn usage_sums_saturate() {
+        let call = format!(
+            r#"{{"kind":"model_call","ts":"2026-11-30T07:12:01.234Z","turn":1,"usage":{{"input_tokens":{m},"output_tokens":{m},"cache_read_tokens":{m},"cache_write_tokens":{m}}},"cost_usd":1.7e308,"latency_ms":{m},"stop":"tool_use","retries":0,"estimated_input_tokens":0}}"#,
+            m = u64::MAX
+        );
+        let text = format!("{call}\n{call}\n");
+        let trace = super::super::read::parse(text.as_bytes(), &|s: &str| s.to_owned());
+        let report = build("t-1", "trace.jsonl", &trace, None);
+        assert_eq!(report.tokens.total_input(), u64::MAX);
+        assert_eq!(report.tokens.output, u64::MAX);
+        assert_eq!(report.cost_usd, f64::MAX);
+        assert_eq!(report.turn_usage[0].cost_usd, Some(f64::MAX));
+        assert!(super::super::html::render(&report).contains("<svg"));
+        let timeline = super::super::timeline::render(&report, Default::default());
+        assert!(timeline.contains("18446744073709.6M in"), "{timeline}");
+    }
 
     #[test]
     fn formats() {

@@ -69,7 +69,7 @@
 //! 0); and `fault` or `faults`. A fault is an object with one kind key:
 //! `{"status": 529, "retry_after": 2, "message": "…"}`,
 //! `{"connection_reset": true}`, `{"cut_after_events": 5}`,
-//! `{"malformed_tool_json": true}`, `{"delay_ms": 20}`, or
+//! `{"invalid_json_event": 2}`, `{"malformed_tool_json": true}`, `{"delay_ms": 20}`, or
 //! `{"stream_error": "overloaded_error", "after_events": 3, "message": "Overloaded"}`.
 //! Conditions: `last_tool_result_contains`, `last_user_text_contains`,
 //! `system_contains`. Errors name the line and column.

@@ -178,6 +178,16 @@ pub(crate) fn reply_plan(context: &Context, reply: &ResolvedReply, faults: &[Fau
             WireFormat::OpenAi => openai::error_event(error_type, message),
         });
     }
+    if let Some(after) = faults.iter().find_map(|fault| match fault {
+        Fault::InvalidJsonEvent(events) => Some(*events),
+        _ => None,
+    }) {
+        // Never after the last event: a client stops reading there.
+        let at = after.min(events.len().saturating_sub(1));
+        if let Some(garbled) = events.get(at).map(|e| garble(e)) {
+            events.insert(at, garbled);
+        }
+    }
     if let Some(after) = cut_after {
         events.truncate(after);
     }
@@ -258,6 +268,27 @@ impl Plan {
         };
         keep.then_some(connection)
     }
+}
+
+/// The event with each `data:` line's JSON cut in half: a proper prefix
+/// of a JSON object is never JSON, so a client cannot read it by chance.
+fn garble(event: &str) -> String {
+    event
+        .split_inclusive('\n')
+        .map(|line| match line.strip_prefix("data: ") {
+            Some(data) => {
+                let data = data.trim_end_matches('\n');
+                let mut half = data.len() / 2;
+                while !data.is_char_boundary(half) {
+                    half -= 1;
+                }
+                // `{` alone when there is no half to keep.
+                let kept = if half == 0 { "{" } else { &data[..half] };
+                format!("data: {kept}\n")
+            }
+            None => line.to_string(),
+        })
+        .collect()
 }
 
 fn connection_value(close: bool) -> String {

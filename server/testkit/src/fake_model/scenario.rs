@@ -452,6 +452,12 @@ pub enum Fault {
     /// without ending the chunked body. Non-streaming: send the headers and
     /// half the body, then drop.
     CutAfterEvents(usize),
+    /// Streaming: after the first `n` SSE events (at most all but the
+    /// last), one event whose data is not JSON (the next event's data cut
+    /// in half, as a broken proxy or a garbled buffer would send it), then
+    /// the whole stream as usual.
+    /// Non-streaming replies are sent unchanged.
+    InvalidJsonEvent(usize),
     /// The first tool call's arguments are invalid JSON (its serialized
     /// input minus the closing brace). Anthropic non-streaming replies carry
     /// that text as a JSON string in `input`, since an object cannot be

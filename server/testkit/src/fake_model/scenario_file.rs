@@ -184,7 +184,7 @@ fn fits_shorthand(content: &[Block]) -> bool {
 /// A fault: an object whose one "kind" key says what goes wrong.
 ///
 /// `{"status": 429, "retry_after": 1, "message": "…"}`, `{"connection_reset": true}`,
-/// `{"cut_after_events": 5}`, `{"malformed_tool_json": true}`, `{"delay_ms": 20}`,
+/// `{"cut_after_events": 5}`, `{"invalid_json_event": 2}`, `{"malformed_tool_json": true}`, `{"delay_ms": 20}`,
 /// `{"stream_error": "overloaded_error", "after_events": 3, "message": "Overloaded"}`.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,6 +198,8 @@ pub(crate) struct FaultFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cut_after_events: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    invalid_json_event: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     malformed_tool_json: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     delay_ms: Option<u64>,
@@ -209,7 +211,7 @@ pub(crate) struct FaultFile {
     message: Option<String>,
 }
 
-const FAULT_KINDS: &str = "`status`, `connection_reset`, `cut_after_events`, `malformed_tool_json`, `delay_ms`, `stream_error`";
+const FAULT_KINDS: &str = "`status`, `connection_reset`, `cut_after_events`, `invalid_json_event`, `malformed_tool_json`, `delay_ms`, `stream_error`";
 
 impl TryFrom<FaultFile> for Fault {
     type Error = String;
@@ -219,6 +221,7 @@ impl TryFrom<FaultFile> for Fault {
             ("status", file.status.is_some()),
             ("connection_reset", file.connection_reset.is_some()),
             ("cut_after_events", file.cut_after_events.is_some()),
+            ("invalid_json_event", file.invalid_json_event.is_some()),
             ("malformed_tool_json", file.malformed_tool_json.is_some()),
             ("delay_ms", file.delay_ms.is_some()),
             ("stream_error", file.stream_error.is_some()),
@@ -259,6 +262,9 @@ impl TryFrom<FaultFile> for Fault {
                 Fault::ConnectionReset,
             )?,
             "cut_after_events" => Fault::CutAfterEvents(file.cut_after_events.unwrap_or_default()),
+            "invalid_json_event" => {
+                Fault::InvalidJsonEvent(file.invalid_json_event.unwrap_or_default())
+            }
             "malformed_tool_json" => flag(
                 file.malformed_tool_json,
                 "malformed_tool_json",
@@ -319,6 +325,10 @@ impl From<Fault> for FaultFile {
             },
             Fault::CutAfterEvents(events) => FaultFile {
                 cut_after_events: Some(events),
+                ..FaultFile::default()
+            },
+            Fault::InvalidJsonEvent(events) => FaultFile {
+                invalid_json_event: Some(events),
                 ..FaultFile::default()
             },
             Fault::MalformedToolJson => FaultFile {

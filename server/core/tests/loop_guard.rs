@@ -1,0 +1,252 @@
+//! The loop guard against models that go in circles: repeats are seen
+//! through what changes on every run (log paths, timings), and a task
+//! whose model keeps repeating itself or gives up ends, with the reason,
+//! long before its turn budget.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use rein_core::fakes::{ScriptedExec, command_result};
+use rein_core::ports::TaskEvent;
+use rein_core::task::TaskState;
+use rein_testkit::fake_model::{Reply, Scenario, Usage as FakeUsage};
+use serde_json::json;
+use support::{Run, Setup, cart_workspace};
+
+const TARGET: &str = "tests/test_cart.py::TestCart::test_total";
+
+/// The guard events of a run, as "guard: message".
+fn guard_events(run: &Run) -> Vec<String> {
+    run.progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Guard { guard, message, .. } => Some(format!("{guard}: {message}")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A test run that fails the same way every time, but like a real runner
+/// reports a fresh timing on each run (and Rein a fresh log path).
+fn failing_with_fresh_timings() -> (ScriptedExec, Arc<AtomicU32>) {
+    let runs = Arc::new(AtomicU32::new(0));
+    let counter = Arc::clone(&runs);
+    let exec = ScriptedExec::new(move |spec| {
+        let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut result = command_result(
+            1,
+            &format!(
+                "F..\nFAIL: test_total (tests.test_cart.TestCart.test_total)\nAssertionError: 2 != 30\n----------------------------------------------------------------------\nRan 3 tests in 0.{n:03}s\n\nFAILED (failures=1) at 12:00:{n:02}",
+            ),
+            &["tests.test_cart.TestCart.test_total"],
+        );
+        result.duration = Duration::from_millis(2_300 + u64::from(n) * 17);
+        let _ = spec;
+        result
+    });
+    (exec, runs)
+}
+
+#[tokio::test]
+async fn identical_failing_test_runs_trip_the_guard() {
+    let mut scenario = Scenario::new();
+    for _ in 0..4 {
+        scenario = scenario.reply(Reply::tool_call("run_tests", json!({"target": TARGET})));
+    }
+    let scenario = scenario.reply(Reply::text("The test still fails."));
+    let (exec, runs) = failing_with_fresh_timings();
+    let r = Setup::new(cart_workspace())
+        .exec(exec)
+        .run(scenario, |c| c.budgets.max_turns = 5)
+        .await;
+    let results = support::tool_results(&r);
+    assert_eq!(results.len(), 4, "{results:?}");
+    assert!(results[0].starts_with("ERROR $ run-tests"), "{results:?}");
+    assert!(results[1].starts_with("ERROR $ run-tests"), "{results:?}");
+    for refused in &results[2..] {
+        assert!(
+            refused
+                .starts_with("ERROR Refused: run_tests with these arguments already ran 2 times"),
+            "{results:?}"
+        );
+    }
+    // The baseline, two runs by the model (the other two were refused),
+    // the verifier's two for the claim (the target test, then its file).
+    assert_eq!(runs.load(Ordering::SeqCst), 5, "{:?}", r.exec.commands());
+    let bodies: Vec<String> = r
+        .server
+        .requests()
+        .iter()
+        .map(|q| q.body["messages"].to_string())
+        .collect();
+    assert!(
+        bodies[2].contains("You already ran this exact call and got the same result"),
+        "{}",
+        bodies[2]
+    );
+    // The notice, two refusals, and (three turns without anything new) the
+    // nudge to give a best answer.
+    let guards = guard_events(&r);
+    let kinds: Vec<&str> = guards.iter().filter_map(|g| g.split(':').next()).collect();
+    assert_eq!(
+        kinds,
+        ["repeat", "repeat", "repeat", "no_progress"],
+        "{guards:#?}"
+    );
+    assert!(
+        guards[0].starts_with("repeat: You already ran"),
+        "{guards:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_test_run_that_changed_is_not_a_repeat() {
+    // Same call, nothing edited, but the runner reports a different
+    // failure each time (a flaky test): that is information, not a loop.
+    let runs = Arc::new(AtomicU32::new(0));
+    let counter = Arc::clone(&runs);
+    let exec = ScriptedExec::new(move |_| {
+        let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+        command_result(
+            1,
+            &format!("AssertionError: {n} != 30\nFAILED (failures=1)"),
+            &["tests.test_cart.TestCart.test_total"],
+        )
+    });
+    let mut scenario = Scenario::new();
+    for _ in 0..4 {
+        scenario = scenario.reply(Reply::tool_call("run_tests", json!({"target": TARGET})));
+    }
+    let r = Setup::new(cart_workspace())
+        .exec(exec)
+        .run(scenario, |c| c.budgets.max_turns = 4)
+        .await;
+    assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
+    assert!(
+        support::tool_results(&r)
+            .iter()
+            .all(|t| t.starts_with("ERROR $ run-tests")),
+        "{:?}",
+        support::tool_results(&r)
+    );
+    assert_eq!(guard_events(&r), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn the_loop_guard_ends_a_task_that_keeps_repeating() {
+    let mut scenario = Scenario::new();
+    for _ in 0..30 {
+        scenario = scenario.reply(
+            Reply::text("Let me look at cart.py again.")
+                .tool_call("read_file", json!({"path": "cart.py"})),
+        );
+    }
+    let r = Setup::new(cart_workspace())
+        .run(scenario, |c| c.budgets.max_turns = 30)
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Failed, "{}", r.outcome.reason);
+    // Two runs, then three refusals with nothing changed in between.
+    assert_eq!(r.outcome.spent.turns, 5);
+    assert_eq!(
+        r.outcome.reason,
+        "stopped: the model kept repeating calls the loop guard had refused (3 refusals with nothing changed in between; last: read_file). Its last words: \"Let me look at cart.py again.\""
+    );
+    assert_eq!(
+        r.outcome.final_text.as_deref(),
+        Some("Let me look at cart.py again.")
+    );
+    let guards = guard_events(&r);
+    assert!(
+        guards
+            .last()
+            .is_some_and(|g| g.starts_with("stuck: stopped: the model kept repeating calls")),
+        "{guards:#?}"
+    );
+    // The refused calls still have their results: the history is whole.
+    let mut messages = support::messages_of(&r.outcome.history);
+    assert_eq!(rein_models::pairing::repair(&mut messages).unwrap(), vec![]);
+}
+
+#[tokio::test]
+async fn a_model_that_gives_up_twice_ends_the_task() {
+    const GIVING_UP: &str = "My edit was not applied, so I stop here.";
+    let mut scenario = Scenario::new();
+    for _ in 0..10 {
+        scenario = scenario.reply(Reply::text(GIVING_UP));
+    }
+    let r = Setup::new(cart_workspace())
+        .run(scenario, |c| c.budgets.max_turns = 10)
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Failed, "{}", r.outcome.reason);
+    assert_eq!(r.outcome.spent.turns, 2);
+    assert_eq!(
+        r.outcome.reason,
+        "stopped: the model gave up (the same answer twice, nothing changed in between): \"My edit was not applied, so I stop here.\""
+    );
+    assert_eq!(r.outcome.final_text.as_deref(), Some(GIVING_UP));
+    let guards = guard_events(&r);
+    assert_eq!(
+        guards,
+        vec![format!("gave_up: {}", r.outcome.reason)],
+        "{guards:#?}"
+    );
+    // The first claim was checked and turned down, so the model was told.
+    let second = r.server.requests()[1].body["messages"].to_string();
+    assert!(second.contains("Rein checked your claim"), "{second}");
+}
+
+#[tokio::test]
+async fn a_model_that_says_the_same_after_changing_something_goes_on() {
+    // The same words, but an edit in between: not a stall.
+    let scenario = Scenario::new()
+        .reply(Reply::text("I cannot find the bug."))
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return len(items) + 0"}),
+        ))
+        .reply(Reply::text("I cannot find the bug."));
+    let r = Setup::new(cart_workspace())
+        .run(scenario, |c| c.budgets.max_turns = 4)
+        .await;
+    assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
+    assert_eq!(guard_events(&r), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn absurd_usage_from_the_provider_neither_wraps_nor_panics() {
+    let absurd = FakeUsage {
+        input: u64::MAX,
+        output: u64::MAX,
+        cache_read: u64::MAX,
+        cache_write: u64::MAX,
+    };
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})).usage(absurd))
+        .reply(Reply::text("done").usage(absurd));
+    let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
+    assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
+    assert_eq!(
+        r.outcome.reason,
+        format!("stopped: max tokens ({} used of 2000000)", u64::MAX)
+    );
+    assert!(r.outcome.spent.cost_usd.is_finite());
+    let last = r.progress.events().into_iter().rev().find_map(|e| match e {
+        TaskEvent::Status(s) => Some(s),
+        _ => None,
+    });
+    let last = last.unwrap();
+    assert_eq!(
+        (last.input_tokens, last.output_tokens),
+        (u64::MAX, u64::MAX)
+    );
+    assert!(last.cost_usd.is_finite());
+}
