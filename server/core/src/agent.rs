@@ -569,6 +569,7 @@ impl Agent {
             cancelled,
             learned,
             waiting,
+            out_of_time,
         } = self.dispatch_all(turn, &calls).await?;
         for r in &results {
             if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
@@ -598,6 +599,9 @@ impl Agent {
                 TaskState::Cancelled,
                 self.config.cancel_reason.text(),
             ));
+        }
+        if let Some(reason) = out_of_time {
+            return Err(Stop::new(TaskState::BudgetExhausted, reason));
         }
         if let Some(question) = waiting {
             // Nobody could answer now: the task waits, its history intact.
@@ -636,6 +640,7 @@ impl Agent {
                 artifacts: &self.artifacts,
                 runs: &self.runs,
                 budgets: &self.tracker.budgets,
+                time: self.tracker.time_budget(),
                 test_command: self.config.test_command.as_ref(),
                 cancel: &self.cancel,
             },
@@ -648,8 +653,10 @@ impl Agent {
         let mut outputs: Vec<Option<CallDone>> = vec![None; calls.len()];
         let mut ops: Vec<Option<i64>> = vec![None; calls.len()];
         let mut cancelled = false;
+        // Set when a call ran out the task's time: nothing after it runs.
+        let mut out_of_time: Option<String> = None;
         let mut i = 0;
-        while i < calls.len() {
+        while i < calls.len() && out_of_time.is_none() {
             if self.cancel.is_cancelled() {
                 cancelled = true;
                 break;
@@ -690,7 +697,10 @@ impl Agent {
             .await;
             for (offset, outcome) in batch.into_iter().enumerate() {
                 match outcome {
-                    Some(done) => outputs[i + offset] = Some(done),
+                    Some(done) => {
+                        out_of_time = out_of_time.or(done.output.out_of_time.clone());
+                        outputs[i + offset] = Some(done);
+                    }
                     None => cancelled = true,
                 }
             }
@@ -713,7 +723,10 @@ impl Agent {
                 waiting_for,
                 duration_ms,
             } = output.unwrap_or_else(|| CallDone {
-                output: ToolOutput::error(CANCELLED),
+                output: ToolOutput::error(match &out_of_time {
+                    Some(reason) => format!("not run: {reason}."),
+                    None => CANCELLED.to_owned(),
+                }),
                 notice: None,
                 new_information: false,
                 waiting_for: None,
@@ -756,6 +769,7 @@ impl Agent {
             cancelled,
             learned,
             waiting,
+            out_of_time,
         })
     }
 
@@ -856,6 +870,7 @@ impl Agent {
             exec: self.ports.exec.as_ref(),
             artifacts_dir: self.artifacts.abs.clone(),
             cancel: self.cancel.clone(),
+            time: self.tracker.time_budget(),
         };
         let verdict = tokio::select! {
             () = self.cancel.cancelled() => return Err(Stop::new(TaskState::Cancelled, self.config.cancel_reason.text())),
@@ -884,6 +899,19 @@ impl Agent {
                     detail: gap.clone(),
                     evidence,
                 });
+                let time = self.tracker.time_budget();
+                if time.is_over() {
+                    // The checks were cut short (or ended just in time):
+                    // either way there is no time left to act on the gap.
+                    return Err(Stop::new(
+                        TaskState::BudgetExhausted,
+                        format!(
+                            "the time budget ({}) ran out while Rein verified the claim: {}",
+                            time.label(),
+                            gap.lines().next().unwrap_or_default()
+                        ),
+                    ));
+                }
                 self.progress.last_gap = Some(gap.clone());
                 self.history.push(Item::user(format!(
                     "Rein checked your claim and the task is not done yet: {gap}\nKeep going."
@@ -981,6 +1009,8 @@ struct Batch {
     learned: bool,
     /// A question the user could not be asked or did not answer.
     waiting: Option<String>,
+    /// The task's time budget ran out during a call: why the task ends.
+    out_of_time: Option<String>,
 }
 
 /// One call's outcome, before it is recorded.

@@ -24,8 +24,9 @@ pub struct Settings {
     pub max_turns: Option<u32>,
     #[serde(alias = "maxCostUsd")]
     pub max_cost_usd: Option<f64>,
+    /// Wall time per task; fractions are allowed (`0.5` is 30 s).
     #[serde(alias = "maxMinutes")]
-    pub max_minutes: Option<u64>,
+    pub max_minutes: Option<f64>,
     #[serde(alias = "maxTokens")]
     pub max_tokens: Option<u64>,
     /// The test command, with `{target}` where the target goes.
@@ -96,7 +97,12 @@ impl Config {
             budgets.max_cost_usd = Some(usd);
         }
         if let Some(minutes) = layers.iter().find_map(|l| l.max_minutes) {
-            budgets.max_wall_time = Duration::from_secs(minutes * 60);
+            budgets.max_wall_time = Duration::try_from_secs_f64(minutes * 60.0).map_err(|_| {
+                ConfigError::NotANumber {
+                    name: "max_minutes",
+                    value: minutes.to_string(),
+                }
+            })?;
         }
         if let Some(tokens) = layers.iter().find_map(|l| l.max_tokens) {
             budgets.max_tokens = tokens;
@@ -168,7 +174,10 @@ mod tests {
         // A local model has no price: no USD budget rather than a false one.
         assert_eq!(config.budgets.max_cost_usd, None);
         assert_eq!(
-            config.test_command.unwrap().for_target(Some("t")),
+            config
+                .test_command
+                .unwrap()
+                .for_target(crate::testtarget::TestTarget::parse("t").unwrap().as_ref()),
             "make test T=t"
         );
         assert_eq!(
