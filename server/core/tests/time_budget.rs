@@ -48,18 +48,29 @@ fn real_setup(root: &std::path::Path) -> Setup {
         .runner(Arc::new(ProcessExec::new()))
 }
 
-/// The last result the model got, whole.
-fn last_result(r: &support::Run) -> String {
-    support::full_results(r).pop().unwrap()
-}
-
 #[tokio::test]
 async fn sleep_100_with_max_minutes_1_is_killed_when_the_budget_ends() {
     let root = tempfile::tempdir().unwrap();
+    // A second call in the same reply, which must not run once the time
+    // is out.
+    let scenario = Scenario::new()
+        .reply(
+            Reply::tool_call(
+                "run_command",
+                json!({"command": "sleep 100", "timeout_s": 100}),
+            )
+            .tool_call("run_command", json!({"command": "touch ran-after"})),
+        )
+        .reply(Reply::text("It slept."));
     // The support's own guard fails the test if the task outlives 60 s:
     // the command's own 100 s are never waited for.
     let r = real_setup(root.path())
-        .run(sleep_100(), |c| {
+        .approver(
+            ScriptedApprover::new()
+                .decide(ApprovalDecision::AllowOnce)
+                .decide(ApprovalDecision::AllowOnce),
+        )
+        .run(scenario, |c| {
             c.budgets.max_wall_time = Duration::from_secs(5);
         })
         .await;
@@ -68,12 +79,22 @@ async fn sleep_100_with_max_minutes_1_is_killed_when_the_budget_ends() {
         r.outcome.reason,
         "the time budget (5 s) ran out while `sleep 100` was running; it was killed"
     );
-    let result = last_result(&r);
-    assert!(result.starts_with("$ sleep 100\nkilled after "), "{result}");
+    let results = support::full_results(&r);
     assert!(
-        result.contains("(you asked for 1 min 40 s; the task's time budget of 5 s has "),
-        "{result}"
+        results[0].starts_with("$ sleep 100\nkilled after "),
+        "{}",
+        results[0]
     );
+    assert!(
+        results[0].contains("(you asked for 1 min 40 s; the task's time budget of 5 s has "),
+        "{}",
+        results[0]
+    );
+    assert_eq!(
+        results[1],
+        "not run: the time budget (5 s) ran out while `sleep 100` was running; it was killed."
+    );
+    assert!(!root.path().join("ran-after").exists());
     // The model was not called again: the task ended with the command.
     assert_eq!(r.server.requests().len(), 1);
 }
