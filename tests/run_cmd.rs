@@ -32,6 +32,22 @@ impl Project {
         }
     }
 
+    /// A fresh copy of `tests/fixtures/<name>` instead of the demo.
+    fn of_fixture(name: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        support::copy_dir(&support::fixture(name), &dir.path().join("project"));
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        Self { dir }
+    }
+
+    /// Writes `scenario` (the scripted model's replies) next to the
+    /// project, for scenarios that name paths known only at run time.
+    fn scenario(&self, scenario: &serde_json::Value) -> PathBuf {
+        let path = self.dir.path().join("scenario.json");
+        std::fs::write(&path, scenario.to_string()).unwrap();
+        path
+    }
+
     fn root(&self) -> PathBuf {
         self.dir.path().join("project")
     }
@@ -546,4 +562,170 @@ fn a_diff_hiding_behind_escape_sequences_is_shown_escaped() {
         "{:?}",
         project.cart()
     );
+}
+
+/// Attack (4): `run_tests` needs no approval and its target went to the
+/// runner as it was: with real pytest, `--basetemp=<dir>` emptied a
+/// directory outside the workspace, `--junitxml=<path>` wrote outside it
+/// and `../../../etc/passwd` made pytest collect from `/etc`. Now each is
+/// refused with a message for the model and nothing runs, while a real
+/// test id still runs.
+#[test]
+fn run_tests_with_basetemp_outside_the_workspace_leaves_it_alone() {
+    let pythonpath = pytest::pythonpath();
+    let project = Project::of_fixture("pytest_cart");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("marker"), "keep me").unwrap();
+    let report = outside.path().join("report.xml");
+    let basetemp = format!("--basetemp={}", outside.path().display());
+    let junitxml = format!("--junitxml={}", report.display());
+    let targets = [
+        basetemp.as_str(),
+        junitxml.as_str(),
+        "../../../etc/passwd",
+        "tests/test_carts.py",
+        "tests/test_cart.py",
+    ];
+    let calls: Vec<serde_json::Value> = targets
+        .iter()
+        .map(|t| serde_json::json!({"name": "run_tests", "input": {"target": t}}))
+        .collect();
+    let scenario = project.scenario(&serde_json::json!({
+        "replies": [
+            {"text": "Running the tests my way.", "tool_calls": calls},
+            {"text": "Done."}
+        ]
+    }));
+    let env: Vec<(&str, &str)> = pythonpath
+        .iter()
+        .map(|p| ("PYTHONPATH", p.to_str().unwrap()))
+        .collect();
+    let out = project.run(&scenario, &["--yes", "run the tests"], "", &env);
+
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("marker")).ok(),
+        Some("keep me".to_owned()),
+        "pytest emptied the directory outside the workspace\n--- stderr\n{}",
+        out.stderr
+    );
+    assert!(
+        !report.exists(),
+        "a report was written outside the workspace"
+    );
+    // Each refusal is the call's result (`← error (<duration>): <first line>`).
+    out.assert_stderr(&format!(
+        "): `{basetemp}` is not a test id: run_tests never passes options"
+    ));
+    out.assert_stderr(&format!("): `{junitxml}` is not a test id"));
+    out.assert_stderr("): `../../../etc/passwd` is outside the workspace");
+    out.assert_stderr("): no such file: tests/test_carts.py (did you mean tests/test_cart.py?)");
+    // The real test id ran, with the real pytest, and passed.
+    out.assert_stderr(": $ python3 -m pytest -q tests/test_cart.py: exit code 0 after ");
+    out.assert_code(0);
+}
+
+/// Attack (8): the model's `timeout_s` replaced the configured ceiling
+/// and the task's time budget was never consulted while a command ran:
+/// `sleep 100` ran its 100 s with `max_minutes = 1`. Now the command is
+/// killed when the budget ends, and the task ends out of budget, saying
+/// why. (A budget of a few seconds, so the test need not wait a minute.)
+#[test]
+fn sleep_100_with_max_minutes_1_is_killed_when_the_budget_ends() {
+    let project = Project::new();
+    project.config("max_minutes = 0.1\n");
+    let scenario = project.scenario(&serde_json::json!({
+        "replies": [
+            {"text": "Let me wait for it.", "tool_calls": [
+                {"name": "run_command", "input": {"command": "sleep 100", "timeout_s": 100}}
+            ]},
+            {"text": "It slept."}
+        ]
+    }));
+    let out = project.run(&scenario, &["--yes", "wait a bit"], "", &[]);
+    out.assert_code(1);
+    out.assert_stdout("state:  budget_exhausted\n");
+    out.assert_stdout(
+        "reason: the time budget (6 s) ran out while `sleep 100` was running; it was killed\n",
+    );
+    out.assert_stderr("  → run_command `sleep 100`\n");
+    out.assert_stderr(": $ sleep 100: killed after ");
+    assert!(!out.stderr.contains("It slept."), "{}", out.stderr);
+}
+
+/// Real pytest for the suites that need it: the machine's own, else
+/// installed once with pip into `~/.cache/rein-tests/pytest` and found
+/// through `PYTHONPATH`.
+mod pytest {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// Pinned so a run is the same on every machine.
+    const PYTEST: &str = "pytest==9.0.3";
+
+    /// `None`: the machine's `python3` has pytest already.
+    pub fn pythonpath() -> Option<PathBuf> {
+        if works(None) {
+            return None;
+        }
+        let cache = cache_dir();
+        let target = cache.join("pytest-9.0.3");
+        if !works(Some(&target)) {
+            install(&cache, &target);
+        }
+        assert!(
+            works(Some(&target)),
+            "pytest installed into {} does not run",
+            target.display()
+        );
+        Some(target)
+    }
+
+    fn works(pythonpath: Option<&Path>) -> bool {
+        let mut command = Command::new("python3");
+        command.args(["-m", "pytest", "--version"]);
+        if let Some(path) = pythonpath {
+            command.env("PYTHONPATH", path);
+        }
+        command.output().is_ok_and(|o| o.status.success())
+    }
+
+    fn cache_dir() -> PathBuf {
+        std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .expect("neither XDG_CACHE_HOME nor HOME is set")
+            .join("rein-tests")
+    }
+
+    /// `pip install --target` into a fresh folder, then a rename: tests
+    /// installing at once each finish their own copy, and the first
+    /// rename wins; an interrupted install never leaves a half copy.
+    fn install(cache: &Path, target: &Path) {
+        std::fs::create_dir_all(cache).unwrap();
+        let work = tempfile::Builder::new()
+            .prefix(".pytest-install-")
+            .tempdir_in(cache)
+            .unwrap();
+        let output = Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg("--target")
+            .arg(work.path())
+            .arg(PYTEST)
+            .output()
+            .expect("python3 is needed for the pytest end-to-end tests");
+        assert!(
+            output.status.success(),
+            "cannot install {PYTEST} for the end-to-end tests (they need python3 with pip and the PyPI registry):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let _ = std::fs::rename(work.path(), target);
+    }
 }

@@ -574,6 +574,7 @@ impl Agent {
             cancelled,
             learned,
             waiting,
+            out_of_time,
         } = self.dispatch_all(turn, &calls).await?;
         for r in &results {
             if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
@@ -603,6 +604,9 @@ impl Agent {
                 TaskState::Cancelled,
                 self.config.cancel_reason.text(),
             ));
+        }
+        if let Some(reason) = out_of_time {
+            return Err(Stop::new(TaskState::BudgetExhausted, reason));
         }
         if let Some(question) = waiting {
             // Nobody could answer now: the task waits, its history intact.
@@ -650,6 +654,7 @@ impl Agent {
                 artifacts: &self.artifacts,
                 runs: &self.runs,
                 budgets: &self.tracker.budgets,
+                time: self.tracker.time_budget(),
                 test_command: self.config.test_command.as_ref(),
                 cancel: &self.cancel,
             },
@@ -662,8 +667,10 @@ impl Agent {
         let mut outputs: Vec<Option<CallDone>> = vec![None; calls.len()];
         let mut ops: Vec<Option<i64>> = vec![None; calls.len()];
         let mut cancelled = false;
+        // Set when a call ran out the task's time: nothing after it runs.
+        let mut out_of_time: Option<String> = None;
         let mut i = 0;
-        while i < calls.len() {
+        while i < calls.len() && out_of_time.is_none() {
             if self.cancel.is_cancelled() {
                 cancelled = true;
                 break;
@@ -704,7 +711,10 @@ impl Agent {
             .await;
             for (offset, outcome) in batch.into_iter().enumerate() {
                 match outcome {
-                    Some(done) => outputs[i + offset] = Some(done),
+                    Some(done) => {
+                        out_of_time = out_of_time.or(done.output.out_of_time.clone());
+                        outputs[i + offset] = Some(done);
+                    }
                     None => cancelled = true,
                 }
             }
@@ -727,7 +737,10 @@ impl Agent {
                 waiting_for,
                 duration_ms,
             } = output.unwrap_or_else(|| CallDone {
-                output: ToolOutput::error(CANCELLED),
+                output: ToolOutput::error(match &out_of_time {
+                    Some(reason) => format!("not run: {reason}."),
+                    None => CANCELLED.to_owned(),
+                }),
                 notice: None,
                 new_information: false,
                 waiting_for: None,
@@ -770,6 +783,7 @@ impl Agent {
             cancelled,
             learned,
             waiting,
+            out_of_time,
         })
     }
 
@@ -870,6 +884,7 @@ impl Agent {
             exec: self.ports.exec.as_ref(),
             artifacts_dir: self.artifacts.abs.clone(),
             cancel: self.cancel.clone(),
+            time: self.tracker.time_budget(),
         };
         let verdict = tokio::select! {
             () = self.cancel.cancelled() => return Err(Stop::new(TaskState::Cancelled, self.config.cancel_reason.text())),
@@ -898,6 +913,19 @@ impl Agent {
                     detail: gap.clone(),
                     evidence: evidence.clone(),
                 });
+                let time = self.tracker.time_budget();
+                if time.is_over() {
+                    // The checks were cut short (or ended just in time):
+                    // either way there is no time left to act on the gap.
+                    return Err(Stop::new(
+                        TaskState::BudgetExhausted,
+                        format!(
+                            "the time budget ({}) ran out while Rein verified the claim: {}",
+                            time.label(),
+                            gap.lines().next().unwrap_or_default()
+                        ),
+                    ));
+                }
                 let gave_up = self
                     .guard
                     .lock()
@@ -1023,6 +1051,8 @@ struct Batch {
     learned: bool,
     /// A question the user could not be asked or did not answer.
     waiting: Option<String>,
+    /// The task's time budget ran out during a call: why the task ends.
+    out_of_time: Option<String>,
 }
 
 /// One call's outcome, before it is recorded.

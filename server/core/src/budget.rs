@@ -21,7 +21,7 @@ pub struct Budgets {
     pub model_timeout: Duration,
     /// Default and ceiling for one `run_command`.
     pub command_timeout: Duration,
-    /// One `run_tests`.
+    /// Ceiling for one `run_tests` (and each of the verifier's runs).
     pub test_timeout: Duration,
 }
 
@@ -124,10 +124,7 @@ impl BudgetTracker {
         if elapsed >= b.max_wall_time {
             return Some(Exhausted {
                 budget: "wall_time",
-                reason: format!(
-                    "stopped: max time ({} min)",
-                    b.max_wall_time.as_secs().div_ceil(60)
-                ),
+                reason: format!("stopped: max time ({})", duration_label(b.max_wall_time)),
             });
         }
         if self.spent.tokens() >= b.max_tokens {
@@ -157,6 +154,129 @@ impl BudgetTracker {
     /// Time left before the wall-time budget, to bound a long tool run.
     pub fn time_left(&self) -> Duration {
         self.budgets.max_wall_time.saturating_sub(self.elapsed())
+    }
+
+    /// The wall-time budget as a clock that commands and checks consult
+    /// while they run (a resumed task's time already spent counts).
+    pub fn time_budget(&self) -> TimeBudget {
+        TimeBudget::ending(self.started, self.budgets.max_wall_time)
+    }
+}
+
+/// A task's wall-time budget: how long it is, and when it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    pub total: Duration,
+    deadline: Instant,
+}
+
+/// Far enough ahead to be "no limit" for any task.
+const NO_LIMIT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
+impl TimeBudget {
+    /// A budget of `total` that started at `started`.
+    pub fn ending(started: Instant, total: Duration) -> Self {
+        let deadline = started
+            .checked_add(total)
+            .or_else(|| started.checked_add(NO_LIMIT))
+            .unwrap_or(started);
+        Self { total, deadline }
+    }
+
+    /// A budget of `total` starting now.
+    pub fn from_now(total: Duration) -> Self {
+        Self::ending(Instant::now(), total)
+    }
+
+    /// No time budget to speak of (checks made outside a task).
+    pub fn unlimited() -> Self {
+        Self::from_now(NO_LIMIT)
+    }
+
+    pub fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.left().is_zero()
+    }
+
+    /// The budget as the user set it: "1 min", "15 s".
+    pub fn label(&self) -> String {
+        duration_label(self.total)
+    }
+}
+
+/// What set a command's time limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitedBy {
+    /// The model's `timeout_s`, under the ceiling.
+    Request,
+    /// The configured ceiling (the default, or a request clipped to it).
+    Ceiling,
+    /// The task's time budget: when it runs out, so does the command.
+    TimeBudget,
+}
+
+/// The time one command may run: the smallest of what the model asked,
+/// the configured ceiling and the task's time left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommandLimit {
+    pub timeout: Duration,
+    pub by: LimitedBy,
+    pub requested: Option<Duration>,
+    pub ceiling: Duration,
+}
+
+impl CommandLimit {
+    pub fn new(requested: Option<Duration>, ceiling: Duration, left: Duration) -> Self {
+        let (wanted, by) = match requested {
+            Some(asked) if asked < ceiling => (asked, LimitedBy::Request),
+            _ => (ceiling, LimitedBy::Ceiling),
+        };
+        let (timeout, by) = if left <= wanted {
+            (left, LimitedBy::TimeBudget)
+        } else {
+            (wanted, by)
+        };
+        Self {
+            timeout,
+            by,
+            requested,
+            ceiling,
+        }
+    }
+
+    /// What the model is told when the limit is not the one it asked for
+    /// (`tool`'s ceiling clipped it, or the task's time left did).
+    pub fn note(&self, tool: &str, budget: &TimeBudget) -> Option<String> {
+        let limit = duration_label(self.timeout);
+        let asked = self
+            .requested
+            .map(|r| format!("you asked for {}; ", duration_label(r)))
+            .unwrap_or_default();
+        match self.by {
+            LimitedBy::Request => None,
+            LimitedBy::Ceiling => self
+                .requested
+                .filter(|r| *r > self.ceiling)
+                .map(|_| format!("time limit: {limit} ({asked}{tool} runs at most {limit} here)")),
+            LimitedBy::TimeBudget => Some(format!(
+                "time limit: {limit} ({asked}the task's time budget of {} has {limit} left)",
+                budget.label()
+            )),
+        }
+    }
+}
+
+/// A duration as people write it: "1 min", "1 min 30 s", "15 s", "250 ms".
+pub fn duration_label(d: Duration) -> String {
+    let secs = d.as_secs();
+    match (secs / 60, secs % 60) {
+        (0, 0) if d.subsec_millis() > 0 => format!("{} ms", d.subsec_millis()),
+        (0, s) => format!("{s} s"),
+        (m, 0) => format!("{m} min"),
+        (m, s) => format!("{m} min {s} s"),
     }
 }
 
@@ -231,5 +351,67 @@ mod tests {
             t.check().unwrap().reason,
             "stopped: max tokens (18446744073709551615 used of 2000000)"
         );
+    }
+
+    const S: fn(u64) -> Duration = Duration::from_secs;
+
+    #[test]
+    fn a_command_gets_the_smallest_of_request_ceiling_and_time_left() {
+        use LimitedBy::*;
+        let cases: &[(Option<u64>, u64, u64, u64, LimitedBy)] = &[
+            // requested, ceiling, left → timeout, by
+            (None, 120, 1800, 120, Ceiling),
+            (Some(30), 120, 1800, 30, Request),
+            (Some(3600), 120, 1800, 120, Ceiling),
+            (Some(3600), 120, 60, 60, TimeBudget),
+            (None, 600, 45, 45, TimeBudget),
+            (Some(100), 120, 100, 100, TimeBudget),
+            (Some(10), 120, 0, 0, TimeBudget),
+        ];
+        for &(requested, ceiling, left, timeout, by) in cases {
+            let limit = CommandLimit::new(requested.map(S), S(ceiling), S(left));
+            assert_eq!(
+                (limit.timeout, limit.by),
+                (S(timeout), by),
+                "{requested:?} {ceiling} {left}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_model_is_told_the_limit_that_applied() {
+        let budget = TimeBudget::from_now(S(60));
+        let note = |requested: Option<u64>, left| {
+            CommandLimit::new(requested.map(S), S(120), S(left)).note("run_command", &budget)
+        };
+        assert_eq!(note(None, 1800), None);
+        assert_eq!(note(Some(30), 1800), None);
+        assert_eq!(
+            note(Some(3600), 1800).as_deref(),
+            Some("time limit: 2 min (you asked for 60 min; run_command runs at most 2 min here)")
+        );
+        assert_eq!(
+            note(Some(100), 45).as_deref(),
+            Some(
+                "time limit: 45 s (you asked for 1 min 40 s; the task's time budget of 1 min has 45 s left)"
+            )
+        );
+    }
+
+    /// A resumed task's budget counts the time it had already spent.
+    #[test]
+    fn a_resumed_task_has_only_its_time_left() {
+        let t = BudgetTracker::resume(
+            Budgets {
+                max_wall_time: S(60),
+                ..Budgets::default()
+            },
+            Spent::default(),
+            S(55),
+        );
+        let left = t.time_budget().left();
+        assert!(left <= S(5), "{left:?}");
+        let limit = CommandLimit::new(Some(S(100)), S(120), left);
+        assert_eq!(limit.by, LimitedBy::TimeBudget);
     }
 }

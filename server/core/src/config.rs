@@ -25,8 +25,9 @@ pub struct Settings {
     pub max_turns: Option<u32>,
     #[serde(alias = "maxCostUsd")]
     pub max_cost_usd: Option<f64>,
+    /// Wall time per task; fractions are allowed (`0.5` is 30 s).
     #[serde(alias = "maxMinutes")]
-    pub max_minutes: Option<u64>,
+    pub max_minutes: Option<f64>,
     #[serde(alias = "maxTokens")]
     pub max_tokens: Option<u64>,
     /// The test command, with `{target}` where the target goes.
@@ -175,6 +176,14 @@ impl Config {
     }
 }
 
+/// `max_minutes` (fractions allowed: `0.1` is 6 s) as a duration.
+pub(crate) fn minutes_to_duration(minutes: f64) -> Result<Duration, ConfigError> {
+    Duration::try_from_secs_f64(minutes * 60.0).map_err(|_| ConfigError::NotANumber {
+        name: "max_minutes",
+        value: minutes.to_string(),
+    })
+}
+
 /// The budgets `layers` (highest first) and the environment set, over the
 /// defaults.
 pub(crate) fn budgets(
@@ -203,7 +212,7 @@ pub(crate) fn budgets(
         budgets.max_cost_usd = Some(usd);
     }
     if let Some(minutes) = layers.iter().find_map(|l| l.max_minutes) {
-        budgets.max_wall_time = Duration::from_secs(minutes.saturating_mul(60));
+        budgets.max_wall_time = minutes_to_duration(minutes)?;
     }
     if let Some(tokens) = layers.iter().find_map(|l| l.max_tokens) {
         budgets.max_tokens = tokens;
@@ -252,7 +261,10 @@ mod tests {
         // A local model has no price: no USD budget rather than a false one.
         assert_eq!(config.budgets.max_cost_usd, None);
         assert_eq!(
-            config.test_command.unwrap().for_target(Some("t")),
+            config
+                .test_command
+                .unwrap()
+                .for_target(crate::testtarget::TestTarget::parse("t").unwrap().as_ref()),
             "make test T=t"
         );
         assert_eq!(

@@ -17,6 +17,7 @@ use crate::permissions::{Action, Decision, TaskApprovals};
 use crate::ports::{ApprovalDecision, CommandApproval, ProgressSink, TaskEvent};
 use crate::task::{TaskKind, TaskState};
 use crate::testfind;
+use crate::testtarget::TestTarget;
 use crate::tools::schema::validate;
 use crate::tools::spec::{self, ToolName};
 use crate::tools::{self, ToolCx, ToolOutput};
@@ -226,18 +227,28 @@ impl Dispatcher<'_> {
             }
             ToolName::RunTests => {
                 let a: TestArgs = serde_json::from_value(args).map_err(parse_error)?;
-                let target = a.target.as_deref().map(normalize_target);
-                self.permit(
+                // Checked once, here: what the rules see, what the user
+                // approves and what the runner gets are the same target.
+                let target = match a.target.as_deref() {
+                    Some(raw) => TestTarget::check(raw, cx.workspace)
+                        .await
+                        .map_err(|e| e.to_string())?,
+                    None => None,
+                };
+                let shown = target.as_ref().map(ToString::to_string);
+                let command = cx.test_command.map(|t| t.for_target(target.as_ref()));
+                self.permit_command(
                     &call.id,
                     &Action::RunTests {
-                        target: target.as_deref(),
+                        target: shown.as_deref(),
                     },
+                    command,
                 )
                 .await?;
                 self.event(TaskEvent::Activity {
                     text: "running tests".into(),
                 });
-                tools::run_tests(cx, target.as_deref()).await
+                tools::run_tests(cx, target.as_ref()).await
             }
             ToolName::RunCommand => {
                 let a: CommandArgs = serde_json::from_value(args).map_err(parse_error)?;
@@ -291,6 +302,17 @@ impl Dispatcher<'_> {
     /// `Ok` with the decision that let the call through; `Err` with the
     /// result to return when it may not run.
     async fn permit(&self, call_id: &str, action: &Action<'_>) -> Result<Decision, String> {
+        self.permit_command(call_id, action, None).await
+    }
+
+    /// [`Self::permit`], with the command line the user is asked about
+    /// when it is not the action's own text (the tests' command).
+    async fn permit_command(
+        &self,
+        call_id: &str,
+        action: &Action<'_>,
+        command: Option<String>,
+    ) -> Result<Decision, String> {
         let tool = action.tool();
         // The task's own artifacts (spilled outputs, logs) are readable
         // even though `.rein/` is otherwise off limits.
@@ -327,15 +349,11 @@ impl Dispatcher<'_> {
                 {
                     return Ok(Decision::Allow);
                 }
-                let command = match action {
+                let command = command.unwrap_or_else(|| match action {
                     Action::RunCommand { command } => (*command).to_owned(),
-                    Action::RunTests { target } => self
-                        .cx
-                        .test_command
-                        .map(|t| t.for_target(*target))
-                        .unwrap_or_else(|| "the tests".to_owned()),
+                    Action::RunTests { .. } => "the tests".to_owned(),
                     other => other.tool().to_owned(),
-                };
+                });
                 self.event(TaskEvent::Activity {
                     text: "waiting for approval".into(),
                 });
@@ -443,12 +461,6 @@ fn waiting_question(tool: ToolName, arguments: &Value, output: &ToolOutput) -> O
 
 /// The result of a question nobody answered (yet).
 const NO_ANSWER: &str = "No answer yet:";
-
-/// Accepts the ways models write a test target (`path::name`, `path:name`
-/// is left alone) and trims stray whitespace.
-fn normalize_target(target: &str) -> String {
-    target.trim().to_owned()
-}
 
 fn short(command: &str) -> String {
     let first = command.lines().next().unwrap_or_default();

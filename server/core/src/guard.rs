@@ -296,7 +296,7 @@ mod tests {
         change(&mut result);
         let log = format!(".rein/artifacts/t/run-{n}.log");
         ToolOutput {
-            content: crate::tools::format_command_result("run-tests t", &result, &log),
+            content: crate::tools::format_command_result("run-tests t", &result, &log, None),
             is_error: !result.succeeded(),
             meta: ResultMeta::Command {
                 kind: CommandKind::Test,
@@ -305,6 +305,7 @@ mod tests {
                 result,
             },
             changed_project: false,
+            out_of_time: None,
         }
     }
 

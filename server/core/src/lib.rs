@@ -31,6 +31,7 @@ pub mod ports;
 pub mod resume;
 pub mod task;
 pub mod testfind;
+pub mod testtarget;
 pub mod tools;
 pub mod trust;
 pub mod verify;

@@ -226,6 +226,8 @@ pub struct VerifyContext<'a> {
     /// Where check logs go.
     pub artifacts_dir: PathBuf,
     pub cancel: CancellationToken,
+    /// The task's time budget: the checks' runs end when it does.
+    pub time: crate::budget::TimeBudget,
 }
 
 /// Judges a claim of completion against the task's acceptance checks.

@@ -118,8 +118,11 @@ pub fn tighten(budgets: &mut Budgets, untrusted: &Settings) {
     if let Some(usd) = untrusted.max_cost_usd.filter(|u| u.is_finite()) {
         budgets.max_cost_usd = Some(budgets.max_cost_usd.map_or(usd, |b| b.min(usd)));
     }
-    if let Some(minutes) = untrusted.max_minutes {
-        let wall = std::time::Duration::from_secs(minutes.saturating_mul(60));
+    // A value that is not a duration (negative, NaN) tightens nothing.
+    if let Some(wall) = untrusted
+        .max_minutes
+        .and_then(|m| config::minutes_to_duration(m).ok())
+    {
         budgets.max_wall_time = budgets.max_wall_time.min(wall);
     }
     if let Some(tokens) = untrusted.max_tokens {
@@ -281,8 +284,8 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
             format!("raise the cost budget to ${usd} (yours: ${yours})"),
         );
     }
-    let yours_minutes = base.max_wall_time.as_secs() / 60;
-    if let Some(minutes) = ws.max_minutes.filter(|m| *m > yours_minutes) {
+    let yours_minutes = base.max_wall_time.as_secs_f64() / 60.0;
+    if let Some(minutes) = ws.max_minutes.filter(|m| *m > yours_minutes || m.is_nan()) {
         grant(
             "max_minutes",
             format!("raise the time budget to {minutes} min (yours: {yours_minutes} min)"),

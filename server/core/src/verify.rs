@@ -12,12 +12,14 @@ use globset::{Glob, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::budget::{CommandLimit, LimitedBy, TimeBudget};
 use crate::exec::{CommandKind, CommandSpec, Exec};
 use crate::host::tally::Tally;
 use crate::host::testcmd::TestCommand;
 use crate::ports::{Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
 use crate::testfind;
+use crate::testtarget::TestTarget;
 use crate::workspace::Workspace;
 
 pub struct TestVerifier {
@@ -94,12 +96,16 @@ impl TestVerifier {
         if task.acceptance.contains(&Acceptance::NoRegressions)
             && let Some(run) = verifier
                 .run_suite(
-                    workspace,
-                    exec,
+                    &Where {
+                        workspace,
+                        exec,
+                        artifacts_dir,
+                        cancel,
+                        // Before the task: its time budget has not started.
+                        time: TimeBudget::unlimited(),
+                    },
                     scope.as_deref(),
-                    artifacts_dir,
                     "baseline",
-                    cancel,
                 )
                 .await
         {
@@ -133,27 +139,33 @@ impl TestVerifier {
     }
 
     /// Runs the test command on `scope`; `None` when there is no test
-    /// command or it cannot run.
+    /// command, the scope is not a runnable target or the command cannot
+    /// run.
     async fn run_suite(
         &self,
-        workspace: &dyn Workspace,
-        exec: &dyn Exec,
+        at: &Where<'_>,
         scope: Option<&str>,
-        artifacts_dir: &Path,
         label: &str,
-        cancel: &CancellationToken,
     ) -> Option<SuiteRun> {
-        let command = self.test_command.as_ref()?.for_target(scope);
+        let workspace = at.workspace;
+        // The scope is the target test's file: if it no longer resolves,
+        // the target test's own check says so.
+        let target = match scope {
+            Some(scope) => TestTarget::check(scope, workspace).await.ok()?,
+            None => None,
+        };
+        let command = self.test_command.as_ref()?.for_target(target.as_ref());
+        let limit = CommandLimit::new(None, self.timeout, at.time.left());
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
-        let log_path = artifacts_dir.join(format!("{label}-{n}.log"));
+        let log_path = at.artifacts_dir.join(format!("{label}-{n}.log"));
         let spec = CommandSpec {
             command: command.clone(),
             cwd: workspace.root().to_path_buf(),
-            timeout: self.timeout,
+            timeout: limit.timeout,
             log_path: log_path.clone(),
             kind: CommandKind::Test,
         };
-        let result = exec.run(spec, cancel.clone()).await.ok()?;
+        let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
         Some(SuiteRun {
             scope: scope.map(str::to_owned),
             exit_code: result.exit_code,
@@ -163,6 +175,15 @@ impl TestVerifier {
             log_path: shown_path(workspace.root(), &log_path),
         })
     }
+}
+
+/// Where and within what a suite runs.
+struct Where<'a> {
+    workspace: &'a dyn Workspace,
+    exec: &'a dyn Exec,
+    artifacts_dir: &'a Path,
+    cancel: &'a CancellationToken,
+    time: TimeBudget,
 }
 
 /// What "tests that passed before" means for a task: the target test's
@@ -364,15 +385,15 @@ impl TestVerifier {
         if cx.workspace.flush_to_disk().await.is_err() {
             return Err(());
         }
+        let at = Where {
+            workspace: cx.workspace,
+            exec: cx.exec,
+            artifacts_dir: &cx.artifacts_dir,
+            cancel: &cx.cancel,
+            time: cx.time,
+        };
         let now = self
-            .run_suite(
-                cx.workspace,
-                cx.exec,
-                before.scope.as_deref(),
-                &cx.artifacts_dir,
-                "verify-suite",
-                &cx.cancel,
-            )
+            .run_suite(&at, before.scope.as_deref(), "verify-suite")
             .await
             .ok_or(())?;
         let target = target_names(cx.task);
@@ -479,13 +500,23 @@ impl TestVerifier {
                 "the edited files could not be saved to disk to run the test: {e}"
             ));
         }
-        let command = command.for_target(Some(&test_target(path, name)));
+        let target = TestTarget::check(&test_target(path, name), cx.workspace)
+            .await
+            .map_err(|e| format!("the target test cannot be run: {e}"))?;
+        let command = command.for_target(target.as_ref());
+        let limit = CommandLimit::new(None, self.timeout, cx.time.left());
+        if limit.by == LimitedBy::TimeBudget && limit.timeout.is_zero() {
+            return Err(format!(
+                "the time budget ({}) ran out before Rein could run `{name}`",
+                cx.time.label()
+            ));
+        }
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
         let log_path: PathBuf = cx.artifacts_dir.join(format!("verify-{n}.log"));
         let spec = CommandSpec {
             command: command.clone(),
             cwd: cx.workspace.root().to_path_buf(),
-            timeout: self.timeout,
+            timeout: limit.timeout,
             log_path: log_path.clone(),
             kind: CommandKind::Test,
         };
@@ -509,7 +540,12 @@ impl TestVerifier {
             log_path: shown_path(cx.workspace.root(), &log_path),
             failures: result.failures.clone(),
         };
-        let gap = if exit_code != Some(0) {
+        let gap = if result.timed_out && limit.by == LimitedBy::TimeBudget {
+            Some(format!(
+                "`{}` was killed when the task's time ran out, so `{name}` is not shown to pass\nfull log: {}",
+                evidence.command, evidence.log_path
+            ))
+        } else if exit_code != Some(0) {
             Some(format!(
                 "`{name}` still fails (exit {}):\n{}\nfull log: {}",
                 exit_code.unwrap_or(-1),

@@ -14,6 +14,7 @@ use pretty_assertions::assert_eq;
 use rein_core::exec::TAIL_LINES;
 use rein_core::host::process::ProcessExec;
 use rein_core::host::testcmd::{self, Runner};
+use rein_core::testtarget::TestTarget;
 use rein_core::{CommandKind, CommandResult, CommandSpec, Exec, ExecError};
 use tempfile::TempDir;
 use tokio_util::sync::CancellationToken;
@@ -511,8 +512,8 @@ async fn failures_come_from_a_real_unittest_run() {
     );
 
     // The same test again, targeted the way the failure list names it.
-    let target = "tests/test_cart.py::TestCart::test_total";
-    let mut spec = setup.spec(&command.for_target(Some(target)));
+    let target = TestTarget::parse("tests/test_cart.py::TestCart::test_total").unwrap();
+    let mut spec = setup.spec(&command.for_target(target.as_ref()));
     spec.kind = CommandKind::Test;
     let result = run_spec(&ProcessExec::new(), spec).await.unwrap();
     assert_eq!(result.failures, ["tests.test_cart.TestCart.test_total"]);

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
+use rein_core::budget::TimeBudget;
 use rein_core::exec::{CommandResult, CommandSpec, Exec};
 use rein_core::fakes::{MemoryWorkspace, ScriptedExec, command_result};
 use rein_core::host::testcmd::TestCommand;
@@ -111,6 +112,7 @@ impl Case {
                 exec,
                 artifacts_dir: ".rein/artifacts/t-v".into(),
                 cancel: CancellationToken::new(),
+                time: TimeBudget::unlimited(),
             })
             .await
     }
@@ -380,6 +382,7 @@ async fn a_test_weakened_through_its_inputs_is_refused() {
             exec: &c.exec,
             artifacts_dir: ".rein/artifacts/t-v".into(),
             cancel: CancellationToken::new(),
+            time: TimeBudget::unlimited(),
         })
         .await;
     let Verdict::Gap { gap, .. } = verdict else {
@@ -439,5 +442,49 @@ async fn an_edit_outside_the_allowed_paths_is_refused() {
     assert_eq!(
         gap,
         "the allowed paths cannot be checked: src/[ is not a valid glob"
+    );
+}
+
+/// Attack (8): the checks outran the task's time budget. Each of the
+/// verifier's runs gets at most the time the task has left, and a run the
+/// budget cut short proves nothing.
+#[tokio::test]
+async fn the_verifiers_runs_end_with_the_task_time_budget() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let timeouts = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = Arc::clone(&timeouts);
+    let killed_at_the_limit = ScriptedExec::new(move |spec| {
+        record.lock().unwrap().push(spec.timeout);
+        CommandResult {
+            timed_out: true,
+            duration: spec.timeout,
+            ..CommandResult::default()
+        }
+    });
+    let touched = vec!["cart.py".to_owned()];
+    let verdict = c
+        .verifier
+        .verify(VerifyContext {
+            task: &c.task,
+            touched: &touched,
+            workspace: c.ws.as_ref(),
+            exec: &killed_at_the_limit,
+            artifacts_dir: ".rein/artifacts/t-v".into(),
+            cancel: CancellationToken::new(),
+            time: TimeBudget::from_now(Duration::from_secs(5)),
+        })
+        .await;
+    let timeouts = timeouts.lock().unwrap().clone();
+    assert_eq!(timeouts.len(), 2, "the target test and its file");
+    for timeout in &timeouts {
+        assert!(*timeout <= Duration::from_secs(5), "{timeout:?}");
+    }
+    let Verdict::Gap { gap, .. } = verdict else {
+        panic!("a killed run was taken as a pass")
+    };
+    assert!(
+        gap.starts_with("`run-tests tests/test_cart.py::TestCart::test_total` was killed when the task's time ran out, so `TestCart.test_total` is not shown to pass"),
+        "{gap}"
     );
 }

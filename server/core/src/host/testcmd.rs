@@ -1,18 +1,18 @@
 //! A project's test command: which runner it uses ([`detect`]) and how to
 //! run one test, file or package with it ([`TestCommand::for_target`]).
 //!
-//! A `run_tests` target names tests the way the failure list and editors
-//! do: `path::name` (`tests/test_cart.py::TestCart::test_total`,
-//! `tests/cart.rs::total`, `pkg/cart/cart_test.go::TestTotal`,
-//! `src/cart.test.ts::Cart > total`), a path alone, or a name alone
-//! (`cart::tests::total`, `TestTotal`). Each runner gets the target in its
-//! own syntax, quoted for `sh`.
+//! A target is a checked [`TestTarget`] (`path::name`, a path, or a name;
+//! see [`crate::testtarget`]), never raw text: nothing in it starts with
+//! `-` or `@`, so every argument made from it is a test, not an option.
+//! Each runner gets the target in its own syntax, quoted for `sh`.
 
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::testtarget::TestTarget;
 
 /// The test runners Rein knows how to drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -83,23 +83,21 @@ impl TestCommand {
         }
     }
 
-    /// The command running `target` (every test when `None` or blank).
-    pub fn for_target(&self, target: Option<&str>) -> String {
-        let target = target.map(str::trim).filter(|t| !t.is_empty());
+    /// The command running `target` (every test when `None`).
+    pub fn for_target(&self, target: Option<&TestTarget>) -> String {
         if self.runner == Runner::Custom {
             return custom_command(&self.base, target);
         }
         let Some(target) = target else {
             return self.base.clone();
         };
-        let target = Target::parse(target);
         let args = match self.runner {
-            Runner::Cargo => cargo_args(&target),
-            Runner::Pytest => pytest_args(&target),
-            Runner::Unittest => unittest_args(&target),
-            Runner::Vitest | Runner::Jest => js_args(&target),
-            Runner::Npm => vec![quote(target.raw)],
-            Runner::Go => return go_command(&self.base, &target),
+            Runner::Cargo => cargo_args(target),
+            Runner::Pytest => pytest_args(target),
+            Runner::Unittest => unittest_args(target),
+            Runner::Vitest | Runner::Jest => js_args(target),
+            Runner::Npm => vec![quote(&target.to_string())],
+            Runner::Go => return go_command(&self.base, target),
             Runner::Custom => Vec::new(),
         };
         join(&self.base, &args)
@@ -125,95 +123,16 @@ pub fn detect(root: &Path) -> Option<TestCommand> {
 }
 
 // ---------------------------------------------------------------------------
-// Targets.
-
-/// A target split into the file (or directory) and the test name in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Target<'a> {
-    raw: &'a str,
-    path: Option<&'a str>,
-    name: Option<&'a str>,
-}
-
-/// Extensions of the source files a target may name.
-const SOURCE_EXTENSIONS: &[&str] = &[
-    "rs", "py", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts",
-];
-
-impl<'a> Target<'a> {
-    fn parse(raw: &'a str) -> Self {
-        let unprefixed = raw.strip_prefix("./").unwrap_or(raw);
-        // `path::name` (every runner), or vitest's own `path > name`.
-        for separator in ["::", " > "] {
-            if let Some((path, name)) = unprefixed.split_once(separator)
-                && looks_like_path(path)
-            {
-                let name = Some(name.trim()).filter(|n| !n.is_empty());
-                return Self {
-                    raw,
-                    path: Some(path),
-                    name,
-                };
-            }
-        }
-        if looks_like_path(unprefixed) {
-            Self {
-                raw,
-                path: Some(unprefixed),
-                name: None,
-            }
-        } else {
-            Self {
-                raw,
-                path: None,
-                name: Some(unprefixed),
-            }
-        }
-    }
-}
-
-/// Test names often have spaces (`Cart > adds items`) and may have
-/// slashes (go subtests `TestTotal/empty`); paths in a repository have no
-/// spaces, and a go test name is never a directory.
-fn looks_like_path(text: &str) -> bool {
-    let has_source_extension = extension(text).is_some_and(|e| SOURCE_EXTENSIONS.contains(&e));
-    !text.is_empty()
-        && !text.contains(char::is_whitespace)
-        && (has_source_extension || (text.contains('/') && !is_go_test_name(text)))
-}
-
-/// `TestTotal`, `TestTotal/empty`, `BenchmarkX`: go's `TestXxx` rule (the
-/// letter after the prefix is not lower case).
-fn is_go_test_name(text: &str) -> bool {
-    let first = text.split('/').next().unwrap_or(text);
-    ["Test", "Benchmark", "Example", "Fuzz"]
-        .iter()
-        .any(|prefix| {
-            first
-                .strip_prefix(prefix)
-                .is_some_and(|rest| !rest.starts_with(|c: char| c.is_lowercase()))
-        })
-}
-
-fn extension(path: &str) -> Option<&str> {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    file.rsplit_once('.')
-        .map(|(_, ext)| ext)
-        .filter(|e| !e.is_empty())
-}
-
-fn is_directory(path: &str) -> bool {
-    path.ends_with('/') || extension(path).is_none()
-}
+// Targets in each runner's syntax.
 
 /// `tests/cart.rs::total` → `--test cart total`: an integration test file
 /// is its own test binary. Elsewhere only the name filters (libtest
 /// filters are substrings of the full path, so `tests::total` matches
 /// `cart::tests::total`). A path that is not a Rust file is a filter too.
-fn cargo_args(target: &Target<'_>) -> Vec<String> {
+fn cargo_args(target: &TestTarget) -> Vec<String> {
     let mut args = Vec::new();
-    match target.path {
-        Some(path) if !path.ends_with(".rs") => return vec![quote(target.raw)],
+    match target.path() {
+        Some(path) if !path.ends_with(".rs") => return vec![quote(&target.to_string())],
         Some(path) => {
             if let Some(binary) = integration_test_binary(path) {
                 args.push("--test".to_owned());
@@ -222,7 +141,7 @@ fn cargo_args(target: &Target<'_>) -> Vec<String> {
         }
         None => {}
     }
-    if let Some(name) = target.name {
+    if let Some(name) = target.name() {
         args.push(quote(name));
     }
     args
@@ -241,20 +160,19 @@ fn integration_test_binary(path: &str) -> Option<&str> {
 }
 
 /// pytest takes node ids as they are; a name alone becomes `-k`.
-fn pytest_args(target: &Target<'_>) -> Vec<String> {
-    match (target.path, target.name) {
-        (Some(_), _) => vec![quote(target.raw.strip_prefix("./").unwrap_or(target.raw))],
-        (None, Some(name)) => vec!["-k".to_owned(), quote(name)],
-        (None, None) => Vec::new(),
+fn pytest_args(target: &TestTarget) -> Vec<String> {
+    match target.name() {
+        Some(name) if target.path().is_none() => vec!["-k".to_owned(), quote(name)],
+        _ => vec![quote(&target.to_string())],
     }
 }
 
 /// unittest takes dotted names: `tests/test_cart.py::TestCart::test_total`
 /// → `tests.test_cart.TestCart.test_total`. A function outside a class has
 /// no dotted name: its module runs with `-k` (Python 3.7+).
-fn unittest_args(target: &Target<'_>) -> Vec<String> {
-    let Some(path) = target.path else {
-        let name = target.name.unwrap_or_default();
+fn unittest_args(target: &TestTarget) -> Vec<String> {
+    let Some(path) = target.path() else {
+        let name = target.name().unwrap_or_default();
         // A dotted name is already unittest's syntax; a bare one filters.
         return if name.contains('.') {
             vec![quote(name)]
@@ -262,13 +180,13 @@ fn unittest_args(target: &Target<'_>) -> Vec<String> {
             vec!["-k".to_owned(), quote(name)]
         };
     };
-    if is_directory(path) {
+    if target.is_directory() {
         let dir = path.trim_end_matches('/');
         return ["discover", "-s", dir, "-t", "."].map(quote).to_vec();
     }
     let module = path.strip_suffix(".py").unwrap_or(path).replace('/', ".");
     let parts: Vec<&str> = target
-        .name
+        .name()
         .map(|n| n.split("::").collect())
         .unwrap_or_default();
     match parts.as_slice() {
@@ -282,12 +200,12 @@ fn unittest_args(target: &Target<'_>) -> Vec<String> {
 
 /// jest and vitest: `[file] [-t name]`. `-t` is a regular expression
 /// matched against the describe blocks and the title joined by spaces.
-fn js_args(target: &Target<'_>) -> Vec<String> {
+fn js_args(target: &TestTarget) -> Vec<String> {
     let mut args = Vec::new();
-    if let Some(path) = target.path {
+    if let Some(path) = target.path() {
         args.push(quote(path));
     }
-    if let Some(name) = target.name {
+    if let Some(name) = target.name() {
         let words: Vec<&str> = name
             .split(" > ")
             .flat_map(|part| part.split(" › "))
@@ -302,17 +220,15 @@ fn js_args(target: &Target<'_>) -> Vec<String> {
 
 /// `go test <package> -run <pattern>`: the package is the file's
 /// directory; `-run` takes one anchored expression per subtest level.
-fn go_command(base: &str, target: &Target<'_>) -> String {
-    let package = match target.path {
-        Some(path) if is_directory(path) || path.ends_with("/...") => {
-            go_package(path.trim_end_matches('/'))
-        }
+fn go_command(base: &str, target: &TestTarget) -> String {
+    let package = match target.path() {
+        Some(path) if target.is_directory() => go_package(path.trim_end_matches('/')),
         Some(path) => go_package(path.rsplit_once('/').map_or(".", |(dir, _)| dir)),
         None => "./...".to_owned(),
     };
     let command = base.strip_suffix(" ./...").unwrap_or(base);
     let mut args = vec![quote(&package)];
-    if let Some(name) = target.name {
+    if let Some(name) = target.name() {
         let levels: Vec<String> = name
             .split('/')
             .map(|level| format!("^{}$", regex_escape(level)))
@@ -336,8 +252,8 @@ fn go_package(dir: &str) -> String {
 
 /// Substitutes the quoted target for `{target}` (appends it when there is
 /// no placeholder); without a target, the placeholder becomes nothing.
-fn custom_command(template: &str, target: Option<&str>) -> String {
-    let value = target.map(quote).unwrap_or_default();
+fn custom_command(template: &str, target: Option<&TestTarget>) -> String {
+    let value = target.map(|t| quote(&t.to_string())).unwrap_or_default();
     if template.contains(TARGET_PLACEHOLDER) {
         template
             .replace(TARGET_PLACEHOLDER, &value)
@@ -502,8 +418,13 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    fn run(runner: Runner, target: Option<&str>) -> String {
-        TestCommand::new(runner).for_target(target)
+    /// The target as `run_tests` reads it (blank: the whole suite).
+    fn target(raw: Option<&str>) -> Option<TestTarget> {
+        raw.and_then(|t| TestTarget::parse(t).unwrap())
+    }
+
+    fn run(runner: Runner, raw: Option<&str>) -> String {
+        TestCommand::new(runner).for_target(target(raw).as_ref())
     }
 
     #[test]
@@ -680,14 +601,17 @@ mod tests {
     fn custom_commands_take_the_target_in_place() {
         let make = TestCommand::custom("make test T={target}");
         assert_eq!(
-            make.for_target(Some("cart total")),
+            make.for_target(target(Some("cart total")).as_ref()),
             "make test T='cart total'"
         );
         assert_eq!(make.for_target(None), "make test T=");
         let spaced = TestCommand::custom("./run-tests {target}");
         assert_eq!(spaced.for_target(None), "./run-tests");
         let bare = TestCommand::custom("./check.sh");
-        assert_eq!(bare.for_target(Some("x.py")), "./check.sh x.py");
+        assert_eq!(
+            bare.for_target(target(Some("x.py")).as_ref()),
+            "./check.sh x.py"
+        );
         assert_eq!(bare.for_target(None), "./check.sh");
     }
 

@@ -6,69 +6,132 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use super::{ToolCx, ToolOutput};
+use crate::budget::{CommandLimit, LimitedBy};
 use crate::context::history::ResultMeta;
 use crate::exec::{CommandKind, CommandResult, CommandSpec};
+use crate::testtarget::TestTarget;
 
-pub async fn run_tests(cx: &ToolCx<'_>, target: Option<&str>) -> ToolOutput {
+pub async fn run_tests(cx: &ToolCx<'_>, target: Option<&TestTarget>) -> ToolOutput {
     let Some(test_command) = cx.test_command else {
         return ToolOutput::error(
             "No test command was detected for this project (no Cargo.toml, pytest/unittest tests, package.json test script or go.mod found). Set `test_command` in .rein/config.toml, or use run_command.",
         );
     };
     let command = test_command.for_target(target);
-    run(cx, command, cx.budgets.test_timeout, CommandKind::Test).await
+    let run = Run {
+        tool: "run_tests",
+        requested: None,
+        ceiling: cx.budgets.test_timeout,
+        kind: CommandKind::Test,
+    };
+    run.go(cx, command).await
 }
 
 pub async fn run_command(cx: &ToolCx<'_>, command: &str, timeout_s: Option<u64>) -> ToolOutput {
-    let ceiling = cx.budgets.command_timeout.max(Duration::from_secs(1));
-    let timeout = timeout_s.map_or(ceiling, |s| {
-        Duration::from_secs(s).min(Duration::from_secs(3600))
-    });
+    let run = Run {
+        tool: "run_command",
+        requested: timeout_s.map(Duration::from_secs),
+        ceiling: cx.budgets.command_timeout.max(Duration::from_secs(1)),
+        kind: CommandKind::Other,
+    };
     // A command may have written files: it changes the project.
-    let mut out = run(cx, command.to_owned(), timeout, CommandKind::Other).await;
+    let mut out = run.go(cx, command.to_owned()).await;
     out.changed_project = true;
     out
 }
 
-async fn run(cx: &ToolCx<'_>, command: String, timeout: Duration, kind: CommandKind) -> ToolOutput {
-    if let Err(e) = cx.workspace.flush_to_disk().await {
-        return ToolOutput::error(format!(
-            "Could not save the edited files to disk before running the command, so it was not run: {e}"
-        ));
-    }
-    let (log_path, log_rel) = cx.next_log();
-    let spec = CommandSpec {
-        command: command.clone(),
-        cwd: cx.workspace.root().to_path_buf(),
-        timeout,
-        log_path,
-        kind,
-    };
-    match cx.exec.run(spec, cx.cancel.clone()).await {
-        Ok(result) => {
-            let content = format_command_result(&command, &result, &log_rel);
-            let summary = summarize(&command, &result, &log_rel);
-            let is_error = !result.succeeded();
-            let meta = ResultMeta::Command {
-                kind,
-                command,
-                result,
-                summary,
-            };
-            ToolOutput {
-                content,
-                is_error,
-                meta,
-                changed_project: false,
-            }
+/// One command run and what bounds its time.
+struct Run {
+    tool: &'static str,
+    /// The model's `timeout_s`.
+    requested: Option<Duration>,
+    /// The configured ceiling for this tool.
+    ceiling: Duration,
+    kind: CommandKind,
+}
+
+impl Run {
+    async fn go(self, cx: &ToolCx<'_>, command: String) -> ToolOutput {
+        if let Err(e) = cx.workspace.flush_to_disk().await {
+            return ToolOutput::error(format!(
+                "Could not save the edited files to disk before running the command, so it was not run: {e}"
+            ));
         }
-        Err(e) => ToolOutput::error(e.to_string()),
+        // Measured once the disk is ready: the command gets what is left.
+        let limit = CommandLimit::new(self.requested, self.ceiling, cx.time.left());
+        if limit.by == LimitedBy::TimeBudget && limit.timeout.is_zero() {
+            let reason = format!(
+                "the time budget ({}) ran out before `{}` could run",
+                cx.time.label(),
+                short(&command)
+            );
+            return ToolOutput {
+                out_of_time: Some(reason.clone()),
+                ..ToolOutput::error(format!("Not run: {reason}."))
+            };
+        }
+        let (log_path, log_rel) = cx.next_log();
+        let spec = CommandSpec {
+            command: command.clone(),
+            cwd: cx.workspace.root().to_path_buf(),
+            timeout: limit.timeout,
+            log_path,
+            kind: self.kind,
+        };
+        let result = match cx.exec.run(spec, cx.cancel.clone()).await {
+            Ok(result) => result,
+            Err(e) => return ToolOutput::error(e.to_string()),
+        };
+        // Killed at the end of the task's time: the task ends with it.
+        let out_of_time = (result.timed_out && limit.by == LimitedBy::TimeBudget).then(|| {
+            format!(
+                "the time budget ({}) ran out while `{}` was running; it was killed",
+                cx.time.label(),
+                short(&command)
+            )
+        });
+        let note = limit.note(self.tool, &cx.time);
+        let content = format_command_result(&command, &result, &log_rel, note.as_deref());
+        let summary = summarize(&command, &result, &log_rel);
+        let is_error = !result.succeeded();
+        let meta = ResultMeta::Command {
+            kind: self.kind,
+            command,
+            result,
+            summary,
+        };
+        ToolOutput {
+            content,
+            is_error,
+            meta,
+            changed_project: false,
+            out_of_time,
+        }
     }
 }
 
-/// The full report the model sees for a run.
-pub fn format_command_result(command: &str, result: &CommandResult, log_rel: &str) -> String {
+/// A command as a reason quotes it: its first line, at most 80 characters.
+fn short(command: &str) -> String {
+    let first = command.lines().next().unwrap_or_default();
+    if first.chars().count() > 80 || command.lines().nth(1).is_some() {
+        format!("{}…", first.chars().take(80).collect::<String>())
+    } else {
+        first.to_owned()
+    }
+}
+
+/// The full report the model sees for a run; `limit`, a note on the time
+/// limit when it was not the one asked for.
+pub fn format_command_result(
+    command: &str,
+    result: &CommandResult,
+    log_rel: &str,
+    limit: Option<&str>,
+) -> String {
     let mut out = format!("$ {command}\n{}\n", outcome(result));
+    if let Some(limit) = limit {
+        let _ = writeln!(out, "{limit}");
+    }
     if !result.failures.is_empty() {
         let _ = writeln!(out, "failing tests ({}):", result.failures.len());
         for f in &result.failures {
@@ -146,6 +209,7 @@ mod tests {
             "python3 -m pytest -q",
             &result,
             ".rein/artifacts/t-1/run-1.log",
+            None,
         ));
         assert_eq!(
             summarize("python3 -m pytest -q", &result, "run-1.log"),
@@ -156,6 +220,17 @@ mod tests {
             duration: Duration::from_secs(120),
             ..CommandResult::default()
         };
-        assert!(format_command_result("sleep 999", &killed, "x").contains("killed after 120.0s"));
+        expect_test::expect![[r#"
+            $ sleep 999
+            killed after 120.0s: it exceeded its time limit
+            time limit: 2 min (you asked for 60 min; run_command runs at most 2 min here)
+            (no output)
+            full log: x (0 lines)"#]]
+        .assert_eq(&format_command_result(
+            "sleep 999",
+            &killed,
+            "x",
+            Some("time limit: 2 min (you asked for 60 min; run_command runs at most 2 min here)"),
+        ));
     }
 }

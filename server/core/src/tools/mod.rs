@@ -21,7 +21,7 @@ pub use self::command::{format_command_result, run_command, run_tests};
 pub use self::files::{EditArgs, create_file, edit_file};
 pub use self::read::{list_files, read_file, search};
 pub use self::spec::{ALL, ToolName};
-use crate::budget::Budgets;
+use crate::budget::{Budgets, TimeBudget};
 use crate::context::history::ResultMeta;
 use crate::exec::Exec;
 use crate::host::testcmd::TestCommand;
@@ -39,6 +39,9 @@ pub struct ToolOutput {
     /// The call changed the project (an edit, a new file, a command that
     /// may have written files): earlier results may no longer hold.
     pub changed_project: bool,
+    /// The task's time budget ran out during the call (a command killed
+    /// for it): the task ends, with this reason.
+    pub out_of_time: Option<String>,
 }
 
 impl ToolOutput {
@@ -48,6 +51,7 @@ impl ToolOutput {
             is_error: false,
             meta,
             changed_project: false,
+            out_of_time: None,
         }
     }
 
@@ -57,6 +61,7 @@ impl ToolOutput {
             is_error: true,
             meta: ResultMeta::Plain,
             changed_project: false,
+            out_of_time: None,
         }
     }
 
@@ -130,6 +135,8 @@ pub struct ToolCx<'a> {
     pub artifacts: &'a ArtifactDir,
     pub runs: &'a AtomicU32,
     pub budgets: &'a Budgets,
+    /// The task's wall-time budget: no command outlives it.
+    pub time: TimeBudget,
     pub test_command: Option<&'a TestCommand>,
     pub cancel: &'a CancellationToken,
 }

@@ -86,9 +86,9 @@ const EDIT_FILE: &str = "Replace text in a file you have read. old_text must mat
 
 const CREATE_FILE: &str = "Create a new file with the given content (parent directories are created). Refused if the file already exists: use edit_file to change existing files. The new file is shown to the user for approval.";
 
-const RUN_TESTS: &str = "Run the project's tests (the test command is detected: cargo, pytest or unittest, vitest/jest/npm, go; or configured). target narrows the run: a file, or a file and test name as path::name (e.g. tests/test_cart.py::test_total). Your edits are saved to disk first. Returns the exit code, the duration, the failing tests and the last 50 lines of output, with the path of the full log (read it with read_file for more). Use it to see the failure before changing code, and after every change to check it.";
+const RUN_TESTS: &str = "Run the project's tests (the test command is detected: cargo, pytest or unittest, vitest/jest/npm, go; or configured). target narrows the run to a test id: a test file or directory relative to the project root (tests/test_cart.py, tests/), optionally followed by ::test_name (tests/test_cart.py::TestCart::test_total, tests/cart.rs::total, pkg/cart/cart_test.go::TestTotal, src/cart.test.ts::Cart > total), or a test name alone (cart::tests::total, TestTotal). The path must exist inside the project. A target is never passed as runner options: one that starts with - (e.g. -k, --basetemp) is refused; use run_command for options. Your edits are saved to disk first. Returns the exit code, the duration, the failing tests and the last 50 lines of output, with the path of the full log (read it with read_file for more). Use it to see the failure before changing code, and after every change to check it. It is stopped at the configured time limit, or when the task's time budget runs out.";
 
-const RUN_COMMAND: &str = "Run a shell command in the project root, e.g. a build or a linter. The user is asked before most commands run; network access and destructive commands (curl, ssh, rm -rf, git push, …) are denied. Your edits are saved to disk first. Returns the exit code, the duration and the last 50 lines of output, with the path of the full log. Prefer run_tests for tests and read_file/search over cat/grep.";
+const RUN_COMMAND: &str = "Run a shell command in the project root, e.g. a build or a linter. The user is asked before most commands run; network access and destructive commands (curl, ssh, rm -rf, git push, …) are denied. Your edits are saved to disk first. Returns the exit code, the duration and the last 50 lines of output, with the path of the full log. It is killed at its time limit: timeout_s if you give one, but never more than the configured limit (120 s unless configured) nor the time left in the task's budget; the result says when the limit was not the one you asked for. Prefer run_tests for tests and read_file/search over cat/grep.";
 
 const ASK_USER: &str = "Ask the user a question when you cannot go on without their decision or knowledge (e.g. which of two behaviours is intended). The task waits for the answer, which comes back as this call's result. Do not ask for permission to edit or run commands: those are approved separately.";
 
@@ -153,7 +153,7 @@ fn create_file_schema() -> Value {
 fn run_tests_schema() -> Value {
     object(
         json!({
-            "target": {"type": "string", "minLength": 1, "description": "A test file, or path::test_name. Default: the whole suite."}
+            "target": {"type": "string", "minLength": 1, "description": "A test id: a file or directory relative to the project root, optionally with ::test_name, or a test name. Never runner options. Default: the whole suite."}
         }),
         &[],
     )
@@ -163,7 +163,7 @@ fn run_command_schema() -> Value {
     object(
         json!({
             "command": {"type": "string", "minLength": 1, "description": "The shell command (run with sh -c)."},
-            "timeout_s": {"type": "integer", "minimum": 1, "maximum": 3600, "description": "Seconds before the command is killed (default 120)."}
+            "timeout_s": {"type": "integer", "minimum": 1, "maximum": 3600, "description": "Seconds before the command is killed; at most the configured limit (default 120) and the task's time left."}
         }),
         &["command"],
     )

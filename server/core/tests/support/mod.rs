@@ -83,6 +83,9 @@ pub struct Setup {
     pub task: TaskSpec,
     /// A durable record, for the tests of recovery.
     pub journal: Option<Arc<rein_core::journal::Journal>>,
+    /// Runs the model's commands and the checks instead of `exec` (which
+    /// then records only the verifier's baseline): a real process runner.
+    pub runner: Option<Arc<dyn rein_core::Exec>>,
 }
 
 impl Setup {
@@ -97,7 +100,24 @@ impl Setup {
             cancel: CancellationToken::new(),
             task: TaskSpec::fix_test(TaskId("t-test".into()), TEST_FILE, "TestCart.test_total"),
             journal: None,
+            runner: None,
         }
+    }
+
+    /// Commands run by `runner` (e.g. the real `ProcessExec`).
+    pub fn runner(mut self, runner: Arc<dyn rein_core::Exec>) -> Self {
+        self.runner = Some(runner);
+        self
+    }
+
+    /// Continues the task from `snapshot` (as a resumed task would).
+    pub async fn resume_from(
+        self,
+        snapshot: rein_core::journal::AgentSnapshot,
+        scenario: Scenario,
+        configure: impl FnOnce(&mut AgentConfig),
+    ) -> Run {
+        self.go(scenario, configure, Some(snapshot)).await
     }
 
     pub fn approver(mut self, approver: ScriptedApprover) -> Self {
@@ -160,7 +180,10 @@ impl Setup {
         let ports = Ports {
             model: anthropic_client(&provider).unwrap(),
             workspace: Arc::clone(&self.workspace),
-            exec: self.exec.clone(),
+            exec: match &self.runner {
+                Some(runner) => Arc::clone(runner),
+                None => self.exec.clone(),
+            },
             approver: self.approver.clone(),
             progress: self.progress.clone(),
             verifier: Arc::new(verifier),
