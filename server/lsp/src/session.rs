@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tower_lsp_server::ls_types::{ClientCapabilities, ResourceOperationKind, Uri};
 
+use crate::framing::FrameLimits;
 use crate::tasks::Tasks;
 
 #[derive(Clone, Debug)]
@@ -30,6 +31,8 @@ pub struct ServerOptions {
     /// editor applied but never saved lives only in its buffer, and the
     /// disk would say "not applied".
     pub reopen_timeout: Duration,
+    /// What one frame from the client may make the server hold.
+    pub frame_limits: FrameLimits,
 }
 
 impl Default for ServerOptions {
@@ -39,6 +42,7 @@ impl Default for ServerOptions {
             approval_timeout: Duration::from_secs(600),
             confirm_timeout: Duration::from_secs(5),
             reopen_timeout: Duration::from_secs(3),
+            frame_limits: FrameLimits::default(),
         }
     }
 }
