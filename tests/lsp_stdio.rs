@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use rein_testkit::{LspClient, rein_binary};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::process::{Child, ChildStdin, Command};
 
 const URI: &str = "file:///project/src/cart.py";
@@ -154,4 +154,171 @@ async fn the_log_is_kept_in_the_workspace_without_secrets() {
     for text in [&log, &stderr] {
         assert!(!text.contains("EDITORKEY"), "{text}");
     }
+}
+
+// Bad bytes from the editor: each is answered with a JSON-RPC error (id
+// `null`), and the session goes on with the next frame.
+
+const GOOD_BODY: &str = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+
+fn framed(body: &str) -> String {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+/// The next error the server sent about bytes it could not read.
+async fn malformed_frame_error(c: &mut LspClient<ChildStdin>) -> Value {
+    loop {
+        let message = c.recv().await.unwrap();
+        if message.get("method").is_none() && message["id"].is_null() {
+            assert!(message["error"]["code"].is_i64(), "{message}");
+            return message["error"].clone();
+        }
+    }
+}
+
+/// The server still answers, then exits cleanly.
+async fn still_serves(child: Child, mut c: LspClient<ChildStdin>) {
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "python", "version": 1, "text": "x = 1\n"}}),
+    )
+    .await
+    .unwrap();
+    let state = c
+        .request(
+            "rein/documentState",
+            json!({"uri": URI, "includeText": true}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(state["result"]["text"], "x = 1\n");
+    assert_eq!(
+        c.request("shutdown", json!(null)).await.unwrap()["result"],
+        json!(null)
+    );
+    c.notify("exit", json!(null)).await.unwrap();
+    let (code, stderr) = finish(child).await;
+    assert_eq!(code, 0, "stderr:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "stderr:\n{stderr}");
+}
+
+#[tokio::test]
+async fn a_100k_deep_array_does_not_end_the_session() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    // A response to a request the server never sent, and a request whose
+    // unknown field is deep: the transport's parser fails on both.
+    for body in [
+        format!(r#"{{"jsonrpc":"2.0","id":1,"result":{deep}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":99,"method":"shutdown","junk":{deep}}}"#),
+    ] {
+        c.send_raw(framed(&body).as_bytes()).await.unwrap();
+        let error = malformed_frame_error(&mut c).await;
+        assert_eq!(error["code"], -32700, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("deeper than 100"),
+            "{error}"
+        );
+    }
+    still_serves(child, c).await;
+}
+
+#[tokio::test]
+async fn a_duplicated_content_length_is_answered_and_the_next_frame_is_served() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    c.send_raw(
+        format!(
+            "Content-Length: {}\r\nContent-Length: 7\r\n\r\n{GOOD_BODY}",
+            GOOD_BODY.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let error = malformed_frame_error(&mut c).await;
+    assert!(
+        error["message"].as_str().unwrap().contains("conflicting"),
+        "{error}"
+    );
+    still_serves(child, c).await;
+}
+
+#[tokio::test]
+async fn a_wrong_content_length_is_answered_and_the_next_frame_is_served() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    // Too long: the claim swallows the start of the next frame.
+    let too_long = format!(
+        "Content-Length: {}\r\n\r\n{GOOD_BODY}",
+        GOOD_BODY.len() + 30
+    );
+    // Too short: the rest of the body is left in front of the next frame.
+    let too_short = format!("Content-Length: 20\r\n\r\n{GOOD_BODY}");
+    for bad in [too_long, too_short] {
+        c.send_raw(format!("{bad}{}", framed(GOOD_BODY)).as_bytes())
+            .await
+            .unwrap();
+        assert_eq!(malformed_frame_error(&mut c).await["code"], -32700);
+        let state = c
+            .request("rein/documentState", json!({"uri": URI}))
+            .await
+            .unwrap();
+        // Not open: answered all the same.
+        assert_eq!(state["error"]["code"], -32602, "{state}");
+    }
+    still_serves(child, c).await;
+}
+
+#[tokio::test]
+async fn a_body_without_a_header_is_answered_and_the_next_frame_is_served() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    c.send_raw(GOOD_BODY.as_bytes()).await.unwrap();
+    assert_eq!(malformed_frame_error(&mut c).await["code"], -32700);
+    // Garbage between frames, too. (One error at a time: tower-lsp-server
+    // answers a second request with the same id, `null`, arriving while
+    // the first is in flight with a bare "Invalid request".)
+    c.send_raw(format!("{}\r\n}}{{ garbage\r\n", framed(GOOD_BODY)).as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(malformed_frame_error(&mut c).await["code"], -32700);
+    still_serves(child, c).await;
+}
+
+#[tokio::test]
+async fn a_500mb_content_length_claim_is_answered_at_once() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    c.send_raw(b"Content-Length: 524288000\r\n\r\n{\"jsonrpc\":")
+        .await
+        .unwrap();
+    let error = malformed_frame_error(&mut c).await;
+    assert_eq!(error["code"], -32600, "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("larger than"),
+        "{error}"
+    );
+    still_serves(child, c).await;
+}
+
+#[tokio::test]
+async fn an_endless_header_line_is_cut_at_8k() {
+    let (child, mut c) = spawn();
+    initialize(&mut c).await;
+    // No line break ever: answered without waiting for one.
+    c.send_raw(&vec![b'a'; 1024 * 1024]).await.unwrap();
+    let error = malformed_frame_error(&mut c).await;
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 8192"),
+        "{error}"
+    );
+    still_serves(child, c).await;
 }

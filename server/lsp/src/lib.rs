@@ -20,7 +20,7 @@ mod commands;
 pub mod demo;
 pub mod doctor;
 pub mod ext;
-mod framing;
+pub mod framing;
 mod guard;
 pub mod hardening;
 pub mod launch;

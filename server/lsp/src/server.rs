@@ -85,23 +85,25 @@ where
     I: AsyncRead + Unpin,
     O: AsyncWrite,
 {
+    let frame_limits = options.frame_limits;
     let (service, socket, handle) = build_service(options);
-    // The transport reads from a pipe fed by the framing guard, so one
-    // malformed frame cannot end the session (see framing.rs).
+    // The transport reads from a pipe fed by the framing guard, so no
+    // bytes from the client can end the session (see framing.rs).
     let (pipe_out, pipe_in) = tokio::io::duplex(PIPE_CAPACITY);
     let serving = async move {
         let server = Server::new(pipe_out, output, socket)
             .concurrency_level(MAX_CONCURRENCY)
             .serve(service);
-        let pump = framing::pump(input, pipe_in);
+        let pump = framing::pump(input, pipe_in, frame_limits);
         futures::pin_mut!(server, pump);
         match futures::future::select(server, pump).await {
             // `exit` (or the end of input): the pump may still be parked on
             // a read that will never complete; drop it.
             Either::Left(((), _pump)) => {}
             Either::Right((pumped, server)) => {
-                if let Err(error) = pumped {
-                    tracing::error!(%error, "reading from the client failed");
+                match pumped {
+                    Ok(stats) => tracing::debug!(?stats, "the client's input ended"),
+                    Err(error) => tracing::error!(%error, "reading from the client failed"),
                 }
                 // The pipe is closed: the server drains what it has and stops.
                 server.await;

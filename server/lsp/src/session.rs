@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tower_lsp_server::ls_types::{ClientCapabilities, ResourceOperationKind, Uri};
 
+use crate::framing::FrameLimits;
 use crate::tasks::Tasks;
 
 #[derive(Clone, Debug)]
@@ -40,6 +41,8 @@ pub struct ServerOptions {
     /// sandbox-exec`): this one, unless the server runs inside another
     /// program (tests).
     pub rein_binary: PathBuf,
+    /// What one frame from the client may make the server hold.
+    pub frame_limits: FrameLimits,
 }
 
 impl Default for ServerOptions {
@@ -51,6 +54,7 @@ impl Default for ServerOptions {
             reopen_timeout: Duration::from_secs(3),
             user_state: crate::settings::user_state(),
             rein_binary: crate::launch::this_binary(),
+            frame_limits: FrameLimits::default(),
         }
     }
 }
