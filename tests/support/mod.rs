@@ -84,6 +84,8 @@ pub struct Setup {
     /// Extra environment for the server (and the commands it runs); a
     /// value may contain `{tmp}`, the test's temporary directory.
     pub env: Vec<(&'static str, String)>,
+    /// More editor settings (`apiKey`, …), over the scripted defaults.
+    pub settings: Vec<(&'static str, Value)>,
 }
 
 impl Setup {
@@ -98,6 +100,7 @@ impl Setup {
             format_on_save: None,
             timeout: Duration::from_secs(60),
             env: Vec::new(),
+            settings: Vec::new(),
         }
     }
 }
@@ -150,12 +153,15 @@ impl Server {
         let stdout = child.stdout.take().unwrap();
         let client = LspClient::new(stdout, stdin).with_timeout(setup.timeout);
 
-        let settings = json!({
+        let mut settings = json!({
             "provider": "scripted",
             "scenario": setup.scenario,
             "approvalTimeoutSecs": setup.approval_timeout_secs,
             "confirmTimeoutSecs": setup.confirm_timeout_secs,
         });
+        for (name, value) in setup.settings {
+            settings[name] = value;
+        }
         let options = EditorOptions {
             decide_edit: setup.decide_edit,
             save_documents: setup.save_documents,

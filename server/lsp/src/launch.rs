@@ -9,12 +9,12 @@ use std::sync::Arc;
 use rein_core::agent::AgentConfig;
 use rein_core::config::Config;
 use rein_core::context::ContextConfig;
-use rein_core::host::process::ProcessExec;
+use rein_core::host::process::{ProcessExec, process_redactor};
 use rein_core::host::{instructions, testcmd};
 use rein_core::task::TaskSpec;
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
-use rein_models::{ApiKey, ModelClient, ProviderKind};
+use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor};
 use rein_testkit::fake_model::{FakeModel, Scenario};
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +28,21 @@ pub struct Prepared {
     pub model: Arc<dyn ModelClient>,
     pub verifier: Arc<TestVerifier>,
     _scripted: Option<FakeModel>,
+}
+
+/// The one redactor of a task, for every sink (state, artifacts, logs,
+/// trace, what the model is sent): this process's secret-named variables,
+/// the configured key and the key shapes. The server's own log learns the
+/// same secrets.
+pub fn redactor(config: &Config) -> Redactor {
+    let key = config
+        .provider
+        .api_key
+        .as_ref()
+        .map(|k| k.expose().to_owned());
+    let redactor = process_redactor(key);
+    crate::logging::redact_also(&redactor);
+    redactor
 }
 
 /// `baseline`: the verifier's saved baseline, for a resumed task (a new
@@ -56,6 +71,7 @@ pub async fn prepare_with(
         .clone()
         .or_else(|| testcmd::detect(root));
     let mut agent = AgentConfig::new(config.policy.clone());
+    agent.redactor = redactor(config);
     agent.budgets = config.budgets.clone();
     agent.test_command = test_command.clone();
     agent.allow_test_edits = config.allow_test_edits;
@@ -77,7 +93,7 @@ pub async fn prepare_with(
             TestVerifier::prepare(
                 task,
                 workspace,
-                &ProcessExec::new(),
+                &ProcessExec::new().with_redactor(agent.redactor.clone()),
                 test_command,
                 agent.budgets.test_timeout,
                 &artifacts_dir,

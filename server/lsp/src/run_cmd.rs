@@ -21,7 +21,7 @@ use rein_core::agent::{self, Outcome, Ports};
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::disk::DiskWorkspace;
 use rein_core::host::process::ProcessExec;
-use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::host::trace::TraceWriter;
 use rein_core::ports::{Evidence, ProgressSink, Tee};
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_core::testfind;
@@ -118,6 +118,8 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     terminal.line(&format!("  workspace: {}", root.display()));
     terminal.line(&format!("  goal: {}", spec.goal));
 
+    // Every sink of the task redacts with it: state, trace, logs, artifacts.
+    let redactor = prepared.config.redactor.clone();
     // The task's durable record: what recovery needs after a crash.
     let store = rein_store::Store::open(&rein_store::state_db_path(&root))
         .map_err(|e| format!("cannot open the task state: {e}"))?;
@@ -127,31 +129,24 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
             &spec,
             &prepared.config.budgets,
             &rein_core::journal::owner_id(),
+            redactor.clone(),
         )
         .map_err(|e| format!("cannot record the task: {e}"))?,
     );
-    // The trace gets every event too, with every secret this process knows redacted.
-    let key = config
-        .provider
-        .api_key
-        .as_ref()
-        .map(|k| k.expose().to_owned());
-    let trace: Arc<dyn ProgressSink> = Arc::new(TraceWriter::open(
-        &root,
-        &spec.id,
-        Redactor::from_process(key),
-    ));
+    // The trace gets every event too.
+    let trace: Arc<dyn ProgressSink> =
+        Arc::new(TraceWriter::open(&root, &spec.id, redactor.clone()));
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace: Arc::clone(&workspace) as Arc<dyn Workspace>,
-        exec: Arc::new(ProcessExec::new()),
+        exec: Arc::new(ProcessExec::new().with_redactor(redactor.clone())),
         approver: Arc::new(TerminalApprover {
             terminal: Arc::clone(&terminal),
             yes: args.yes,
         }),
         progress: Arc::new(Tee(vec![Arc::clone(&progress) as _, trace])),
         verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(&root)),
+        artifacts: Arc::new(DiskArtifacts::new(&root, redactor)),
         journal: Some(journal),
     };
 

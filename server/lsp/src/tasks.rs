@@ -13,13 +13,14 @@ use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::process::ProcessExec;
-use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::host::trace::TraceWriter;
 use rein_core::journal::Journal;
 use rein_core::ports::{
     ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus, Tee,
 };
 use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_models::Redactor;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -277,16 +278,10 @@ fn final_status(id: &TaskId, state: TaskState, reason: String) -> TaskStatus {
 fn progress_and_trace(
     root: &Path,
     id: &TaskId,
-    config: &Config,
+    redactor: &Redactor,
     progress: Arc<LspProgress>,
 ) -> Arc<dyn ProgressSink> {
-    // Every secret this process knows is redacted from the trace.
-    let key = config
-        .provider
-        .api_key
-        .as_ref()
-        .map(|k| k.expose().to_owned());
-    let trace = Arc::new(TraceWriter::open(root, id, Redactor::from_process(key)));
+    let trace = Arc::new(TraceWriter::open(root, id, redactor.clone()));
     Arc::new(Tee(vec![progress, trace]))
 }
 
@@ -330,14 +325,14 @@ fn editor_run(
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace,
-        exec: Arc::new(ProcessExec::new()),
+        exec: Arc::new(ProcessExec::new().with_redactor(prepared.config.redactor.clone())),
         approver: Arc::new(LspApprover {
             client: client.clone(),
             session: Arc::clone(session),
         }),
         progress,
         verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(root)),
+        artifacts: Arc::new(DiskArtifacts::new(root, prepared.config.redactor.clone())),
         journal: Some(journal),
     };
     let mut config = prepared.config.clone();
@@ -354,11 +349,19 @@ async fn try_resume(
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
     let (root, config, workspace) = task_context(session, client, &id)?;
-    let recovered = resume::recover(session.store()?, &id, &session.owner, workspace.as_ref())
-        .await
-        .map_err(|e| e.to_string())?;
+    // Every sink of the task redacts with it, from the first record on.
+    let redactor = launch::redactor(&config);
+    let recovered = resume::recover(
+        session.store()?,
+        &id,
+        &session.owner,
+        workspace.as_ref(),
+        redactor.clone(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     workspace.adopt_edited(&recovered.edited_paths);
-    let sink = progress_and_trace(&root, &id, &config, progress);
+    let sink = progress_and_trace(&root, &id, &redactor, progress);
     if !recovered.unknowns.is_empty() && recovered.previous_state != TaskState::WaitingUser.as_str()
     {
         // Reality is unknown: the user looks before anything else happens.
@@ -436,11 +439,19 @@ async fn try_run(
 ) -> Result<(), String> {
     let (root, config, workspace) = task_context(session, client, &spec.id)?;
     let spec = spec.with_test_edits(config.allow_test_edits);
+    // Every sink of the task redacts with it, from the first record on.
+    let redactor = launch::redactor(&config);
     // Recorded before anything runs (the baseline test run included), so
     // a crash from here on leaves a task to resume.
     let journal = Arc::new(
-        Journal::begin(session.store()?, &spec, &config.budgets, &session.owner)
-            .map_err(|e| e.to_string())?,
+        Journal::begin(
+            session.store()?,
+            &spec,
+            &config.budgets,
+            &session.owner,
+            redactor.clone(),
+        )
+        .map_err(|e| e.to_string())?,
     );
     let prepared = match launch::prepare(&root, &config, &spec, workspace.as_ref(), &cancel).await {
         Ok(prepared) => prepared,
@@ -451,7 +462,7 @@ async fn try_run(
             return Err(reason);
         }
     };
-    let progress = progress_and_trace(&root, &spec.id, &config, progress);
+    let progress = progress_and_trace(&root, &spec.id, &redactor, progress);
     let (config, ports) = editor_run(
         session, client, &root, &prepared, workspace, progress, journal, reason,
     );
