@@ -848,3 +848,99 @@ async fn shutdown_cancels_a_running_task_and_exits_cleanly() {
     // 0: the server saw the shutdown before the exit.
     assert_eq!(s.exit().await, 0);
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The attack: a script in the project holds the editor's API key, a
+/// secret of the server's environment, a GitHub token and a private key;
+/// the model reads it, searches for the keys and runs a suite whose test
+/// prints them, then does the demo's fix. Not one byte of them reaches a
+/// file under `.rein/` — the task state (WAL included), the requests, the
+/// command logs, the trace, the server's log — nor the server's stderr.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_read_by_the_model_reaches_no_file() {
+    const EDITOR_KEY: &str = "editor-key-5e4d3c2b1a09";
+    const ENV_SECRET: &str = "env-secret-a1b2c3d4e5f6";
+    const GITHUB_TOKEN: &str = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+    const PEM_BODY: &str = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUPlantedPrivateKeyBody0123456789abcd";
+    let project = tempfile::tempdir().unwrap();
+    support::copy_dir(&demo_project(), project.path());
+    std::fs::write(
+        project.path().join("deploy.sh"),
+        format!(
+            "#!/bin/sh\nexport REIN_API_KEY={EDITOR_KEY}\nexport DEPLOY_TOKEN={ENV_SECRET}\n\
+             export GH_TOKEN={GITHUB_TOKEN}\ncat > id_ed25519 <<EOF\n\
+             -----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}\n-----END OPENSSH PRIVATE KEY-----\nEOF\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("tests/test_deploy.py"),
+        "import pathlib\nimport sys\nimport unittest\n\n\n\
+         class TestDeploy(unittest.TestCase):\n    def test_script_is_printed(self):\n        \
+         text = (pathlib.Path(__file__).parent.parent / \"deploy.sh\").read_text()\n        \
+         print(text)\n        sys.stderr.write(text)\n",
+    )
+    .unwrap();
+    let mut setup = Setup::new(
+        project.path().to_path_buf(),
+        lsp_tasks_scenario("leaky.json"),
+    );
+    setup.settings = vec![("apiKey", json!(EDITOR_KEY))];
+    setup.env = vec![("DEPLOY_TOKEN", ENV_SECRET.to_owned())];
+    let mut s = Server::start(setup).await;
+    let task = fix_test_total(&mut s).await;
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    assert_eq!(s.disk("cart.py"), fixed_cart());
+
+    let files = files_under(&s.root.join(".rein"));
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.strip_prefix(&s.root).unwrap().display().to_string())
+        .collect();
+    for expected in [
+        "state.db",
+        "request-1.json",
+        "run-1.log",
+        ".jsonl",
+        "lsp.log",
+    ] {
+        assert!(
+            names.iter().any(|n| n.ends_with(expected)),
+            "no {expected} under .rein/: {names:?}"
+        );
+    }
+    let mut redacted_logs = 0;
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap();
+        for needle in [EDITOR_KEY, ENV_SECRET, GITHUB_TOKEN, PEM_BODY] {
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
+                "{needle} is in {}",
+                file.display()
+            );
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        if file.extension().is_some_and(|e| e == "log") && text.contains("<redacted>") {
+            redacted_logs += 1;
+        }
+    }
+    assert!(redacted_logs > 0, "no command printed the keys: {names:?}");
+    let log = s.log();
+    for needle in [EDITOR_KEY, ENV_SECRET, GITHUB_TOKEN, PEM_BODY] {
+        assert!(!log.contains(needle), "{needle} is in the server's stderr");
+    }
+}

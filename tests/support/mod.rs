@@ -90,10 +90,10 @@ pub struct Setup {
     /// The user's answers to `window/showMessageRequest` (the first one
     /// offered is picked; none offered: dismissed).
     pub message_choices: Vec<String>,
-    /// More editor settings, merged over the defaults.
-    pub settings: Value,
     /// Runs on the copied workspace before the server starts.
     pub before_start: Option<Prepare>,
+    /// More editor settings (`apiKey`, …), over the scripted defaults.
+    pub settings: Vec<(&'static str, Value)>,
 }
 
 impl Setup {
@@ -109,8 +109,8 @@ impl Setup {
             timeout: Duration::from_secs(60),
             env: Vec::new(),
             message_choices: vec!["Allow once".to_owned()],
-            settings: Value::Null,
             before_start: None,
+            settings: Vec::new(),
         }
     }
 }
@@ -172,10 +172,8 @@ impl Server {
             "approvalTimeoutSecs": setup.approval_timeout_secs,
             "confirmTimeoutSecs": setup.confirm_timeout_secs,
         });
-        if let (Some(settings), Some(extra)) =
-            (settings.as_object_mut(), setup.settings.as_object())
-        {
-            settings.extend(extra.clone());
+        for (name, value) in setup.settings {
+            settings[name] = value;
         }
         let options = EditorOptions {
             message_choices: setup.message_choices,

@@ -29,14 +29,14 @@ use rein_core::budget::{Budgets, Spent};
 use rein_core::context::history::{History, RecordedResult, ResultMeta};
 use rein_core::context::progress::Progress;
 use rein_core::context::{Assembled, ContextConfig, ContextManager};
-use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::host::trace::TraceWriter;
 use rein_core::journal::{AgentSnapshot, Journal, file_hash};
 use rein_core::permissions::Decision;
 use rein_core::ports::{ProgressSink, TaskEvent, TaskStatus};
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_core::tools::ALL;
 use rein_core::workspace::ReadVersion;
-use rein_models::{ModelReply, Part, StopReason, ToolCall, Usage};
+use rein_models::{ModelReply, Part, Redactor, StopReason, ToolCall, Usage};
 use rein_store::{CheckpointPhase, Store};
 use serde_json::json;
 use support::history;
@@ -68,8 +68,18 @@ impl Harness {
             None,
         );
         let store = Arc::new(Store::open(&root.path().join(".rein/state.db")).unwrap());
-        let journal = Journal::begin(store, &task, &Budgets::default(), "bench:1:0", None).unwrap();
-        let trace = TraceWriter::open(root.path(), &task.id, Redactor::new(Vec::new(), Vec::new()));
+        // What a task's sinks get: one known key, and the key shapes.
+        let redactor = Redactor::new([], ["bench-key-0123456789".to_owned()]);
+        let journal = Journal::begin(
+            store,
+            &task,
+            &Budgets::default(),
+            "bench:1:0",
+            None,
+            redactor.clone(),
+        )
+        .unwrap();
+        let trace = TraceWriter::open(root.path(), &task.id, redactor);
         let file = (1..=120)
             .map(|l| format!("    let value_{l} = compute(items, {l}); // step {l}\n"))
             .collect();

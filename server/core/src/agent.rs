@@ -6,6 +6,7 @@
 //! at every await and leaves a consistent history: calls that did not run
 //! get a "cancelled" result.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -15,8 +16,8 @@ use std::time::Instant;
 use futures::StreamExt;
 use rein_models::pricing::PriceTable;
 use rein_models::{
-    BadToolCall, ModelClient, ModelError, ModelEvent, ModelReply, ModelRequest, Part, StopReason,
-    ToolCall,
+    BadToolCall, ModelClient, ModelError, ModelEvent, ModelReply, ModelRequest, Part, Redactor,
+    StopReason, ToolCall,
 };
 use rein_store::{CheckpointPhase, FileHash};
 use serde::{Deserialize, Serialize};
@@ -61,6 +62,9 @@ pub struct AgentConfig {
     pub project_instructions: Option<(String, String)>,
     /// Why the cancellation token fired, if whoever fired it said.
     pub cancel_reason: CancelReason,
+    /// What the model and the artifacts never see: the task's words, tool
+    /// results and the project's instructions pass through it.
+    pub redactor: Redactor,
 }
 
 impl AgentConfig {
@@ -75,6 +79,7 @@ impl AgentConfig {
             prices: PriceTable::default(),
             project_instructions: None,
             cancel_reason: CancelReason::default(),
+            redactor: Redactor::default(),
         }
     }
 }
@@ -191,7 +196,20 @@ impl Stop {
 }
 
 impl Agent {
-    fn new(task: TaskSpec, config: AgentConfig, ports: Ports, cancel: CancellationToken) -> Self {
+    fn new(
+        task: TaskSpec,
+        mut config: AgentConfig,
+        ports: Ports,
+        cancel: CancellationToken,
+    ) -> Self {
+        // A key pasted into an instruction or kept in AGENTS.md reaches
+        // neither the model nor the trace.
+        let task = config.redactor.redacted(task);
+        if let Some((_, text)) = &mut config.project_instructions
+            && let Cow::Owned(clean) = config.redactor.redact(text)
+        {
+            *text = clean;
+        }
         let tools = ALL.iter().map(|t| t.spec()).collect();
         let context = ContextManager::new(
             config.context.clone(),
@@ -496,7 +514,7 @@ impl Agent {
         let Some(journal) = &self.ports.journal else {
             return rel;
         };
-        let json = serde_json::to_string_pretty(request).unwrap_or_default();
+        let json = self.config.redactor.json_pretty(request);
         match self.ports.artifacts.write(&rel, &json).await {
             Ok(()) => {
                 let _ = journal.artifact(
@@ -659,6 +677,7 @@ impl Agent {
                 cancel: &self.cancel,
             },
             progress: self.ports.progress.as_ref(),
+            redactor: &self.config.redactor,
             approvals: &self.approvals,
             guard: &self.guard,
             allow_test_edits: self.config.allow_test_edits,
@@ -907,6 +926,8 @@ impl Agent {
                 })
             }
             Verdict::Gap { gap, evidence } => {
+                // It quotes test output, and goes to the model.
+                let gap = self.config.redactor.redact(&gap).into_owned();
                 self.event(TaskEvent::Verification {
                     turn,
                     passed: false,
@@ -974,7 +995,7 @@ impl Agent {
         let tokens_before: u64 = self.history.items.iter().map(Item::tokens).sum();
         self.compactions += 1;
         let archive = format!("{}/history-{}.json", self.artifacts.rel, self.compactions);
-        let archived = serde_json::to_string_pretty(&old).unwrap_or_default();
+        let archived = self.config.redactor.json_pretty(&old);
         if let Err(e) = self.ports.artifacts.write(&archive, &archived).await {
             tracing::warn!(error = %e, "could not archive history before compaction");
             return Ok(false);

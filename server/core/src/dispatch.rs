@@ -2,14 +2,17 @@
 //! arguments validated → paths resolved → loop guard → permission
 //! (deny > ask > allow; a human asked where the policy says so) → the tool
 //! → result notes. Every step that says no still produces a result the
-//! model can act on; nothing here ever leaves a call unanswered.
+//! model can act on; nothing here ever leaves a call unanswered. Every
+//! result is redacted before the model (or the task's history) sees it.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 
-use rein_models::{BadToolCall, ToolCall};
+use rein_models::{BadToolCall, REDACTED, Redactor, ToolCall};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::context::history::ResultMeta;
 use crate::edit;
 use crate::guard::{Before, Fingerprint, LoopGuard};
 use crate::paths;
@@ -26,6 +29,8 @@ use crate::tools::{self, ToolCx, ToolOutput};
 pub struct Dispatcher<'a> {
     pub cx: ToolCx<'a>,
     pub progress: &'a dyn ProgressSink,
+    /// What every result passes through.
+    pub redactor: &'a Redactor,
     pub approvals: &'a Mutex<TaskApprovals>,
     pub guard: &'a Mutex<LoopGuard>,
     /// Whether edits may change the target test itself (fix-test).
@@ -93,7 +98,14 @@ impl Dispatcher<'_> {
         self.progress.event(&self.cx.task.id, &event);
     }
 
+    /// Runs one call; its result holds no secret.
     pub async fn dispatch(&self, call: &Result<ToolCall, BadToolCall>) -> Dispatched {
+        let mut dispatched = self.dispatch_unredacted(call).await;
+        redact_output(self.redactor, &mut dispatched.output);
+        dispatched
+    }
+
+    async fn dispatch_unredacted(&self, call: &Result<ToolCall, BadToolCall>) -> Dispatched {
         let call = match call {
             Ok(call) => call,
             Err(bad) => return plain(ToolOutput::error(bad.message_for_model())),
@@ -202,6 +214,7 @@ impl Dispatcher<'_> {
             ToolName::EditFile => {
                 let a: EditCall = serde_json::from_value(args).map_err(parse_error)?;
                 let path = self.resolve(&a.path)?;
+                self.refuse_hidden_secret(&path, &a.old_text).await?;
                 // A built-in deny, so before the rules (deny > ask > allow).
                 self.protect_test(&call.id, &path, &a).await?;
                 let confirm = self
@@ -386,6 +399,22 @@ impl Dispatcher<'_> {
         }
     }
 
+    /// The model saw [`REDACTED`] where the file holds a secret: an
+    /// `old_text` copied from that line cannot match, and "not found"
+    /// would only make it try again. (A file may hold the marker itself:
+    /// then the edit goes on.)
+    async fn refuse_hidden_secret(&self, path: &str, old_text: &str) -> Result<(), String> {
+        if !old_text.contains(REDACTED) {
+            return Ok(());
+        }
+        match self.cx.workspace.read_file(path).await {
+            Ok(file) if !file.text.contains(old_text) => Err(format!(
+                "old_text contains {REDACTED}, which stands for a secret Rein hides from you; pick old_text that does not include that line (and do not write {REDACTED} into the file)."
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// In a fix-test task, an edit may not change the target test itself —
     /// its assertions, but also its inputs, decorators or name: a test made
     /// to pass by weakening it (`qty=3` → `qty=30`, `@skip`) is not fixed.
@@ -430,6 +459,32 @@ impl Dispatcher<'_> {
             return Err(message);
         }
         Ok(())
+    }
+}
+
+/// Redacts what the model gets of a result: its text, and what the
+/// context keeps of a command once newer runs exist (summary, tail,
+/// failing tests), whichever `Exec` produced it.
+fn redact_output(redactor: &Redactor, output: &mut ToolOutput) {
+    redact_in_place(redactor, &mut output.content);
+    if let ResultMeta::Command {
+        command,
+        result,
+        summary,
+        ..
+    } = &mut output.meta
+    {
+        redact_in_place(redactor, command);
+        redact_in_place(redactor, summary);
+        for line in result.tail.iter_mut().chain(&mut result.failures) {
+            redact_in_place(redactor, line);
+        }
+    }
+}
+
+fn redact_in_place(redactor: &Redactor, text: &mut String) {
+    if let Cow::Owned(clean) = redactor.redact(text) {
+        *text = clean;
     }
 }
 

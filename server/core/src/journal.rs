@@ -4,12 +4,14 @@
 //!
 //! Every write is committed before the loop goes on; a write that fails
 //! stops the task (Rein cannot promise "nothing applied twice" without its
-//! record).
+//! record). Everything written passes through the task's [`Redactor`]
+//! first: the goal, the spec, replies, call arguments and results,
+//! checkpoints, reasons.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_models::ModelReply;
+use rein_models::{ModelReply, Redactor};
 use rein_store::{
     CheckpointPhase, FileHash, Lease, NewArtifact, NewCheckpoint, NewOp, NewTask, Store,
     StoreError, TurnRecord,
@@ -70,6 +72,7 @@ pub struct Journal {
     store: Arc<Store>,
     task: TaskId,
     owner: String,
+    redactor: Redactor,
 }
 
 impl Journal {
@@ -81,6 +84,7 @@ impl Journal {
         budgets: &Budgets,
         owner: &str,
         installation: Option<&str>,
+        redactor: Redactor,
     ) -> Result<Self, JournalError> {
         store.create_task(&NewTask {
             id: spec.id.0.clone(),
@@ -88,19 +92,24 @@ impl Journal {
                 crate::task::TaskKind::FixTest { .. } => "fix_test".into(),
                 crate::task::TaskKind::Instruction => "instruction".into(),
             },
-            goal: spec.goal.clone(),
-            spec_json: json(spec),
+            goal: redactor.redact(&spec.goal).into_owned(),
+            spec_json: redactor.json(spec),
             state: TaskState::Queued.as_str().into(),
             budgets_json: json(budgets),
             installation: installation.map(str::to_owned),
         })?;
-        Self::attach(store, &spec.id, owner)
+        Self::attach(store, &spec.id, owner, redactor)
     }
 
     /// Takes the lease of an existing task (to resume it). A lease held by
     /// a process of this machine that no longer exists (it crashed) is
     /// taken over at once rather than after it expires.
-    pub fn attach(store: Arc<Store>, task: &TaskId, owner: &str) -> Result<Self, JournalError> {
+    pub fn attach(
+        store: Arc<Store>,
+        task: &TaskId,
+        owner: &str,
+        redactor: Redactor,
+    ) -> Result<Self, JournalError> {
         if store.task(&task.0)?.is_none() {
             return Err(JournalError::NoSuchTask(task.0.clone()));
         }
@@ -109,11 +118,12 @@ impl Journal {
                 store,
                 task: task.clone(),
                 owner: owner.to_owned(),
+                redactor,
             }),
             Lease::HeldBy { owner: holder, .. } if owner_is_dead(&holder) => {
                 tracing::info!(task = %task, %holder, "taking over the lease of a process that is gone");
                 store.release_lease(&task.0, &holder)?;
-                Self::attach(store, task, owner)
+                Self::attach(store, task, owner, redactor)
             }
             Lease::HeldBy { owner, until_ms } => Err(JournalError::Leased {
                 task: task.0.clone(),
@@ -129,6 +139,11 @@ impl Journal {
 
     pub fn task(&self) -> &TaskId {
         &self.task
+    }
+
+    /// What every record passes through.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// Renews the lease in the background; cancels `cancel` if it is lost
@@ -169,9 +184,10 @@ impl Journal {
         spent: &Spent,
     ) -> Result<(), JournalError> {
         let spent = serde_json::to_string(spent).unwrap_or_default();
+        let reason = reason.map(|r| self.redactor.redact(r));
         Ok(self
             .store
-            .update_task(&self.task.0, state.as_str(), reason, &spent)?)
+            .update_task(&self.task.0, state.as_str(), reason.as_deref(), &spent)?)
     }
 
     pub fn turn(
@@ -187,7 +203,7 @@ impl Journal {
             task_id: self.task.0.clone(),
             turn,
             request_ref: request_ref.to_owned(),
-            response_json: response.to_string(),
+            response_json: self.redactor.json(&response),
             usage_json: serde_json::to_string(&reply.usage).unwrap_or_default(),
             cost_usd,
             latency_ms,
@@ -227,7 +243,7 @@ impl Journal {
             turn,
             call_id: call_id.to_owned(),
             tool: tool.to_owned(),
-            args_json: record.to_string(),
+            args_json: self.redactor.json(&record),
             pre,
         })?;
         crate::failpoint::hit(&format!("op_requested:{tool}"));
@@ -247,7 +263,7 @@ impl Journal {
         result: &RecordedResult,
         post: Vec<FileHash>,
     ) -> Result<(), JournalError> {
-        let result = serde_json::to_string(result).unwrap_or_default();
+        let result = self.redactor.json(result);
         self.store.op_finished(op, &result, &post)?;
         crate::failpoint::hit(&format!("op_finished:{tool}"));
         Ok(())
@@ -258,7 +274,7 @@ impl Journal {
         phase: CheckpointPhase,
         snapshot: &AgentSnapshot,
     ) -> Result<(), JournalError> {
-        let data_json = serde_json::to_string(snapshot).unwrap_or_default();
+        let data_json = self.redactor.json(snapshot);
         self.store.save_checkpoint(&NewCheckpoint {
             task_id: self.task.0.clone(),
             turn: snapshot.turn,

@@ -288,12 +288,14 @@ pub struct Recovered {
 }
 
 /// Takes over a task left unfinished (by a crash, or waiting for the user)
-/// and reconciles its op log with the files as they are now.
+/// and reconciles its op log with the files as they are now. `redactor`
+/// is what the resumed task's journal writes through.
 pub async fn recover(
     store: std::sync::Arc<rein_store::Store>,
     task: &crate::task::TaskId,
     owner: &str,
     workspace: &dyn Workspace,
+    redactor: rein_models::Redactor,
 ) -> ResumeResult<Recovered> {
     let record = store
         .task(&task.0)?
@@ -302,6 +304,7 @@ pub async fn recover(
         std::sync::Arc::clone(&store),
         task,
         owner,
+        redactor,
     )?);
     let spec: crate::task::TaskSpec = serde_json::from_str(&record.spec_json)
         .map_err(|e| JournalError::Corrupt(format!("the task's spec cannot be read: {e}")))?;
@@ -316,11 +319,7 @@ pub async fn recover(
     for op in store.unfinished_ops(&task.0)? {
         let verdict = reconcile(&op, workspace).await;
         let result = interrupted_result(&op, &verdict);
-        store.op_recovered(
-            op.id,
-            verdict.outcome(),
-            &serde_json::to_string(&result).unwrap_or_default(),
-        )?;
+        store.op_recovered(op.id, verdict.outcome(), &journal.redactor().json(&result))?;
         tracing::info!(task = %task, op = op.id, tool = %op.tool, outcome = verdict.outcome(), "reconciled an interrupted call");
         reconciled.push((op.id, verdict));
     }

@@ -658,3 +658,81 @@ async fn project_instructions_are_in_the_system_prompt() {
     );
     assert!(system.contains("Always run `make check`."), "{system}");
 }
+
+/// The attack: a script in the project holds the key (the configured one)
+/// and a key-shaped token; the model reads it, searches for it, runs a
+/// command that prints it, gets it as a user's answer, and the user's own
+/// instruction quotes it. No request the model server receives holds
+/// either; an edit copied from the redacted text is told why it cannot
+/// match.
+#[tokio::test]
+async fn the_model_never_sees_the_key() {
+    const KEY: &str = "planted-key-7d6c5b4a3f2e";
+    const SHAPED: &str = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+    let script = format!("#!/bin/sh\nexport DEPLOY_TOKEN={KEY}\nexport GH={SHAPED}\ndeploy\n");
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "deploy.sh"})))
+        .reply(Reply::tool_call(
+            "search",
+            json!({"pattern": "DEPLOY_TOKEN|GH="}),
+        ))
+        .reply(Reply::tool_call(
+            "run_command",
+            json!({"command": "sh deploy.sh"}),
+        ))
+        .reply(Reply::tool_call(
+            "ask_user",
+            json!({"question": "Which token should deploy use?"}),
+        ))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({
+                "path": "deploy.sh",
+                "old_text": "export DEPLOY_TOKEN=<redacted>\n",
+                "new_text": "export DEPLOY_TOKEN=\"$1\"\n"
+            }),
+        ))
+        .reply(Reply::text("I cannot change that line."));
+    let printed = format!("deploying with {KEY}\nGH={SHAPED}\n");
+    let setup = Setup::new(cart_workspace().with_file("deploy.sh", &script))
+        .task(TaskSpec::instruction(
+            rein_core::task::TaskId("t-key".into()),
+            &format!("Make deploy.sh read the token {KEY} from its first argument"),
+        ))
+        .exec(ScriptedExec::new(move |_| command_result(0, &printed, &[])))
+        .approver(
+            ScriptedApprover::new()
+                .decide(ApprovalDecision::AllowOnce)
+                .answer(&format!("use {KEY}")),
+        );
+    let r = setup
+        .run(scenario, |c| {
+            c.redactor = rein_models::Redactor::new([], [KEY.to_owned()]);
+        })
+        .await;
+    let requests = r.server.requests();
+    assert_eq!(requests.len(), 6, "{}", r.outcome.reason);
+    for request in &requests {
+        let body = request.body.to_string();
+        assert!(!body.contains(KEY), "the key reached the model: {body}");
+        assert!(!body.contains(SHAPED), "a token reached the model: {body}");
+    }
+    let results = support::full_results(&r);
+    assert!(
+        results[0].contains("export DEPLOY_TOKEN=<redacted>"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[2].contains("deploying with <redacted>"),
+        "{}",
+        results[2]
+    );
+    assert_eq!(results[3], "The user answered: use <redacted>");
+    assert_eq!(
+        results[4],
+        "old_text contains <redacted>, which stands for a secret Rein hides from you; pick old_text that does not include that line (and do not write <redacted> into the file)."
+    );
+    // The file itself is untouched: the key is the user's.
+    assert_eq!(r.ws.text("deploy.sh").unwrap(), script);
+}

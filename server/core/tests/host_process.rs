@@ -410,6 +410,55 @@ async fn commands_see_no_colour_and_no_secrets() {
     assert_eq!(lines, ["KEEP_ME=kept", "NO_COLOR=1", "TERM=dumb"]);
 }
 
+/// The attack: a script holding the key (a value of the server's own
+/// environment, or the configured key) prints it; the model reads the
+/// tail and anyone can read the spilled log. Neither holds it, nor any
+/// key-shaped token, even on a line longer than a pipe read.
+#[tokio::test]
+async fn command_output_with_the_key_is_redacted_in_the_spilled_log() {
+    const ENV_KEY: &str = "env-secret-6a5b4c3d2e1f";
+    const CONFIG_KEY: &str = "config-key-0f1e2d3c4b5a";
+    const SHAPED: &str = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+    let setup = Setup::new();
+    std::fs::write(
+        setup.path().join("leak.sh"),
+        format!(
+            "echo \"env: {ENV_KEY}\"\necho \"config: {CONFIG_KEY}\" >&2\necho \"token={SHAPED}\"\n\
+             head -c 200000 /dev/zero | tr '\\0' x\necho \"{ENV_KEY} at the end of a long line\"\n"
+        ),
+    )
+    .unwrap();
+    let path = std::env::var("PATH").unwrap_or_default();
+    let env = [("PATH", path.as_str()), ("DEPLOY_API_KEY", ENV_KEY)];
+    // Without a redactor: the secrets of its own base environment.
+    let exec = ProcessExec::new().with_env(env);
+    let result = run_spec(&exec, setup.spec("sh leak.sh")).await.unwrap();
+    let log = String::from_utf8(setup.log(&result)).unwrap();
+    assert!(
+        !log.contains(ENV_KEY) && !log.contains(SHAPED),
+        "{log:.300}"
+    );
+    assert!(log.contains(CONFIG_KEY), "not told of the configured key");
+    // With the task's redactor: the configured key too.
+    let redactor = rein_models::Redactor::new(
+        env.map(|(k, v)| (k.to_owned(), v.to_owned())),
+        [CONFIG_KEY.to_owned()],
+    );
+    let exec = ProcessExec::new().with_env(env).with_redactor(redactor);
+    let result = run_spec(&exec, setup.spec("sh leak.sh")).await.unwrap();
+    let log = String::from_utf8(setup.log(&result)).unwrap();
+    for secret in [ENV_KEY, CONFIG_KEY, SHAPED] {
+        assert!(!log.contains(secret), "{secret} in the log");
+        assert!(
+            !result.tail.iter().any(|l| l.contains(secret)),
+            "{secret} in the tail"
+        );
+    }
+    assert_eq!(log.matches("<redacted>").count(), 4, "{log:.300}");
+    assert!(log.contains("<redacted> at the end of a long line\n"));
+    assert_eq!(result.exit_code, Some(0));
+}
+
 #[tokio::test]
 async fn the_inherited_environment_has_no_colour() {
     let setup = Setup::new();

@@ -15,7 +15,7 @@ use rein_core::context::history::{History, Item};
 use rein_core::journal::{AgentSnapshot, Journal, JournalError, file_hash};
 use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
-use rein_models::{Part, ToolCall};
+use rein_models::{Part, Redactor, ToolCall};
 use rein_store::{CheckpointPhase, OpState, Store};
 use rein_testkit::fake_model::{Reply, Scenario};
 use rein_text::ContentHash;
@@ -38,6 +38,7 @@ fn crashed_mid_edit(store: &Arc<Store>, tool: &str, arguments: serde_json::Value
         &Budgets::default(),
         "host:1:dead",
         Some("install-1"),
+        Redactor::default(),
     )
     .unwrap();
     journal
@@ -94,6 +95,7 @@ async fn recover(store: &Arc<Store>, ws: &rein_core::fakes::MemoryWorkspace) -> 
         &TaskId("t-crash".into()),
         "host:2:alive",
         ws,
+        Redactor::default(),
     )
     .await
     .unwrap()
@@ -199,7 +201,13 @@ async fn the_expected_contents_follow_the_last_edit_that_may_have_landed() {
 
     // A finished edit expects what it recorded after it; a failed one
     // (no post-hash) changes nothing.
-    let journal = Journal::attach(Arc::clone(&store), &task().id, "host:2:alive").unwrap();
+    let journal = Journal::attach(
+        Arc::clone(&store),
+        &task().id,
+        "host:2:alive",
+        Redactor::default(),
+    )
+    .unwrap();
     let edited = "    return 0\n";
     let landed = journal
         .op_requested(4, "toolu_10", "edit_file", &edit_args(), vec![], vec![])
@@ -253,6 +261,7 @@ async fn a_file_changed_by_someone_else_makes_the_outcome_unknown() {
         &TaskId("t-crash".into()),
         "host:3:alive",
         &ws,
+        Redactor::default(),
     )
     .await
     .unwrap();
@@ -294,11 +303,17 @@ async fn a_task_held_by_a_live_owner_cannot_be_taken() {
         &Budgets::default(),
         "otherhost:42:alive",
         None,
+        Redactor::default(),
     )
     .unwrap();
-    let err = Journal::attach(Arc::clone(&store), &TaskId("t-crash".into()), "host:2:me")
-        .err()
-        .unwrap();
+    let err = Journal::attach(
+        Arc::clone(&store),
+        &TaskId("t-crash".into()),
+        "host:2:me",
+        Redactor::default(),
+    )
+    .err()
+    .unwrap();
     assert!(
         matches!(err, JournalError::Leased { ref owner, .. } if owner == "otherhost:42:alive"),
         "{err}"
@@ -308,7 +323,15 @@ async fn a_task_held_by_a_live_owner_cannot_be_taken() {
             .starts_with("task t-crash is being run by another Rein (otherhost:42:alive)")
     );
     live.release();
-    assert!(Journal::attach(store, &TaskId("t-crash".into()), "host:2:me").is_ok());
+    assert!(
+        Journal::attach(
+            store,
+            &TaskId("t-crash".into()),
+            "host:2:me",
+            Redactor::default()
+        )
+        .is_ok()
+    );
 }
 
 #[tokio::test]
@@ -322,6 +345,7 @@ async fn a_journaled_run_records_every_step() {
             &Budgets::default(),
             &rein_core::journal::owner_id(),
             None,
+            Redactor::default(),
         )
         .unwrap(),
     ));

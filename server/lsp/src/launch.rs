@@ -9,12 +9,12 @@ use std::sync::Arc;
 use rein_core::agent::AgentConfig;
 use rein_core::config::Config;
 use rein_core::context::ContextConfig;
-use rein_core::host::process::ProcessExec;
+use rein_core::host::process::{ProcessExec, process_redactor};
 use rein_core::host::{instructions, testcmd};
 use rein_core::task::TaskSpec;
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
-use rein_models::{ApiKey, ModelClient, ProviderKind};
+use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor};
 use rein_testkit::fake_model::{FakeModel, Scenario};
 use tokio_util::sync::CancellationToken;
 
@@ -32,16 +32,31 @@ pub struct Prepared {
     _scripted: Option<FakeModel>,
 }
 
-/// `exec` runs the task's commands (the baseline tests first).
+/// The one redactor of a task, for every sink (state, artifacts, logs,
+/// trace, what the model is sent): this process's secret-named variables,
+/// the configured key and the key shapes. The server's own log learns the
+/// same secrets.
+pub fn redactor(config: &Config) -> Redactor {
+    let key = config
+        .provider
+        .api_key
+        .as_ref()
+        .map(|k| k.expose().to_owned());
+    let redactor = process_redactor(key);
+    crate::logging::redact_also(&redactor);
+    redactor
+}
+
+/// `rein`: the binary every command starts through ([`executor`]).
 pub async fn prepare(
     root: &Path,
     config: &Config,
     task: &TaskSpec,
     workspace: &dyn Workspace,
-    exec: Arc<ProcessExec>,
+    rein: &Path,
     cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
-    prepare_with(root, config, task, workspace, exec, None, cancel).await
+    prepare_with(root, config, task, workspace, rein, None, cancel).await
 }
 
 /// `baseline`: the verifier's saved baseline, for a resumed task (a new
@@ -51,7 +66,7 @@ pub async fn prepare_with(
     config: &Config,
     task: &TaskSpec,
     workspace: &dyn Workspace,
-    exec: Arc<ProcessExec>,
+    rein: &Path,
     baseline: Option<Baseline>,
     cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
@@ -61,6 +76,8 @@ pub async fn prepare_with(
         .clone()
         .or_else(|| testcmd::detect(root));
     let mut agent = AgentConfig::new(config.policy.clone());
+    agent.redactor = redactor(config);
+    let exec = Arc::new(executor(rein).with_redactor(agent.redactor.clone()));
     agent.budgets = config.budgets.clone();
     agent.test_command = test_command.clone();
     agent.allow_test_edits = config.allow_test_edits;

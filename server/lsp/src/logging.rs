@@ -1,14 +1,18 @@
 //! Logs go to stderr, never stdout: stdout carries the LSP frames, and one
 //! stray line there corrupts the editor's connection. Once the workspace is
 //! known they also go to `<workspace>/.rein/logs/lsp.log`, where a user
-//! finds them after the editor has thrown its stderr away.
+//! finds them after the editor has thrown its stderr away. Both get every
+//! event redacted: this process's secrets from the start, each task's
+//! configured key once a task has been given it.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, RwLock};
 
+use rein_core::host::process::process_redactor;
+use rein_models::Redactor;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::fmt::writer::MakeWriterExt;
@@ -24,10 +28,13 @@ const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 /// Set by `init`: only the binary logs to files (in-process tests do not).
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static FILE: OnceLock<Mutex<Option<File>>> = OnceLock::new();
+/// What every event passes through before it is written.
+static REDACTOR: OnceLock<RwLock<Redactor>> = OnceLock::new();
 
 pub fn init() {
     let filter = EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"));
-    let writer = std::io::stderr.and(WorkspaceLog);
+    let _ = REDACTOR.set(RwLock::new(process_redactor(None)));
+    let writer = Redacting(std::io::stderr.and(WorkspaceLog));
     if tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(writer)
@@ -36,6 +43,20 @@ pub fn init() {
         .is_ok()
     {
         ENABLED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The logs redact `redactor`'s secrets too from now on (a task's
+/// configured key, which the environment did not hold).
+pub fn redact_also(redactor: &Redactor) {
+    let Some(lock) = REDACTOR.get() else { return };
+    // Built outside the lock: building may log, and logging reads it.
+    let Some(merged) = lock.read().ok().map(|current| current.union(redactor)) else {
+        return;
+    };
+    if let Ok(mut current) = lock.write() {
+        // A copy when nothing was added meanwhile.
+        *current = merged.union(&current);
     }
 }
 
@@ -72,6 +93,40 @@ fn open_rotated(path: &Path) -> io::Result<File> {
     OpenOptions::new().create(true).append(true).open(path)
 }
 
+/// Redacts each event before its writers (stderr and the file) see it.
+/// `fmt` writes an event with one `write_all`, which is one `write` here.
+#[derive(Clone, Copy)]
+struct Redacting<M>(M);
+
+impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Redacting<M> {
+    type Writer = RedactingWriter<M::Writer>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        RedactingWriter(self.0.make_writer())
+    }
+
+    fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> Self::Writer {
+        RedactingWriter(self.0.make_writer_for(meta))
+    }
+}
+
+struct RedactingWriter<W>(W);
+
+impl<W: Write> Write for RedactingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let redactor = REDACTOR
+            .get()
+            .and_then(|lock| lock.read().ok().map(|r| r.clone()))
+            .unwrap_or_default();
+        self.0.write_all(&redactor.redact_bytes(buf))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// The workspace log file, once there is one.
 #[derive(Clone, Copy)]
 struct WorkspaceLog;
@@ -104,6 +159,39 @@ impl Write for WorkspaceLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_event_is_redacted_before_its_writers_see_it() {
+        let out = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let sink = Shared(std::sync::Arc::clone(&out));
+        let _ = REDACTOR.set(RwLock::new(Redactor::default()));
+        redact_also(&Redactor::new([], ["log-secret-13579".to_owned()]));
+        let make = Redacting(move || sink.clone());
+        let mut writer = make.make_writer();
+        writer
+            .write_all(
+                b"settings: key log-secret-13579, token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n",
+            )
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out.lock().unwrap().clone()).unwrap(),
+            "settings: key <redacted>, token <redacted>\n"
+        );
+    }
+
+    #[derive(Clone)]
+    struct Shared(std::sync::Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
 
     #[test]
     fn a_large_log_is_rotated_once_and_a_new_one_started() {

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rein_core::agent::{self, Outcome, Ports};
 use rein_core::host::artifacts::DiskArtifacts;
 use rein_core::host::disk::DiskWorkspace;
-use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::host::trace::TraceWriter;
 use rein_core::host::user_state::UserState;
 use rein_core::ports::{Evidence, ProgressSink, Tee};
 use rein_core::task::{TaskId, TaskSpec, TaskState};
@@ -115,13 +115,19 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         yes: args.yes,
     }));
     let workspace = Arc::new(TrackedWorkspace::new(disk));
-    let exec = Arc::new(launch::executor(&launch::this_binary()));
-    let prepared = launch::prepare(&root, &config, &spec, workspace.as_ref(), exec, &cancel)
-        .await
-        .map_err(|e| {
-            watcher.abort();
-            format!("cannot start the task: {e}")
-        })?;
+    let prepared = launch::prepare(
+        &root,
+        &config,
+        &spec,
+        workspace.as_ref(),
+        &launch::this_binary(),
+        &cancel,
+    )
+    .await
+    .map_err(|e| {
+        watcher.abort();
+        format!("cannot start the task: {e}")
+    })?;
     let progress = Arc::new(TerminalProgress::new(Arc::clone(&terminal)));
 
     terminal.line(&format!(
@@ -138,6 +144,8 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     ));
     terminal.line(&format!("  goal: {}", spec.goal));
 
+    // Every sink of the task redacts with it: state, trace, logs, artifacts.
+    let redactor = prepared.config.redactor.clone();
     // The task's durable record: what recovery needs after a crash.
     let installation = settings::user_state().and_then(|s| s.installation_id().ok());
     let store = rein_store::Store::open(&rein_store::state_db_path(&root))
@@ -149,20 +157,13 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
             &prepared.config.budgets,
             &rein_core::journal::owner_id(),
             installation.as_deref(),
+            redactor.clone(),
         )
         .map_err(|e| format!("cannot record the task: {e}"))?,
     );
-    // The trace gets every event too, with every secret this process knows redacted.
-    let key = config
-        .provider
-        .api_key
-        .as_ref()
-        .map(|k| k.expose().to_owned());
-    let trace: Arc<dyn ProgressSink> = Arc::new(TraceWriter::open(
-        &root,
-        &spec.id,
-        Redactor::from_process(key),
-    ));
+    // The trace gets every event too.
+    let trace: Arc<dyn ProgressSink> =
+        Arc::new(TraceWriter::open(&root, &spec.id, redactor.clone()));
     let ports = Ports {
         model: Arc::clone(&prepared.model),
         workspace: Arc::clone(&workspace) as Arc<dyn Workspace>,
@@ -173,7 +174,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         }),
         progress: Arc::new(Tee(vec![Arc::clone(&progress) as _, trace])),
         verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(&root)),
+        artifacts: Arc::new(DiskArtifacts::new(&root, redactor)),
         journal: Some(journal),
     };
 

@@ -12,7 +12,7 @@ use rein_core::agent::{self, AgentConfig, Ports};
 use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
 use rein_core::host::artifacts::DiskArtifacts;
-use rein_core::host::trace::{Redactor, TraceWriter};
+use rein_core::host::trace::TraceWriter;
 use rein_core::inert;
 use rein_core::journal::Journal;
 use rein_core::ports::{
@@ -20,6 +20,7 @@ use rein_core::ports::{
 };
 use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_models::Redactor;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -277,16 +278,10 @@ fn final_status(id: &TaskId, state: TaskState, reason: String) -> TaskStatus {
 fn progress_and_trace(
     root: &Path,
     id: &TaskId,
-    config: &Config,
+    redactor: &Redactor,
     progress: Arc<LspProgress>,
 ) -> Arc<dyn ProgressSink> {
-    // Every secret this process knows is redacted from the trace.
-    let key = config
-        .provider
-        .api_key
-        .as_ref()
-        .map(|k| k.expose().to_owned());
-    let trace = Arc::new(TraceWriter::open(root, id, Redactor::from_process(key)));
+    let trace = Arc::new(TraceWriter::open(root, id, redactor.clone()));
     Arc::new(Tee(vec![progress, trace]))
 }
 
@@ -343,7 +338,7 @@ fn editor_run(
         }),
         progress,
         verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(root)),
+        artifacts: Arc::new(DiskArtifacts::new(root, prepared.config.redactor.clone())),
         journal: Some(journal),
     };
     let mut config = prepared.config.clone();
@@ -360,11 +355,19 @@ async fn try_resume(
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
     let (root, config, workspace) = task_context(session, client, &id).await?;
-    let recovered = resume::recover(session.store()?, &id, &session.owner, workspace.as_ref())
-        .await
-        .map_err(|e| e.to_string())?;
+    // Every sink of the task redacts with it, from the first record on.
+    let redactor = launch::redactor(&config);
+    let recovered = resume::recover(
+        session.store()?,
+        &id,
+        &session.owner,
+        workspace.as_ref(),
+        redactor.clone(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     workspace.adopt_edited(&recovered.edited_paths);
-    let sink = progress_and_trace(&root, &id, &config, progress);
+    let sink = progress_and_trace(&root, &id, &redactor, progress);
     if !recovered.unknowns.is_empty() && recovered.previous_state != TaskState::WaitingUser.as_str()
     {
         // Reality is unknown: the user looks before anything else happens.
@@ -395,13 +398,12 @@ async fn try_resume(
         .snapshot
         .as_ref()
         .and_then(|s| serde_json::from_value(s.verifier.clone()).ok());
-    let exec = Arc::new(launch::executor(&session.options.rein_binary));
     let prepared = match launch::prepare_with(
         &root,
         &config,
         &recovered.spec,
         workspace.as_ref(),
-        exec,
+        &session.options.rein_binary,
         baseline,
         &cancel,
     )
@@ -444,6 +446,8 @@ async fn try_run(
 ) -> Result<(), String> {
     let (root, config, workspace) = task_context(session, client, &spec.id).await?;
     let spec = spec.with_test_edits(config.allow_test_edits);
+    // Every sink of the task redacts with it, from the first record on.
+    let redactor = launch::redactor(&config);
     // Recorded before anything runs (the baseline test run included), so
     // a crash from here on leaves a task to resume.
     let journal = Arc::new(
@@ -453,21 +457,29 @@ async fn try_run(
             &config.budgets,
             &session.owner,
             session.installation.as_deref(),
+            redactor.clone(),
         )
         .map_err(|e| e.to_string())?,
     );
-    let exec = Arc::new(launch::executor(&session.options.rein_binary));
-    let prepared =
-        match launch::prepare(&root, &config, &spec, workspace.as_ref(), exec, &cancel).await {
-            Ok(prepared) => prepared,
-            Err(reason) => {
-                // The record says so too: a restart must not retry it forever.
-                let _ = journal.state(TaskState::Failed, Some(&reason), &Default::default());
-                journal.release();
-                return Err(reason);
-            }
-        };
-    let progress = progress_and_trace(&root, &spec.id, &config, progress);
+    let prepared = match launch::prepare(
+        &root,
+        &config,
+        &spec,
+        workspace.as_ref(),
+        &session.options.rein_binary,
+        &cancel,
+    )
+    .await
+    {
+        Ok(prepared) => prepared,
+        Err(reason) => {
+            // The record says so too: a restart must not retry it forever.
+            let _ = journal.state(TaskState::Failed, Some(&reason), &Default::default());
+            journal.release();
+            return Err(reason);
+        }
+    };
+    let progress = progress_and_trace(&root, &spec.id, &redactor, progress);
     let (config, ports) = editor_run(
         session, client, &root, &prepared, workspace, progress, journal, reason,
     );

@@ -25,7 +25,7 @@ use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use rein_core::host::trace::Redactor;
+use rein_core::host::process::process_redactor;
 
 use crate::cli::TraceArgs;
 use crate::terminal::inert;
@@ -90,8 +90,8 @@ fn run(args: &TraceArgs) -> Result<(), Failure> {
     };
     // Traces are redacted when written; this catches what an older writer
     // or a key set since may have let through.
-    let redactor = Redactor::from_process(None::<String>);
-    let redact = |line: &str| redactor.redact(line);
+    let redactor = process_redactor(None);
+    let redact = |line: &str| redactor.redact(line).into_owned();
     let traces = root.join(".rein").join("traces");
     let path = resolve(&root, &traces, &args.task_id, &redact)?;
     let trace = read::read_file(&path, &redact)

@@ -15,6 +15,7 @@ mod error;
 mod openai;
 pub mod pairing;
 pub mod pricing;
+pub mod redact;
 mod reply;
 pub mod retry;
 mod secret;
@@ -27,6 +28,7 @@ pub use client::{
 };
 pub use config::{ConfigError, ProviderConfig, ProviderKind, ProviderSettings, Timeouts};
 pub use error::ModelError;
+pub use redact::{REDACTED, Redactor, StreamRedactor};
 pub use reply::{ModelReply, collect};
-pub use secret::{ApiKey, redact};
+pub use secret::{ApiKey, is_secret_name, redact};
 pub use types::*;

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::redact::Redactor;
+
 /// An API key. `Debug` and `Display` never show it; only the adapters call
 /// [`ApiKey::expose`], to put it in a request header.
 #[derive(Clone, PartialEq, Eq)]
@@ -32,39 +34,38 @@ impl fmt::Display for ApiKey {
     }
 }
 
-const REDACTED: &str = "<redacted>";
+/// Variables that hold a secret whatever their name looks like.
+const SECRET_NAMES: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "NPM_TOKEN",
+];
 
-/// Removes `key` and anything shaped like a provider key (`sk-…`,
-/// `sk-ant-…`, and the `sk-abc***xyz` fragments OpenAI echoes back) from
-/// `text`.
+/// Name endings that mark a secret (`REIN_OPENAI_API_KEY`, `CI_JOB_TOKEN`,
+/// `STRIPE_KEY`).
+const SECRET_SUFFIXES: &[&str] = &["_KEY", "_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD"];
+
+/// Whether an environment variable's name says it holds a secret. Compared
+/// without regard to case: `github_token` is as secret as `GITHUB_TOKEN`.
+/// The one definition: commands' environments are scrubbed of these, and
+/// their values are redacted from everything Rein writes.
+pub fn is_secret_name(name: &str) -> bool {
+    let name = name.to_ascii_uppercase();
+    SECRET_NAMES.contains(&name.as_str())
+        || SECRET_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
+        || name.contains("SECRET")
+}
+
+/// Removes `key` and anything shaped like a key (`sk-…`, `sk-ant-…`, the
+/// `sk-abc***xyz` fragments OpenAI echoes back, …) from `text`: the
+/// provider errors' redaction, by the same [`Redactor`] as everything else.
 pub fn redact(text: &str, key: Option<&ApiKey>) -> String {
-    let mut out = match key {
-        Some(key) if key.0.len() >= 8 => text.replace(&key.0, REDACTED),
-        _ => text.to_owned(),
-    };
-    // Key-shaped tokens: "sk-" followed by key characters.
-    let mut result = String::with_capacity(out.len());
-    let mut rest = out.as_str();
-    while let Some(at) = rest.find("sk-") {
-        let boundary_ok = rest[..at]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_ascii_alphanumeric());
-        result.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        let len = tail
-            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '*')))
-            .unwrap_or(tail.len());
-        if boundary_ok && len >= 8 {
-            result.push_str(REDACTED);
-        } else {
-            result.push_str(&tail[..len]);
-        }
-        rest = &tail[len..];
-    }
-    result.push_str(rest);
-    out = result;
-    out
+    Redactor::new([], key.map(|k| k.0.clone()))
+        .redact(text)
+        .into_owned()
 }
 
 #[cfg(test)]
@@ -93,5 +94,38 @@ mod tests {
             redact("task-list and disk-usage", None),
             "task-list and disk-usage"
         );
+    }
+
+    #[test]
+    fn secret_names() {
+        for name in [
+            "ANTHROPIC_API_KEY",
+            "REIN_ANTHROPIC_API_KEY",
+            "FOO_API_KEY",
+            "STRIPE_KEY",
+            "SSH_PRIVATE_KEY",
+            "AWS_SECRET_ACCESS_KEY",
+            "GITHUB_TOKEN",
+            "GH_TOKEN",
+            "CI_JOB_TOKEN",
+            "DB_PASSWORD",
+            "APP_SECRET",
+            "MY_SECRET_THING",
+            "github_token",
+            "client_secret",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "PATH",
+            "HOME",
+            "TERM",
+            "KEYBOARD",
+            "VIRTUAL_ENV",
+            "TOKENIZERS_PARALLELISM",
+            "API_KEYS_DOC",
+        ] {
+            assert!(!is_secret_name(name), "{name}");
+        }
     }
 }

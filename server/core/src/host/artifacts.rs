@@ -1,19 +1,26 @@
-//! Task artifacts on disk, under `<workspace>/.rein/artifacts/<task>/`.
+//! Task artifacts on disk, under `<workspace>/.rein/artifacts/<task>/`,
+//! redacted: whatever a caller hands in (a request, a spilled output, an
+//! archived history), no secret reaches the file.
 
 use std::path::PathBuf;
 
 use async_trait::async_trait;
+use rein_models::Redactor;
 
 use crate::ports::Artifacts;
 
 pub struct DiskArtifacts {
     root: PathBuf,
+    redactor: Redactor,
 }
 
 impl DiskArtifacts {
     /// `root` is the workspace root; paths given to `write` are relative to it.
-    pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+    pub fn new(root: impl Into<PathBuf>, redactor: Redactor) -> Self {
+        Self {
+            root: root.into(),
+            redactor,
+        }
     }
 }
 
@@ -28,7 +35,9 @@ impl Artifacts for DiskArtifacts {
             ));
         }
         let path = self.root.join(rel_path);
-        let content = content.to_owned();
+        // JSON callers redact before serializing (`Redactor::json`); this
+        // pass then finds nothing, and catches what they missed.
+        let content = self.redactor.redact(content).into_owned();
         tokio::task::spawn_blocking(move || {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
@@ -48,7 +57,8 @@ mod tests {
     #[tokio::test]
     async fn writes_under_rein_only() {
         let dir = tempfile::tempdir().unwrap();
-        let artifacts = DiskArtifacts::new(dir.path());
+        let key = "artifact-secret-0123".to_owned();
+        let artifacts = DiskArtifacts::new(dir.path(), Redactor::new([], [key]));
         artifacts
             .write(".rein/artifacts/t-1/out.txt", "hello")
             .await
@@ -56,6 +66,17 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.path().join(".rein/artifacts/t-1/out.txt")).unwrap(),
             "hello"
+        );
+        artifacts
+            .write(
+                ".rein/artifacts/t-1/secret.txt",
+                "key artifact-secret-0123\n",
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".rein/artifacts/t-1/secret.txt")).unwrap(),
+            "key <redacted>\n"
         );
         assert!(artifacts.write("src/main.rs", "x").await.is_err());
         assert!(artifacts.write(".rein/../src/main.rs", "x").await.is_err());

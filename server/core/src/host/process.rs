@@ -9,7 +9,9 @@
 //!
 //! Output is streamed to the log file as it arrives, stdout and stderr
 //! interleaved line by line; memory holds only the last [`TAIL_LINES`]
-//! lines and the failing tests, whatever the command prints.
+//! lines and the failing tests, whatever the command prints. Every secret
+//! is redacted from the output as it arrives, before the log, the tail
+//! and the failures see it.
 //!
 //! A timeout or a cancellation kills the whole group (SIGTERM, then SIGKILL
 //! after [`KILL_GRACE`]). When the shell exits by itself, processes it left
@@ -32,6 +34,7 @@ use async_trait::async_trait;
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use rein_models::{Redactor, StreamRedactor};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
@@ -88,6 +91,8 @@ pub struct ProcessExec {
     /// Words put before the shell: the launcher that confines the command
     /// (`rein sandbox-exec --policy … --`). Empty: the shell runs directly.
     wrapper: Vec<OsString>,
+    /// `None`: the secrets of the base environment and the key shapes.
+    redactor: Option<Redactor>,
 }
 
 /// Where a command's environment comes from, before scrubbing.
@@ -118,6 +123,7 @@ impl fmt::Debug for ProcessExec {
             .field("env", &env)
             .field("kill_grace", &self.kill_grace)
             .field("wrapper", &self.wrapper)
+            .field("redactor", &self.redactor)
             .finish()
     }
 }
@@ -131,6 +137,7 @@ impl ProcessExec {
             env: BaseEnv::Inherit,
             kill_grace: KILL_GRACE,
             wrapper: Vec::new(),
+            redactor: None,
         }
     }
 
@@ -163,6 +170,19 @@ impl ProcessExec {
     pub fn with_kill_grace(mut self, grace: Duration) -> Self {
         self.kill_grace = grace;
         self
+    }
+
+    /// Redacts output with `redactor` (built from the same environment and
+    /// the configured key) instead of the base environment's secrets.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    fn redactor(&self) -> Redactor {
+        self.redactor
+            .clone()
+            .unwrap_or_else(|| Redactor::new(utf8_vars(self.base_env()), None))
     }
 
     fn base_env(&self) -> Vec<(OsString, OsString)> {
@@ -237,7 +257,7 @@ impl Exec for ProcessExec {
 
         let log_failed = CancellationToken::new();
         let scanner = (spec.kind == CommandKind::Test).then(FailureScanner::new);
-        let sink = Sink::new(log, scanner);
+        let sink = Sink::new(log, scanner, &self.redactor());
         let sink = tokio::task::spawn_blocking({
             let log_failed = log_failed.clone();
             move || sink.run(rx, &log_failed)
@@ -330,26 +350,22 @@ fn cancelled_before_start(spec: &CommandSpec, started: Instant) -> CommandResult
 // ---------------------------------------------------------------------------
 // The environment.
 
-/// Variables removed whatever their name looks like.
-const SECRET_NAMES: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "AWS_SECRET_ACCESS_KEY",
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "NPM_TOKEN",
-];
+pub use rein_models::is_secret_name;
 
-/// Name endings that mark a secret (`REIN_OPENAI_API_KEY`, `CI_JOB_TOKEN`).
-const SECRET_SUFFIXES: &[&str] = &["_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD"];
+/// The redactor of this process: the values of its secret-named variables
+/// ([`is_secret_name`]), `extra` values (the configured API key) and the
+/// key shapes. What every sink of a task is given.
+pub fn process_redactor(extra: impl IntoIterator<Item = String>) -> Redactor {
+    Redactor::new(utf8_vars(std::env::vars_os()), extra)
+}
 
-/// Whether an environment variable's name says it holds a secret. Compared
-/// without regard to case: `github_token` is as secret as `GITHUB_TOKEN`.
-pub fn is_secret_name(name: &str) -> bool {
-    let name = name.to_ascii_uppercase();
-    SECRET_NAMES.contains(&name.as_str())
-        || SECRET_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
-        || name.contains("SECRET")
+/// The variables whose name and value are UTF-8 (a secret that is not
+/// cannot be searched for in text anyway).
+fn utf8_vars(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+) -> impl Iterator<Item = (String, String)> {
+    vars.into_iter()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
 }
 
 /// The variables of `vars` whose names are not secrets ([`is_secret_name`]),
@@ -673,6 +689,8 @@ struct SinkOutput {
 /// Synchronous (it runs on a blocking thread), so it is tested with a `Vec`.
 struct Sink<W: Write> {
     log: W,
+    /// One per pipe: each has its own unfinished line.
+    redact: [StreamRedactor; 2],
     scanner: Option<FailureScanner>,
     /// Kept with the scanner (test commands only).
     tally: Tally,
@@ -688,9 +706,10 @@ struct PartialLine {
 }
 
 impl<W: Write> Sink<W> {
-    fn new(log: W, scanner: Option<FailureScanner>) -> Self {
+    fn new(log: W, scanner: Option<FailureScanner>, redactor: &Redactor) -> Self {
         Self {
             log,
+            redact: [redactor.stream(), redactor.stream()],
             scanner,
             tally: Tally::default(),
             partial: [None, None],
@@ -727,6 +746,19 @@ impl<W: Write> Sink<W> {
     }
 
     fn output(&mut self, stream: Stream, bytes: &[u8], end: bool) -> io::Result<()> {
+        let redact = &mut self.redact[stream as usize];
+        let mut clean = redact.push(bytes);
+        if end {
+            let held = redact.finish();
+            if !held.is_empty() {
+                clean.to_mut().extend_from_slice(&held);
+            }
+        }
+        self.clean_output(stream, &clean, end)
+    }
+
+    /// `output` once redacted: to the log, the tail and the scanner.
+    fn clean_output(&mut self, stream: Stream, bytes: &[u8], end: bool) -> io::Result<()> {
         self.log.write_all(bytes)?;
         self.out.total_bytes += bytes.len() as u64;
         // Only the last lines of a piece can end up in the tail: the others
@@ -798,7 +830,8 @@ impl<W: Write> Sink<W> {
     /// Ends unfinished lines (a note must not land inside one).
     fn flush_partials(&mut self) -> io::Result<()> {
         for stream in [Stream::Stdout, Stream::Stderr] {
-            if self.partial[stream as usize].is_some() {
+            let i = stream as usize;
+            if self.partial[i].is_some() || self.redact[i].pending() > 0 {
                 self.output(stream, &[], true)?;
             }
         }
@@ -863,39 +896,7 @@ fn log_error(path: &Path, e: &io::Error) -> ExecError {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn secrets_are_recognised_by_name() {
-        for name in [
-            "ANTHROPIC_API_KEY",
-            "OPENAI_API_KEY",
-            "REIN_ANTHROPIC_API_KEY",
-            "FOO_API_KEY",
-            "AWS_SECRET_ACCESS_KEY",
-            "GITHUB_TOKEN",
-            "GH_TOKEN",
-            "NPM_TOKEN",
-            "CI_JOB_TOKEN",
-            "DB_PASSWORD",
-            "APP_SECRET",
-            "MY_SECRET_THING",
-            "github_token",
-            "client_secret",
-        ] {
-            assert!(is_secret_name(name), "{name}");
-        }
-        for name in [
-            "PATH",
-            "HOME",
-            "TERM",
-            "VIRTUAL_ENV",
-            "CARGO_HOME",
-            "TOKENIZERS_PARALLELISM",
-            "API_KEYS_DOC",
-        ] {
-            assert!(!is_secret_name(name), "{name}");
-        }
-    }
+    use rein_models::REDACTED;
 
     #[test]
     fn scrub_keeps_everything_else_in_order() {
@@ -961,7 +962,15 @@ mod tests {
     }
 
     fn sink_with(pieces: Vec<Piece>, scan: bool) -> (String, SinkOutput) {
-        let mut sink = Sink::new(Vec::new(), scan.then(FailureScanner::new));
+        redacting_sink_with(pieces, scan, &Redactor::default())
+    }
+
+    fn redacting_sink_with(
+        pieces: Vec<Piece>,
+        scan: bool,
+        redactor: &Redactor,
+    ) -> (String, SinkOutput) {
+        let mut sink = Sink::new(Vec::new(), scan.then(FailureScanner::new), redactor);
         for piece in pieces {
             sink.take(piece).unwrap();
         }
@@ -1000,7 +1009,9 @@ mod tests {
             out(Stream::Stderr, b"", true),
         ];
         let (log, output) = sink_with(pieces, false);
-        assert_eq!(log, "helerr\nlo\nno newline\n");
+        // A short unfinished line waits for its end (the redactor holds it
+        // back), so the other pipe's line is not glued into it.
+        assert_eq!(log, "err\nhello\nno newline\n");
         assert_eq!(output.tail, ["err", "hello", "no newline"]);
         assert_eq!(output.total_lines, 3);
         assert_eq!(output.total_bytes, 20);
@@ -1020,6 +1031,51 @@ mod tests {
         );
         assert_eq!(output.failures, ["TestTotal"]);
         assert_eq!(output.total_lines, 2);
+    }
+
+    /// The key in a line longer than a pipe piece, cut across two pieces;
+    /// in a private key printed over many lines; in a failing test's name
+    /// and in the tail: the log and what the model gets never hold it.
+    #[test]
+    fn a_key_cut_across_pieces_of_a_long_line_is_redacted_in_the_log_and_the_tail() {
+        const KEY: &str = "planted-secret-4f3e2d1c0b";
+        let redactor = Redactor::new([], [KEY.to_owned()]);
+        let long = format!(
+            "{}{KEY}{}\n",
+            "a".repeat(MAX_LINE_PIECE - 10),
+            "b".repeat(100)
+        );
+        let (first, second) = long.as_bytes().split_at(MAX_LINE_PIECE);
+        let pieces = vec![
+            out(Stream::Stdout, first, false),
+            out(Stream::Stderr, b"FAIL: test_login (tests.test_auth.planted-secret-4f3e2d1c0b)\n", false),
+            out(Stream::Stdout, second, false),
+            out(
+                Stream::Stdout,
+                b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAr2ZJ+9xq\n-----END RSA PRIVATE KEY-----\n",
+                false,
+            ),
+            out(Stream::Stdout, b"key=planted-sec", false),
+            out(Stream::Stdout, b"ret-4f3e2d1c0b", true),
+            out(Stream::Stderr, b"", true),
+        ];
+        let (log, output) = redacting_sink_with(pieces, true, &redactor);
+        assert!(
+            !log.contains("4f3e2d1c0b") && !log.contains("MIIE"),
+            "{log}"
+        );
+        assert_eq!(log.matches(REDACTED).count(), 4, "{log}");
+        assert!(
+            log.ends_with("-----END RSA PRIVATE KEY-----\nkey=<redacted>\n"),
+            "{log}"
+        );
+        let tail = Vec::from(output.tail).join("\n");
+        assert!(
+            !tail.contains("4f3e2d1c0b") && !tail.contains("MIIE"),
+            "{tail}"
+        );
+        assert!(!output.failures.concat().contains("4f3e2d1c0b"));
+        assert_eq!(output.total_lines, 6);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The trace of a task: one JSON line per event in
 //! `<workspace>/.rein/traces/<task-id>.jsonl`, written as it happens (a
 //! crash loses at most the line being written), with every secret the
-//! process knows of redacted before it reaches the disk.
+//! process knows of redacted (by the task's [`Redactor`]) before it
+//! reaches the disk.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -10,6 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use rein_models::Redactor;
 use serde_json::{Map, Value, json};
 
 use crate::ports::{ProgressSink, TaskEvent};
@@ -18,51 +20,6 @@ use crate::task::TaskId;
 /// Where a task's trace lives.
 pub fn trace_path(root: &Path, task: &TaskId) -> PathBuf {
     root.join(".rein/traces").join(format!("{}.jsonl", task.0))
-}
-
-/// Removes secrets from text: the values of the secret-looking variables of
-/// the environment it was built from, any extra secrets given (a key from
-/// the editor's settings), and key-shaped tokens (`sk-…`).
-#[derive(Clone, Debug, Default)]
-pub struct Redactor {
-    secrets: Vec<String>,
-}
-
-impl Redactor {
-    /// From an environment (name, value) list and extra secrets.
-    pub fn new(
-        env: impl IntoIterator<Item = (String, String)>,
-        extra: impl IntoIterator<Item = String>,
-    ) -> Self {
-        let mut secrets: Vec<String> = env
-            .into_iter()
-            .filter(|(name, _)| crate::host::process::is_secret_name(name))
-            .map(|(_, value)| value)
-            .chain(extra)
-            .map(|s| s.trim().to_owned())
-            // Short values would redact ordinary words.
-            .filter(|s| s.len() >= 8)
-            .collect();
-        // Longest first, so a key that contains another is removed whole.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        secrets.dedup();
-        Self { secrets }
-    }
-
-    /// From this process's environment.
-    pub fn from_process(extra: impl IntoIterator<Item = String>) -> Self {
-        Self::new(std::env::vars(), extra)
-    }
-
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_owned();
-        for secret in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), "<redacted>");
-            }
-        }
-        rein_models::redact(&out, None)
-    }
 }
 
 /// Writes a task's events to its trace file.
@@ -110,7 +67,7 @@ impl TraceWriter {
     }
 
     fn write(&self, record: Value) {
-        let line = self.redactor.redact(&record.to_string());
+        let line = self.redactor.json(&record);
         if let Ok(mut file) = self.file.lock()
             && let Some(file) = file.as_mut()
             && let Err(error) = writeln!(file, "{line}")
@@ -263,16 +220,18 @@ mod tests {
                 ),
                 ("HOME".into(), "/root/home".into()),
             ],
-            ["editor-key-12345678".to_owned()],
+            [
+                "editor-key-12345678".to_owned(),
+                "pa\"ss\\word-12".to_owned(),
+            ],
         );
         let task = TaskId("t-1".into());
         let writer = TraceWriter::open(dir.path(), &task, redactor);
         writer.event(
             &task,
             &TaskEvent::Activity {
-                text:
-                    "key sk-ant-api03-SECRETSECRET and editor-key-12345678 and sk-proj-abcdefghijkl"
-                        .into(),
+                text: "key sk-ant-api03-SECRETSECRET and editor-key-12345678 and sk-proj-abc0123456789defghijkl and pa\"ss\\word-12"
+                    .into(),
             },
         );
         writer.event(
@@ -285,7 +244,8 @@ mod tests {
         assert!(
             !text.contains("SECRET")
                 && !text.contains("editor-key")
-                && !text.contains("abcdefghijkl"),
+                && !text.contains("defghijkl")
+                && !text.contains("word-12"),
             "{text}"
         );
         assert!(text.contains("/root/home"), "non-secret variables are kept");
