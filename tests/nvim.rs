@@ -474,6 +474,14 @@ async fn handlers_are_exact_and_never_throw() {
     run(Case::new("handlers")).await;
 }
 
+/// A project's own `.rein/config.toml` that would allow every command:
+/// the server asks once through Neovim's `vim.ui.select`, the answer is
+/// kept in Rein's own state, `:Rein trust` trusts the file as it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_projects_own_settings_are_asked_about_and_trusted_with_rein_trust() {
+    run(Case::new("trust")).await;
+}
+
 /// The API key a test sets in Neovim (the scripted model accepts any).
 const SECRET_KEY: &str = "sk-rein-nvim-test-SECRET-5f3a9c";
 

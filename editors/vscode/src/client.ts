@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
 
 import type { Config } from './config';
-import { serverCommands, type TaskStarted } from './protocol';
+import { serverCommands, type TaskStarted, WORKSPACE_TRUSTED_KEY } from './protocol';
 import { SaveDocumentsFeature } from './save_documents';
 import { parseServerLine } from './server_log';
 import type { Mapped } from './settings';
@@ -47,7 +47,11 @@ export function createClient(o: ClientOptions): lc.LanguageClient {
         outputChannel: o.output,
         traceOutputChannel: o.output,
         revealOutputChannelOn: lc.RevealOutputChannelOn.Never,
-        initializationOptions: o.initial.settings,
+        // VS Code's Workspace Trust decides whether the folder's own
+        // `.rein/config.toml` counts (Rein declares no support for
+        // Restricted Mode, so a running extension means a trusted folder;
+        // the flag says so rather than leaving the server to ask again).
+        initializationOptions: { ...o.initial.settings, [WORKSPACE_TRUSTED_KEY]: vscode.workspace.isTrusted },
         stdioOptions: {
             // The server's stdout is the LSP channel; nothing else comes there.
             stdout: () => {},

@@ -75,7 +75,16 @@ export const serverCommands = {
     cancelTask: 'rein.cancelTask',
     resumeTask: 'rein.resumeTask',
     answer: 'rein.answer',
+    trustWorkspace: 'rein.trustWorkspace',
 } as const;
+
+/**
+ * The key of `initializationOptions` where the editor states its own
+ * workspace trust (VS Code's Workspace Trust). The server takes it from
+ * `initialize` only, never from `workspace/configuration`, which a
+ * repository's `.vscode/settings.json` could fill.
+ */
+export const WORKSPACE_TRUSTED_KEY = 'workspaceTrusted';
 
 export interface FixTestArgs {
     uri: string;

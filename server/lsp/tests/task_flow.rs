@@ -128,3 +128,60 @@ async fn fix_test_from_the_code_action_to_verified() {
         "{end}"
     );
 }
+
+/// Regression: a task started right after `initialize`, before the
+/// editor's answer to `workspace/configuration` arrived, ran without those
+/// settings (`maxTurns: 1` was ignored once). It now waits for them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_started_before_the_settings_arrive_waits_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    rein_testkit::copy_project(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/project"),
+        &root,
+    )
+    .unwrap();
+    let mut server = support::start(rein::ServerOptions::default());
+    let c = &mut server.client;
+    let root_uri = format!("file://{}", root.display());
+    c.request(
+        "initialize",
+        json!({
+            "capabilities": {"workspace": {"configuration": true}},
+            "rootUri": root_uri,
+            "initializationOptions": {"provider": "scripted"},
+        }),
+    )
+    .await
+    .unwrap();
+    c.notify("initialized", json!({})).await.unwrap();
+    let asked = c.expect_method("workspace/configuration").await.unwrap();
+    // The task starts while the settings are still on their way.
+    let started = c
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "rein.runTask", "arguments": [{"instruction": "what does cart.py do?"}]}),
+        )
+        .await
+        .unwrap();
+    let task = started["result"]["taskId"].as_str().unwrap().to_owned();
+    c.respond(
+        &asked["id"],
+        json!([{"provider": "scripted", "maxTurns": 1}]),
+    )
+    .await
+    .unwrap();
+    let status = loop {
+        let message = c.recv().await.unwrap();
+        if message.get("id").is_some() && message.get("method").is_some() {
+            // Progress tokens, messages: answered and passed over.
+            let id = message["id"].clone();
+            c.respond(&id, Value::Null).await.unwrap();
+            continue;
+        }
+        if message["method"] == "rein/taskStatus" && message["params"]["taskId"] == task {
+            break message["params"].clone();
+        }
+    };
+    assert_eq!(status["maxTurns"], 1, "{status}");
+}

@@ -1,5 +1,5 @@
 -- `:Rein {subcommand}`: fix, ask, answer, cancel, resume, trace, review,
--- verification, status, restart. Each subcommand is a function of the command's
+-- verification, status, restart, trust, untrust. Each subcommand is a function of the command's
 -- arguments; the server does the work (test finding included).
 
 local lsp = require('rein.lsp')
@@ -298,6 +298,36 @@ function M.restart()
   notify(#old > 0 and 'restarted' or 'started')
 end
 
+--- :Rein trust / :Rein untrust — whether the project's own
+--- `.rein/config.toml` counts (as it is now: a changed file asks again).
+--- Until it is trusted it may only tighten (deny rules, lower budgets).
+local function set_trust(trusted)
+  local client = need_client()
+  if not client then
+    return
+  end
+  lsp.execute(client, 'rein.trustWorkspace', { trusted = trusted }, function(result)
+    if type(result) ~= 'table' then
+      return
+    end
+    if result.message then
+      notify(result.message)
+      return
+    end
+    local grants = result.grants or {}
+    local what = #grants > 0 and (':\n  • ' .. table.concat(grants, '\n  • ')) or ''
+    notify((trusted and "trusted this project's settings" or "this project's settings are not trusted") .. what)
+  end)
+end
+
+function M.trust()
+  set_trust(true)
+end
+
+function M.untrust()
+  set_trust(false)
+end
+
 --- :Rein status — every task of this session.
 function M.status()
   local lines = {}
@@ -324,6 +354,8 @@ M.subcommands = {
   review = M.review,
   status = M.status,
   restart = M.restart,
+  trust = M.trust,
+  untrust = M.untrust,
 }
 
 --- The :Rein command.
