@@ -13,6 +13,7 @@ mod load;
 mod peer;
 mod procfs;
 mod report;
+mod sandbox;
 mod scripted;
 mod startup;
 mod stdio;
@@ -88,6 +89,11 @@ enum Figure {
         /// In-process only: no run through the whole server.
         #[arg(long)]
         no_server: bool,
+    },
+    /// 7. What starting every command through `rein sandbox-exec` costs.
+    Sandbox {
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
     },
     /// The machine, as the figures report it.
     Machine,
@@ -166,6 +172,10 @@ fn main() -> Result<()> {
             interval: Duration::from_millis(interval_ms),
         })?,
         Figure::Tokens => tokens::run()?,
+        Figure::Sandbox { runs } => sandbox::run(&sandbox::Options {
+            rein: rein_binary(cli.rein)?,
+            runs,
+        })?,
         Figure::Startup {
             runs,
             lsp_ai,

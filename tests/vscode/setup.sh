@@ -34,14 +34,23 @@ need_node() {
 # Debian packages: native-module headers for code-server, ripgrep (VS Code's
 # search), and the browser that drives the workbench.
 need_packages() {
+  # One installer at a time: the suite's tests set up in parallel, and two
+  # apt-gets at once fail on dpkg's lock (seen on a fresh machine).
+  exec 7>"$state/packages.lock"
+  flock 7
   local missing=()
   for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-  [ "${#missing[@]}" -eq 0 ] && return 0
+  if [ "${#missing[@]}" -eq 0 ]; then
+    flock -u 7
+    return 0
+  fi
   [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]} (run: sudo apt-get install -y ${missing[*]})"
   say "installing ${missing[*]}"
-  apt-get update -qq >&2 || die "apt-get update failed (no network to Debian's mirrors?)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2 \
+  # Another program's apt may hold the lock too: wait for it.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || die "apt-get update failed (no network to Debian's mirrors?)"
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >&2 \
     || die "apt-get install ${missing[*]} failed"
+  flock -u 7
 }
 
 extension() {

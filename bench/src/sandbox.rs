@@ -1,0 +1,81 @@
+//! Figure 7: what starting every command through `rein sandbox-exec` costs.
+//! The same `ProcessExec` runs `true` (spawn, process group, pipes, log,
+//! reaping: everything a real command pays) with the shell started
+//! directly and with it started through the launcher, alternating so that
+//! noise on the shared machine falls on both. It checks every run exited 0.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use rein_core::exec::{CommandKind, CommandSpec, Exec};
+use rein_core::host::process::ProcessExec;
+use tokio_util::sync::CancellationToken;
+
+use crate::report::{self, Spread};
+
+pub struct Options {
+    pub rein: PathBuf,
+    pub runs: usize,
+}
+
+pub fn run(opts: &Options) -> Result<String> {
+    use std::fmt::Write as _;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let dir = tempfile::tempdir()?;
+    let direct = ProcessExec::new();
+    let confined = ProcessExec::new().with_wrapper(rein_sandbox::wrapper(
+        &opts.rein,
+        &rein_sandbox::Policy::standard(),
+    ));
+    let mut times: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    runtime.block_on(async {
+        // A few runs of each first: page cache, the dynamic loader.
+        for n in 0..opts.runs + 10 {
+            for (i, exec) in [&direct, &confined].into_iter().enumerate() {
+                let spec = CommandSpec {
+                    command: "true".into(),
+                    cwd: dir.path().to_path_buf(),
+                    timeout: Duration::from_secs(30),
+                    log_path: dir.path().join(format!("run-{i}-{n}.log")),
+                    kind: CommandKind::Other,
+                };
+                let started = Instant::now();
+                let result = exec.run(spec, CancellationToken::new()).await?;
+                let took = started.elapsed();
+                if result.exit_code != Some(0) {
+                    bail!("`true` did not exit 0 ({i}): {:?}", result.tail);
+                }
+                if n >= 10 {
+                    times[i].push(took);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let [direct, confined] = times.map(|t| Spread::of_durations(&t));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## The launcher's cost per command ({} runs each)\n",
+        opts.runs
+    );
+    let _ = writeln!(out, "machine: {}\n", report::machine());
+    let _ = writeln!(out, "| `true` through ProcessExec | spawn → exit |");
+    let _ = writeln!(out, "|---|---|");
+    let _ = writeln!(out, "| `sh -c` directly | {} |", direct.time());
+    let _ = writeln!(
+        out,
+        "| through `rein sandbox-exec` (no_new_privs, capabilities dropped) | {} |",
+        confined.time()
+    );
+    let _ = writeln!(
+        out,
+        "\nadded by the launcher: p50 {} · p99 {}",
+        report::secs(confined.p50 - direct.p50),
+        report::secs(confined.p99 - direct.p99)
+    );
+    Ok(out)
+}
