@@ -306,16 +306,8 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::tests::env;
     use crate::config::{Config, Source};
-
-    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| (*v).to_owned())
-        }
-    }
 
     fn workspace(toml: &str) -> Layer {
         Layer {

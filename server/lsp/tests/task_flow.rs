@@ -13,8 +13,9 @@ use pretty_assertions::assert_eq;
 use rein_testkit::editor::{EditorOptions, HeadlessEditor};
 use serde_json::{Value, json};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fix_test_from_the_code_action_to_verified() {
+/// A copy of the demo project in a temporary folder (kept while the
+/// returned guard lives) and its canonical path.
+fn demo_workspace() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     rein_testkit::copy_project(
@@ -22,6 +23,12 @@ async fn fix_test_from_the_code_action_to_verified() {
         &root,
     )
     .unwrap();
+    (dir, root)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fix_test_from_the_code_action_to_verified() {
+    let (_dir, root) = demo_workspace();
     let server = support::start(rein::ServerOptions::default());
     let options = EditorOptions {
         settings: json!({"provider": "scripted"}),
@@ -134,13 +141,7 @@ async fn fix_test_from_the_code_action_to_verified() {
 /// settings (`maxTurns: 1` was ignored once). It now waits for them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_started_before_the_settings_arrive_waits_for_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    rein_testkit::copy_project(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/project"),
-        &root,
-    )
-    .unwrap();
+    let (_dir, root) = demo_workspace();
     let mut server = support::start(rein::ServerOptions::default());
     let c = &mut server.client;
     let root_uri = format!("file://{}", root.display());
