@@ -523,3 +523,30 @@ fn nix_is_root() -> bool {
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
+
+/// Regression: the server's log made `.rein/` (with `logs/lsp.log`) in the
+/// user's repository before any task had made the `.gitignore` that keeps
+/// Rein's state out of commits.
+#[tokio::test]
+async fn a_session_leaves_nothing_for_git_to_commit() {
+    let mut setup = Setup::new(demo_project(), scenario("answer.json"));
+    setup.before_start = Some(Box::new(|root: &Path| {
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(root)
+            .status()
+            .unwrap();
+        assert!(git.success());
+    }));
+    // No task: only the server's own log is written.
+    let mut s = Server::start(setup).await;
+    s.shutdown().await;
+    assert!(s.root.join(".rein/logs/lsp.log").exists());
+    let status = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(&s.root)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(!listed.contains(".rein"), "{listed}");
+}

@@ -38,7 +38,9 @@ impl Artifacts for DiskArtifacts {
         // JSON callers redact before serializing (`Redactor::json`); this
         // pass then finds nothing, and catches what they missed.
         let content = self.redactor.redact(content).into_owned();
+        let root = self.root.clone();
         tokio::task::spawn_blocking(move || {
+            rein_store::ensure_state_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| format!("{}: {e}", parent.display()))?;
