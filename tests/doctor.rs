@@ -76,6 +76,12 @@ impl Doctor {
             .replace(&self.root().display().to_string(), "<project>")
             .replace(&self.dir.path().display().to_string(), "<tmp>")
             .replace(env!("CARGO_PKG_VERSION"), "<version>");
+        // The Landlock version is the kernel's.
+        if let Some(at) = report.find("Landlock (ABI ") {
+            let from = at + "Landlock (ABI ".len();
+            let to = report[from..].find(')').map_or(from, |n| from + n);
+            report.replace_range(from..to, "<n>");
+        }
         if let Some(server) = server {
             report = report.replace(&server.base_url(), "<fake>");
         }
@@ -130,7 +136,8 @@ async fn a_working_openai_compatible_set_up_is_all_ok() {
             ok   reachable in <t> s: <fake>/v1 lists 2 models, qwen2.5-coder:7b among them
             ok   tests (detected): python3 -m unittest
             info state .rein/state.db: none yet (made by the first task)
-            info sandbox: partial; commands run in the workspace in their own process group (killed on timeout or cancel), without API keys in their environment, without new privileges (setuid) or the capabilities to read another process's memory, and only after the permission rules allow them (your rules: 0 allow, 0 ask, 0 deny; other commands are asked); files and network are not confined yet
+            ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), no new privileges, at most 2048 processes, files up to 4096 MiB
+            info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 0 deny; other commands are asked)
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
     );
     // It asked, and only asked: one listing, no model call.
@@ -170,7 +177,8 @@ async fn a_model_the_provider_does_not_list_is_a_warning() {
             warn reachable in <t> s, but claude-sonnet-9 is not among the 4 models it lists (claude-sonnet-4-5, claude-haiku-4-5, gpt-4o, gpt-4o-mini); set REIN_MODEL or `model` to one of them
             ok   tests (detected): python3 -m unittest
             ok   state .rein/state.db: schema v3, 0 tasks
-            info sandbox: partial; commands run in the workspace in their own process group (killed on timeout or cancel), without API keys in their environment, without new privileges (setuid) or the capabilities to read another process's memory, and only after the permission rules allow them (your rules: 0 allow, 0 ask, 1 deny; other commands are asked); files and network are not confined yet
+            ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), no new privileges, at most 2048 processes, files up to 4096 MiB
+            info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 1 deny; other commands are asked)
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
     );
     assert_eq!(server.violations(), Vec::<String>::new());

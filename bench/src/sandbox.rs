@@ -4,13 +4,33 @@
 //! directly and with it started through the launcher, alternating so that
 //! noise on the shared machine falls on both. It checks every run exited 0.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use rein_core::exec::{CommandKind, CommandSpec, Exec};
+use rein_core::exec::{CommandKind, CommandSpec, Confinement, Exec, Launcher};
 use rein_core::host::process::ProcessExec;
 use tokio_util::sync::CancellationToken;
+
+/// The launcher a task gets: the workspace policy of `rein-sandbox`
+/// (Landlock, a network namespace, limits) applied by `rein sandbox-exec`.
+#[derive(Debug)]
+struct Sandboxed {
+    rein: PathBuf,
+    policy: rein_sandbox::Policy,
+}
+
+impl Launcher for Sandboxed {
+    fn prefix(&self, _: &CommandSpec) -> Vec<OsString> {
+        rein_sandbox::wrapper(&self.rein, &self.policy)
+    }
+
+    fn confinement(&self) -> Confinement {
+        Confinement::Unmanaged
+    }
+}
 
 use crate::report::{self, Spread};
 
@@ -25,11 +45,24 @@ pub fn run(opts: &Options) -> Result<String> {
         .enable_all()
         .build()?;
     let dir = tempfile::tempdir()?;
+    let tmp = tempfile::tempdir()?;
     let direct = ProcessExec::new();
-    let confined = ProcessExec::new().with_wrapper(rein_sandbox::wrapper(
-        &opts.rein,
-        &rein_sandbox::Policy::standard(),
-    ));
+    let policy = rein_sandbox::defaults::policy(&rein_sandbox::defaults::Inputs {
+        workspace: dir.path().to_path_buf(),
+        tmp: tmp.path().to_path_buf(),
+        home: std::env::var_os("HOME").map(PathBuf::from),
+        path: std::env::var_os("PATH"),
+        limits: rein_sandbox::Limits {
+            processes: Some(2048),
+            file_bytes: Some(4 << 30),
+            memory_bytes: None,
+        },
+        ..rein_sandbox::defaults::Inputs::default()
+    });
+    let confined = ProcessExec::new().with_launcher(Arc::new(Sandboxed {
+        rein: opts.rein.clone(),
+        policy,
+    }));
     let mut times: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
     runtime.block_on(async {
         // A few runs of each first: page cache, the dynamic loader.
@@ -41,6 +74,7 @@ pub fn run(opts: &Options) -> Result<String> {
                     timeout: Duration::from_secs(30),
                     log_path: dir.path().join(format!("run-{i}-{n}.log")),
                     kind: CommandKind::Other,
+                    network: false,
                 };
                 let started = Instant::now();
                 let result = exec.run(spec, CancellationToken::new()).await?;
@@ -68,7 +102,7 @@ pub fn run(opts: &Options) -> Result<String> {
     let _ = writeln!(out, "| `sh -c` directly | {} |", direct.time());
     let _ = writeln!(
         out,
-        "| through `rein sandbox-exec` (no_new_privs, capabilities dropped) | {} |",
+        "| through `rein sandbox-exec` (Landlock, own network namespace, limits, no_new_privs, capabilities dropped) | {} |",
         confined.time()
     );
     let _ = writeln!(

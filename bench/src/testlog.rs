@@ -228,6 +228,7 @@ async fn one(exe: &Path, style: Style, total: u64) -> Result<Run> {
             Style::Plain => CommandKind::Other,
             Style::Pytest => CommandKind::Test,
         },
+        network: false,
     };
     let exec = ProcessExec::new();
     reset_peak();

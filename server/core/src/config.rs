@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::budget::Budgets;
 use crate::host::testcmd::TestCommand;
 use crate::permissions::{Policy, RuleError};
+use crate::sandbox_config::{SandboxConfig, SandboxConfigError, SandboxSettings};
 use crate::trust::{self, Grant};
 
 /// One source of settings. Every field is optional. Editors send JSON in
@@ -36,6 +37,7 @@ pub struct Settings {
     #[serde(alias = "allowTestEdits")]
     pub allow_test_edits: Option<bool>,
     pub permissions: PermissionSettings,
+    pub sandbox: SandboxSettings,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -84,6 +86,8 @@ pub struct Config {
     /// `None`: detect from the project's files.
     pub test_command: Option<TestCommand>,
     pub allow_test_edits: bool,
+    /// The sandbox commands run in.
+    pub sandbox: SandboxConfig,
     /// What the workspace's own settings would have granted and were
     /// ignored because the workspace is not trusted (empty when trusted).
     pub ignored: Vec<Grant>,
@@ -97,6 +101,8 @@ pub enum ConfigError {
     Rule(#[from] RuleError),
     #[error("{name} must be a number, got {value:?}")]
     NotANumber { name: &'static str, value: String },
+    #[error(transparent)]
+    Sandbox(#[from] SandboxConfigError),
 }
 
 impl Config {
@@ -146,11 +152,17 @@ impl Config {
                 .flat_map(|l| get(&l.permissions).iter().cloned())
                 .collect::<Vec<String>>()
         };
+        let sandbox = SandboxConfig::resolve(
+            &honoured.iter().map(|l| &l.sandbox).collect::<Vec<_>>(),
+            &restricted.iter().map(|l| &l.sandbox).collect::<Vec<_>>(),
+            env("HOME").as_deref(),
+        )?;
         let policy = Policy::from_config(
             &collect(|p| &p.allow, false),
             &collect(|p| &p.ask, true),
             &collect(|p| &p.deny, true),
-        )?;
+        )?
+        .with_sandbox_auto_approve(sandbox.auto_approve);
 
         let allow_test_edits = honoured
             .iter()
@@ -167,6 +179,7 @@ impl Config {
                 .find_map(|l| l.test_command.clone())
                 .map(|c| TestCommand::custom(&c)),
             allow_test_edits,
+            sandbox,
             ignored: if trusted {
                 Vec::new()
             } else {

@@ -86,6 +86,8 @@ struct TestArgs {
 struct CommandArgs {
     command: String,
     timeout_s: Option<u64>,
+    #[serde(default)]
+    network: bool,
 }
 
 #[derive(Deserialize)]
@@ -250,12 +252,13 @@ impl Dispatcher<'_> {
                 };
                 let shown = target.as_ref().map(ToString::to_string);
                 let command = cx.test_command.map(|t| t.for_target(target.as_ref()));
-                self.permit_command(
+                self.permit_run(
                     &call.id,
                     &Action::RunTests {
                         target: shown.as_deref(),
                     },
                     command,
+                    false,
                 )
                 .await?;
                 self.event(TaskEvent::Activity {
@@ -265,17 +268,19 @@ impl Dispatcher<'_> {
             }
             ToolName::RunCommand => {
                 let a: CommandArgs = serde_json::from_value(args).map_err(parse_error)?;
-                self.permit(
+                self.permit_run(
                     &call.id,
                     &Action::RunCommand {
                         command: &a.command,
                     },
+                    None,
+                    a.network,
                 )
                 .await?;
                 self.event(TaskEvent::Activity {
                     text: format!("running `{}`", short(&a.command)),
                 });
-                tools::run_command(cx, &a.command, a.timeout_s).await
+                tools::run_command(cx, &a.command, a.timeout_s, a.network).await
             }
             ToolName::AskUser => {
                 let a: AskArgs = serde_json::from_value(args).map_err(parse_error)?;
@@ -315,16 +320,19 @@ impl Dispatcher<'_> {
     /// `Ok` with the decision that let the call through; `Err` with the
     /// result to return when it may not run.
     async fn permit(&self, call_id: &str, action: &Action<'_>) -> Result<Decision, String> {
-        self.permit_command(call_id, action, None).await
+        self.permit_run(call_id, action, None, false).await
     }
 
-    /// [`Self::permit`], with the command line the user is asked about
-    /// when it is not the action's own text (the tests' command).
-    async fn permit_command(
+    /// [`Self::permit`] for a command or a test run: with the command line
+    /// the user is asked about when it is not the action's own text (the
+    /// tests' command), whether it asks for the network, and the sandbox
+    /// it would run in ([`permissions::sandbox`]).
+    async fn permit_run(
         &self,
         call_id: &str,
         action: &Action<'_>,
         command: Option<String>,
+        network: bool,
     ) -> Result<Decision, String> {
         let tool = action.tool();
         // The task's own artifacts (spilled outputs, logs) are readable
@@ -334,7 +342,13 @@ impl Dispatcher<'_> {
         {
             return Ok(Decision::Allow);
         }
-        let verdict = self.cx.policy.check(action);
+        let verdict = crate::permissions::sandbox::with_sandbox(
+            self.cx.policy.check(action),
+            action,
+            network,
+            &self.cx.exec.confinement(),
+            self.cx.policy.sandbox_auto_approve(),
+        );
         self.event(TaskEvent::Permission {
             call_id: call_id.to_owned(),
             tool: tool.to_owned(),
@@ -376,6 +390,7 @@ impl Dispatcher<'_> {
                     command: command.clone(),
                     cwd: self.cx.workspace.root().to_path_buf(),
                     rule: verdict.rule.clone(),
+                    network,
                 };
                 let decision = self.cx.approver.approve_command(&request).await;
                 self.event(TaskEvent::Approval {

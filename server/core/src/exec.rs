@@ -1,6 +1,8 @@
 //! The `Exec` trait: running a shell command for `run_tests` and
 //! `run_command`, and what the harness needs back from it.
 
+use std::ffi::OsString;
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -31,6 +33,61 @@ pub struct CommandSpec {
     /// Where the full output (stdout and stderr interleaved) is written.
     pub log_path: PathBuf,
     pub kind: CommandKind,
+    /// The user allowed this command the network (else a sandboxed
+    /// command has loopback only).
+    pub network: bool,
+}
+
+/// What confines the commands an [`Exec`] runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "level", rename_all = "snake_case")]
+pub enum Confinement {
+    /// Nothing was configured (tests, dry runs, embedders): the permission
+    /// rules alone decide, as they always did.
+    #[default]
+    Unmanaged,
+    /// The user turned the sandbox off.
+    Off,
+    /// Files, network and processes are confined by the kernel.
+    Full { description: String },
+    /// A sandbox was wanted and this machine cannot provide all of it:
+    /// every command is asked about, and `missing` says why.
+    Degraded {
+        description: String,
+        missing: Vec<String>,
+    },
+}
+
+impl Confinement {
+    /// One line for evidence, a result or `rein doctor`.
+    pub fn describe(&self) -> String {
+        match self {
+            Confinement::Unmanaged => "none configured".to_owned(),
+            Confinement::Off => "off (your setting)".to_owned(),
+            Confinement::Full { description } => description.clone(),
+            Confinement::Degraded {
+                description,
+                missing,
+            } => format!("{description}; missing: {}", missing.join("; ")),
+        }
+    }
+
+    pub fn is_full(&self) -> bool {
+        matches!(self, Confinement::Full { .. })
+    }
+}
+
+/// How a command's process is started: what runs before the shell (the
+/// sandbox's launcher, `rein sandbox-exec --policy … --`), what it adds to
+/// the environment (a private `TMPDIR`), and what that confines.
+pub trait Launcher: Send + Sync + fmt::Debug {
+    /// The program and leading arguments that then run the shell.
+    fn prefix(&self, spec: &CommandSpec) -> Vec<OsString>;
+    /// Variables set for every command (after the secrets are scrubbed).
+    fn env(&self) -> Vec<(OsString, OsString)> {
+        Vec::new()
+    }
+    fn confinement(&self) -> Confinement;
 }
 
 /// What a command did. The full output is in `log_path`; only a bounded
@@ -80,4 +137,9 @@ pub trait Exec: Send + Sync {
         spec: CommandSpec,
         cancel: CancellationToken,
     ) -> Result<CommandResult, ExecError>;
+
+    /// What confines the commands it runs.
+    fn confinement(&self) -> Confinement {
+        Confinement::Unmanaged
+    }
 }

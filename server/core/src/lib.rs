@@ -29,6 +29,7 @@ pub mod paths;
 pub mod permissions;
 pub mod ports;
 pub mod resume;
+pub mod sandbox_config;
 pub mod task;
 pub mod testfind;
 pub mod testtarget;
@@ -37,7 +38,7 @@ pub mod trust;
 pub mod verify;
 pub mod workspace;
 
-pub use exec::{CommandKind, CommandResult, CommandSpec, Exec, ExecError};
+pub use exec::{CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher};
 pub use workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Listing, ReadVersion, SearchHit,
     SearchResult, Workspace, WorkspaceError,

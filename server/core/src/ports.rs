@@ -25,6 +25,8 @@ pub struct CommandApproval {
     pub cwd: PathBuf,
     /// The rule that asked, e.g. "default: run_command asks".
     pub rule: String,
+    /// The command asks for the network (it has loopback only otherwise).
+    pub network: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,6 +194,10 @@ pub struct Evidence {
     pub files: Vec<(String, ContentHash)>,
     pub log_path: String,
     pub failures: Vec<String>,
+    /// What confined the check's command (`rein doctor`'s words), so the
+    /// verdict says what the tests could and could not touch.
+    #[serde(default)]
+    pub sandbox: String,
 }
 
 /// The verifier's answer to a claim of completion.

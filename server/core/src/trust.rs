@@ -261,6 +261,15 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
             format!("allow `{}` without asking", shown(rule)),
         );
     }
+    let own_sandbox = crate::sandbox_config::SandboxConfig::resolve(
+        &own.iter().map(|l| &l.sandbox).collect::<Vec<_>>(),
+        &[],
+        env("HOME").as_deref(),
+    )
+    .unwrap_or_default();
+    for (setting, effect) in crate::sandbox_config::loosening(&ws.sandbox, &own_sandbox) {
+        grant(&setting, effect);
+    }
     if ws.allow_test_edits == Some(true) {
         grant(
             "allow_test_edits",

@@ -164,6 +164,7 @@ impl TestVerifier {
             timeout: limit.timeout,
             log_path: log_path.clone(),
             kind: CommandKind::Test,
+            network: false,
         };
         let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
         Some(SuiteRun {
@@ -419,6 +420,7 @@ impl TestVerifier {
             files,
             log_path: now.log_path.clone(),
             failures: now.failures.clone(),
+            sandbox: cx.exec.confinement().describe(),
         };
         let gap = if !new_failures.is_empty() {
             Some(format!(
@@ -519,6 +521,7 @@ impl TestVerifier {
             timeout: limit.timeout,
             log_path: log_path.clone(),
             kind: CommandKind::Test,
+            network: false,
         };
         let result = cx
             .exec
@@ -539,6 +542,7 @@ impl TestVerifier {
             files,
             log_path: shown_path(cx.workspace.root(), &log_path),
             failures: result.failures.clone(),
+            sandbox: cx.exec.confinement().describe(),
         };
         let gap = if result.timed_out && limit.by == LimitedBy::TimeBudget {
             Some(format!(

@@ -52,6 +52,7 @@ impl Setup {
             timeout: HANG_GUARD,
             log_path: self.path().join(".rein/artifacts/task/command.log"),
             kind: CommandKind::Other,
+            network: false,
         }
     }
 

@@ -40,10 +40,13 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct SandboxExecArgs {
     /// The policy, as JSON.
+    #[arg(long, required_unless_present = "probe")]
+    pub policy: Option<String>,
+    /// Print what this machine can confine (JSON) instead of running.
     #[arg(long)]
-    pub policy: String,
+    pub probe: bool,
     /// The program and its arguments.
-    #[arg(last = true, required = true)]
+    #[arg(last = true, required_unless_present = "probe")]
     pub command: Vec<std::ffi::OsString>,
 }
 

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use rein_core::config::Config;
+use rein_core::exec::Confinement;
 use rein_core::host::testcmd::{self, TestCommand};
 use rein_models::{ProviderConfig, ProviderKind};
 use serde_json::Value;
@@ -145,7 +146,7 @@ async fn examine(root: &Path) -> Report {
         tests(root, config.test_command.as_ref(), &mut report);
     }
     state(root, &mut report);
-    sandbox(root, workspace_trusted, &mut report);
+    sandbox(root, config.as_ref(), workspace_trusted, &mut report);
     report.add(
         Level::Info,
         "editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein",
@@ -397,9 +398,9 @@ fn state(root: &Path, report: &mut Report) {
     }
 }
 
-/// What limits the commands the model runs. Said plainly: the kernel
-/// confines little yet (no file or network sandbox).
-fn sandbox(root: &Path, workspace_trusted: bool, report: &mut Report) {
+/// What limits the commands the model runs: the sandbox this machine
+/// gives them (probed, never assumed), and the permission rules.
+fn sandbox(root: &Path, config: Option<&Config>, workspace_trusted: bool, report: &mut Report) {
     let rules = settings::layers(root, &Value::Null)
         .map(|layers| {
             layers.iter().fold([0, 0, 0], |[a, s, d], l| {
@@ -417,10 +418,44 @@ fn sandbox(root: &Path, workspace_trusted: bool, report: &mut Report) {
             })
         })
         .unwrap_or_default();
+    let sandbox = config.map(|c| c.sandbox.clone()).unwrap_or_default();
+    let support = crate::sandbox::support(&crate::launch::this_binary());
+    let auto = if sandbox.auto_approve {
+        "; commands the defaults would ask about run without asking inside it (sandbox.auto_approve)"
+    } else {
+        ""
+    };
+    match crate::sandbox::confinement(&sandbox, support) {
+        Confinement::Full { description } => report.add(
+            Level::Ok,
+            format!("sandbox: {description}{auto}"),
+        ),
+        Confinement::Off => report.add(
+            Level::Warn,
+            "sandbox: off (your setting: sandbox.mode = \"off\"): commands run with your files and network, only the permission rules and your approvals guard them",
+        ),
+        Confinement::Degraded {
+            description,
+            missing,
+        } => {
+            report.add(
+                Level::Warn,
+                format!("sandbox: incomplete here: {description}"),
+            );
+            for part in missing {
+                report.add(Level::Warn, format!("  missing: {part}"));
+            }
+            report.add(
+                Level::Warn,
+                "  so every command, the tests included, is asked about before it runs",
+            );
+        }
+        Confinement::Unmanaged => {}
+    }
     report.add(
         Level::Info,
         format!(
-            "sandbox: partial; commands run in the workspace in their own process group (killed on timeout or cancel), without API keys in their environment, without new privileges (setuid) or the capabilities to read another process's memory, and only after the permission rules allow them (your rules: {} allow, {} ask, {} deny; other commands are asked); files and network are not confined yet",
+            "commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: {} allow, {} ask, {} deny; other commands are asked)",
             rules[0], rules[1], rules[2]
         ),
     );

@@ -77,7 +77,7 @@ pub async fn prepare_with(
         .or_else(|| testcmd::detect(root));
     let mut agent = AgentConfig::new(config.policy.clone());
     agent.redactor = redactor(config);
-    let exec = Arc::new(executor(rein).with_redactor(agent.redactor.clone()));
+    let exec = Arc::new(executor(rein, root, config)?.with_redactor(agent.redactor.clone()));
     agent.budgets = config.budgets.clone();
     agent.test_command = test_command.clone();
     agent.allow_test_edits = config.allow_test_edits;
@@ -118,13 +118,12 @@ pub async fn prepare_with(
 }
 
 /// The executor for every command a task runs (the model's, the tests,
-/// the verifier's): through `<rein> sandbox-exec` with the standard
-/// policy, so each command is confined by Rein's own code before it starts.
-pub fn executor(rein: &Path) -> ProcessExec {
-    ProcessExec::new().with_wrapper(rein_sandbox::wrapper(
-        rein,
-        &rein_sandbox::Policy::standard(),
-    ))
+/// the verifier's): through `<rein> sandbox-exec` with the workspace's
+/// sandbox policy, so each command is confined by the kernel before it
+/// starts.
+pub fn executor(rein: &Path, root: &Path, config: &Config) -> Result<ProcessExec, String> {
+    let launcher = crate::sandbox::SandboxLauncher::new(rein, root, &config.sandbox)?;
+    Ok(ProcessExec::new().with_launcher(Arc::new(launcher)))
 }
 
 /// This binary, which runs commands as `rein sandbox-exec`. If it cannot be

@@ -30,6 +30,7 @@ mod lsp_trust;
 mod lsp_workspace;
 mod proto;
 pub mod run_cmd;
+pub mod sandbox;
 mod server;
 mod session;
 pub mod settings;

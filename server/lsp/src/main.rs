@@ -49,7 +49,18 @@ fn run_lsp() -> anyhow::Result<ExitCode> {
 }
 
 fn sandbox_exec(args: &rein::cli::SandboxExecArgs) -> ExitCode {
-    let error = match rein_sandbox::Policy::from_arg(&args.policy) {
+    if args.probe {
+        // A throwaway process: the probe confines it.
+        let support = rein_sandbox::probe::probe();
+        let json = serde_json::to_string(&support).unwrap_or_default();
+        #[allow(clippy::print_stdout)] // the probe's answer, read by Rein
+        {
+            println!("{json}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let policy = args.policy.as_deref().unwrap_or_default();
+    let error = match rein_sandbox::Policy::from_arg(policy) {
         Ok(policy) => rein_sandbox::exec(&policy, &args.command),
         Err(error) => error,
     };

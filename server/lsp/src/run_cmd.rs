@@ -494,6 +494,9 @@ fn report(
         let _ = writeln!(out, "    exit:     {exit}");
         let _ = writeln!(out, "    duration: {}", fmt_duration_ms(e.duration_ms));
         let _ = writeln!(out, "    log:      {}", line(&e.log_path));
+        if !e.sandbox.is_empty() {
+            let _ = writeln!(out, "    sandbox:  {}", line(&e.sandbox));
+        }
         if !e.files.is_empty() {
             let files: Vec<String> = e
                 .files
@@ -555,6 +558,7 @@ mod tests {
                 files: vec![("cart.py".into(), rein_text::ContentHash::of_str("x"))],
                 log_path: "/w/.rein/artifacts/t-1/verify-1.log".into(),
                 failures: Vec::new(),
+                sandbox: String::new(),
             }],
             final_text: None,
             history: Default::default(),
@@ -619,6 +623,7 @@ spent:  4 turns · 18.2k tok (17.0k in, 1.2k out) · $0.04
             files: Vec::new(),
             log_path: ".rein/a.log".into(),
             failures: vec!["test_a\u{202e}".into()],
+            sandbox: String::new(),
         };
         assert_eq!(
             report(

@@ -142,6 +142,8 @@ pub struct Session {
     trust_answers: Mutex<HashMap<String, Trust>>,
     /// Fingerprints whose ignored settings the user has been told about.
     ignored_notices: Mutex<HashSet<String>>,
+    /// The user has been told this machine's sandbox is incomplete.
+    sandbox_notice: AtomicBool,
     /// How many `workspace/configuration` fetches are under way: a task
     /// waits for them, so it runs with the settings the editor has.
     configuration_fetches: watch::Sender<u32>,
@@ -180,6 +182,7 @@ impl Session {
             trust_question: tokio::sync::Mutex::new(()),
             trust_answers: Mutex::new(HashMap::new()),
             ignored_notices: Mutex::new(HashSet::new()),
+            sandbox_notice: AtomicBool::new(false),
             configuration_fetches: watch::channel(0).0,
             options,
         }
@@ -214,6 +217,11 @@ impl Session {
         if let Ok(mut answers) = self.trust_answers.lock() {
             answers.insert(fingerprint.to_owned(), trust);
         }
+    }
+
+    /// `true` the first time it is asked.
+    pub fn first_sandbox_notice(&self) -> bool {
+        !self.sandbox_notice.swap(true, Ordering::SeqCst)
     }
 
     /// `true` the first time it is asked for `fingerprint`.

@@ -160,7 +160,12 @@ pub fn files(root: &Path) -> Vec<PathBuf> {
 }
 
 fn user_config_file() -> Option<PathBuf> {
-    xdg_dir("XDG_CONFIG_HOME", ".config").map(|base| base.join("rein/config.toml"))
+    user_config_dir().map(|dir| dir.join("config.toml"))
+}
+
+/// `$XDG_CONFIG_HOME/rein`, else `~/.config/rein`.
+pub fn user_config_dir() -> Option<PathBuf> {
+    xdg_dir("XDG_CONFIG_HOME", ".config").map(|base| base.join("rein"))
 }
 
 /// The user's own Rein state (trust decisions, the installation id):

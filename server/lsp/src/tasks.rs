@@ -316,6 +316,22 @@ async fn task_context(
     Ok((root, config, workspace))
 }
 
+/// Says once per session when this machine cannot give commands the whole
+/// sandbox: every command will then be asked about.
+async fn tell_confinement(session: &Session, client: &Client, prepared: &launch::Prepared) {
+    use rein_core::exec::{Confinement, Exec};
+    if let Confinement::Degraded { missing, .. } = prepared.exec.confinement()
+        && session.first_sandbox_notice()
+    {
+        let message = format!(
+            "Rein's sandbox is incomplete on this machine ({}). Every command, the tests included, will be asked about before it runs.",
+            missing.join("; ")
+        );
+        tracing::warn!("{message}");
+        client.show_message(MessageType::WARNING, message).await;
+    }
+}
+
 /// The agent's configuration and ports for a task run in the editor.
 #[allow(clippy::too_many_arguments)] // each is a distinct part of the run
 fn editor_run(
@@ -418,6 +434,7 @@ async fn try_resume(
             return Err(reason);
         }
     };
+    tell_confinement(session, client, &prepared).await;
     let (config, ports) = editor_run(
         session,
         client,
@@ -480,6 +497,7 @@ async fn try_run(
         }
     };
     let progress = progress_and_trace(&root, &spec.id, &redactor, progress);
+    tell_confinement(session, client, &prepared).await;
     let (config, ports) = editor_run(
         session, client, &root, &prepared, workspace, progress, journal, reason,
     );
@@ -512,6 +530,11 @@ impl Approver for LspApprover {
             inert::line(&request.cwd.display().to_string()),
             request.rule
         );
+        if request.network {
+            message.push_str(
+                " It wants the network: commands have loopback only unless you allow it.",
+            );
+        }
         if !hidden.is_empty() {
             message.push_str(&format!(
                 " Careful: it contains control or invisible characters ({}), shown escaped; it may not do what it seems to.",

@@ -301,6 +301,9 @@ impl Approver for TerminalApprover {
         if let Some(warning) = hidden_warning("command", &request.command) {
             t.line(&warning);
         }
+        if request.network {
+            t.line("  ! this command wants the network (commands have loopback only otherwise)");
+        }
         let question = format!("Run `{command}`? [y]es once / [a]ll this task / [N]o ");
         if self.yes {
             t.line(&format!("{question}y (--yes)"));
@@ -966,6 +969,7 @@ mod tests {
             command: command.into(),
             cwd: "/w".into(),
             rule: "default: commands ask".into(),
+            network: false,
         };
         let hidden = request("touch pwned #\x1b[2K\r\u{202e} python3 -m unittest\nls");
         assert_eq!(
@@ -1082,6 +1086,7 @@ mod tests {
             command: "make lint".into(),
             cwd: "/w".into(),
             rule: "default: commands ask".into(),
+            network: false,
         };
         assert_eq!(
             approver.approve_command(&request).await,
@@ -1175,6 +1180,7 @@ mod tests {
                     files: Vec::new(),
                     log_path: "/w/.rein/v.log".into(),
                     failures: Vec::new(),
+                    sandbox: String::new(),
                 }],
             },
         ] {

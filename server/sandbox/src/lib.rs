@@ -1,5 +1,6 @@
 //! `rein-sandbox`: the confinement Rein applies to every command it runs,
-//! inside the command's own process, before `exec`.
+//! inside the command's own process, before `exec` — by the kernel, not by
+//! the prompt.
 //!
 //! The executor (`rein_core::host::process::ProcessExec`) starts
 //! `rein sandbox-exec --policy <json> -- <program> <args…>` instead of the
@@ -9,36 +10,39 @@
 //! `unsafe`) is involved. A policy that cannot be applied is refused: the
 //! command does not run unconfined.
 //!
-//! What a policy does today:
-//! - `no_new_privs`: the command and its children gain no privileges
-//!   through setuid/setgid binaries or file capabilities (`sudo`, `su`).
-//! - `no_process_inspection`: the command loses the capabilities that let a
-//!   process read another's memory (`CAP_SYS_PTRACE`, but also — found by
-//!   trying each one as root — `CAP_SYS_ADMIN` and `CAP_PERFMON`, and the
-//!   ones that reach kernel memory: `CAP_BPF`, `CAP_SYS_RAWIO`,
-//!   `CAP_SYS_MODULE`, `CAP_CHECKPOINT_RESTORE`). It has them only when run
-//!   as root. Rein's own process is not dumpable, so a process without them
-//!   cannot read Rein's memory or `/proc/<pid>/environ`, where the API key
-//!   may be.
+//! In order ([`apply`]):
+//! 1. **Namespaces** ([`namespace`]): new user and mount namespaces (the
+//!    paths to keep read-only below a write root become read-only mounts),
+//!    and for [`Network::Loopback`] a network namespace with loopback only
+//!    and `/run` hidden.
+//! 2. **Limits** ([`limits`]): processes, file size, memory.
+//! 3. **Capabilities** ([`caps`]): those that inspect other processes.
+//! 4. **`no_new_privs`**: no privilege from setuid binaries.
+//! 5. **Files** ([`files`]): Landlock, last, since it would refuse the
+//!    writes to `/proc/self/*_map` the namespaces need.
+//!
+//! [`probe`] tells what this machine supports, from a throwaway process.
+//! [`defaults`] builds the policy Rein gives a workspace's commands.
 //!
 //! Must never: read configuration, talk to the editor or a model, or print
 //! anything on success (the command's output is the model's to read).
 
+pub mod caps;
+pub mod defaults;
+pub mod files;
+pub mod limits;
+pub mod namespace;
+pub mod policy;
+pub mod probe;
+
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+pub use policy::{FileAccess, Limits, Network, Policy};
+pub use probe::Support;
 
 /// The hidden subcommand of `rein` that applies a policy and execs.
 pub const SUBCOMMAND: &str = "sandbox-exec";
-
-/// What to apply to a command's process before it runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Policy {
-    pub no_new_privs: bool,
-    pub no_process_inspection: bool,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
@@ -65,24 +69,6 @@ impl SandboxError {
             }
             _ => 126,
         }
-    }
-}
-
-impl Policy {
-    /// What every command gets.
-    pub fn standard() -> Self {
-        Self {
-            no_new_privs: true,
-            no_process_inspection: true,
-        }
-    }
-
-    pub fn to_arg(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
-    }
-
-    pub fn from_arg(arg: &str) -> Result<Self, SandboxError> {
-        serde_json::from_str(arg).map_err(|e| SandboxError::BadPolicy(e.to_string()))
     }
 }
 
@@ -115,75 +101,43 @@ pub fn exec(policy: &Policy, command: &[OsString]) -> SandboxError {
     }
 }
 
-/// Applies `policy` to this process (and so to what it execs).
+/// Applies `policy` to this process (and so to what it execs). The process
+/// must be single-threaded: most of these act on the calling thread.
 pub fn apply(policy: &Policy) -> Result<(), SandboxError> {
-    if policy.no_process_inspection {
-        for cap in INSPECTION_CAPS {
-            drop_capability(cap)?;
-        }
+    // Root is exempt from `RLIMIT_NPROC`: a cgroup bounds its processes,
+    // joined while still root of the machine (before the namespaces).
+    if let Some(max) = policy.limits.processes
+        && nix::unistd::geteuid().is_root()
+        && !limits::enter_pids_cgroup(max)?
+    {
+        return Err(SandboxError::Apply {
+            step: "process limit",
+            reason: "running as root, processes can only be limited by a pids cgroup, and none is writable here".to_owned(),
+        });
     }
-    if policy.no_new_privs {
+    let read_only = policy
+        .files
+        .as_ref()
+        .map(|f| files::existing_paths(&f.read_only))
+        .unwrap_or_default();
+    if policy.needs_namespace() {
+        namespace::enter(&namespace::Setup {
+            loopback_only: policy.network == Network::Loopback,
+            read_only: &read_only,
+        })?;
+    }
+    limits::apply(&policy.limits)?;
+    if policy.no_process_inspection {
+        caps::drop_inspection()?;
+    }
+    if policy.no_new_privs || policy.files.is_some() {
         nix::sys::prctl::set_no_new_privs().map_err(|e| SandboxError::Apply {
             step: "no_new_privs",
             reason: e.to_string(),
         })?;
     }
-    Ok(())
-}
-
-/// The capabilities a root process could read Rein's memory with.
-const INSPECTION_CAPS: [caps::Capability; 7] = [
-    caps::Capability::CAP_SYS_PTRACE,
-    caps::Capability::CAP_SYS_ADMIN,
-    caps::Capability::CAP_PERFMON,
-    caps::Capability::CAP_BPF,
-    caps::Capability::CAP_SYS_RAWIO,
-    caps::Capability::CAP_SYS_MODULE,
-    caps::Capability::CAP_CHECKPOINT_RESTORE,
-];
-
-/// Removes `cap` from every set. The bounding set comes first (lowering it
-/// needs `CAP_SETPCAP`, which a root process has); for root, `exec`
-/// recomputes the permitted set from the bounding and inheritable sets, so
-/// those two are what keep the program from getting it back. A capability
-/// this kernel does not know is nobody's to use.
-fn drop_capability(cap: caps::Capability) -> Result<(), SandboxError> {
-    use caps::{CapSet, Capability};
-    if !caps::runtime::thread_all_supported().contains(&cap) {
-        return Ok(());
-    }
-    let fail = |step: &'static str| {
-        move |e: caps::errors::CapsError| SandboxError::Apply {
-            step,
-            reason: e.to_string(),
-        }
-    };
-    let in_bounding = caps::has_cap(None, CapSet::Bounding, cap).map_err(fail("reading"))?;
-    if in_bounding {
-        let can_lower = caps::has_cap(None, CapSet::Effective, Capability::CAP_SETPCAP)
-            .map_err(fail("reading"))?;
-        if can_lower {
-            caps::drop(None, CapSet::Bounding, cap).map_err(fail("bounding set"))?;
-        } else if caps::has_cap(None, CapSet::Permitted, cap).map_err(fail("reading"))? {
-            // It holds the capability and cannot give up the right to
-            // regain it: refuse rather than run unconfined.
-            return Err(SandboxError::Apply {
-                step: "bounding set",
-                reason: format!("{cap} is permitted but CAP_SETPCAP is not"),
-            });
-        }
-    }
-    // Lowering these needs no privilege. Ambient first: it may only hold
-    // what is permitted and inheritable.
-    if caps::runtime::ambient_set_supported().is_ok() {
-        caps::drop(None, CapSet::Ambient, cap).map_err(fail("ambient set"))?;
-    }
-    for (set, step) in [
-        (CapSet::Inheritable, "inheritable set"),
-        (CapSet::Effective, "effective set"),
-        (CapSet::Permitted, "permitted set"),
-    ] {
-        caps::drop(None, set, cap).map_err(fail(step))?;
+    if let Some(files) = &policy.files {
+        files::apply(files, policy.needs_namespace())?;
     }
     Ok(())
 }
@@ -194,7 +148,21 @@ mod tests {
 
     #[test]
     fn a_policy_travels_as_one_argument_and_unknown_fields_are_refused() {
-        let policy = Policy::standard();
+        let policy = Policy {
+            no_new_privs: true,
+            no_process_inspection: true,
+            files: Some(FileAccess {
+                read: vec!["/usr".into()],
+                write: vec!["/work".into()],
+                ..FileAccess::default()
+            }),
+            network: Network::Loopback,
+            limits: Limits {
+                processes: Some(64),
+                ..Limits::default()
+            },
+            namespaces: true,
+        };
         assert_eq!(Policy::from_arg(&policy.to_arg()).unwrap(), policy);
         assert!(matches!(
             Policy::from_arg(r#"{"no_new_privs": true, "allow_everything": true}"#),

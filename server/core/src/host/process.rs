@@ -28,6 +28,7 @@ use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -43,7 +44,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::failures::{FailureScanner, strip_ansi};
 use super::tally::Tally;
-use crate::exec::{CommandKind, CommandResult, CommandSpec, Exec, ExecError, TAIL_LINES};
+use crate::exec::{
+    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, TAIL_LINES,
+};
 
 /// How long a killed command's processes get between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
@@ -88,9 +91,9 @@ pub struct ProcessExec {
     shell: PathBuf,
     env: BaseEnv,
     kill_grace: Duration,
-    /// Words put before the shell: the launcher that confines the command
-    /// (`rein sandbox-exec --policy … --`). Empty: the shell runs directly.
-    wrapper: Vec<OsString>,
+    /// What starts the shell and confines it (`rein sandbox-exec`); `None`:
+    /// the shell runs directly.
+    launcher: Option<Arc<dyn Launcher>>,
     /// `None`: the secrets of the base environment and the key shapes.
     redactor: Option<Redactor>,
 }
@@ -122,7 +125,7 @@ impl fmt::Debug for ProcessExec {
             .field("shell", &self.shell)
             .field("env", &env)
             .field("kill_grace", &self.kill_grace)
-            .field("wrapper", &self.wrapper)
+            .field("launcher", &self.launcher)
             .field("redactor", &self.redactor)
             .finish()
     }
@@ -136,15 +139,15 @@ impl ProcessExec {
             shell: PathBuf::from("/bin/sh"),
             env: BaseEnv::Inherit,
             kill_grace: KILL_GRACE,
-            wrapper: Vec::new(),
+            launcher: None,
             redactor: None,
         }
     }
 
-    /// Runs every command through `wrapper` (a program and its leading
-    /// arguments, which then run the shell): how the sandbox is applied.
-    pub fn with_wrapper(mut self, wrapper: Vec<OsString>) -> Self {
-        self.wrapper = wrapper;
+    /// Starts every command through `launcher`: how the sandbox is
+    /// applied.
+    pub fn with_launcher(mut self, launcher: Arc<dyn Launcher>) -> Self {
+        self.launcher = Some(launcher);
         self
     }
 
@@ -205,7 +208,12 @@ impl ProcessExec {
                 "the working directory {cwd} does not exist"
             )));
         }
-        let mut command = match self.wrapper.split_first() {
+        let prefix = self
+            .launcher
+            .as_ref()
+            .map(|l| l.prefix(spec))
+            .unwrap_or_default();
+        let mut command = match prefix.split_first() {
             Some((launcher, leading)) => {
                 let mut command = Command::new(launcher);
                 command.args(leading).arg(&self.shell);
@@ -213,12 +221,14 @@ impl ProcessExec {
             }
             None => Command::new(&self.shell),
         };
+        let extra_env = self.launcher.as_ref().map(|l| l.env()).unwrap_or_default();
         command
             .arg("-c")
             .arg(&spec.command)
             .current_dir(&spec.cwd)
             .env_clear()
             .envs(child_env(self.base_env()))
+            .envs(extra_env)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -281,6 +291,12 @@ impl Exec for ProcessExec {
             Err(e) => return Err(log_error(&spec.log_path, &io::Error::other(e))),
         };
         Ok(end.result(status, output, spec.log_path, started.elapsed()))
+    }
+
+    fn confinement(&self) -> Confinement {
+        self.launcher
+            .as_ref()
+            .map_or(Confinement::Unmanaged, |l| l.confinement())
     }
 }
 

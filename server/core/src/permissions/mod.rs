@@ -69,6 +69,7 @@
 mod builtin;
 mod command;
 mod rules;
+pub mod sandbox;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -230,6 +231,9 @@ pub struct Policy {
     /// Deny rules, then ask, then allow; each group in the user's order.
     rules: Vec<Compiled>,
     builtins: bool,
+    /// `sandbox.auto_approve`: commands the defaults would ask about run
+    /// without a prompt when the full sandbox confines them.
+    sandbox_auto_approve: bool,
 }
 
 impl Default for Policy {
@@ -263,7 +267,18 @@ impl Policy {
         Policy {
             rules: compiled,
             builtins: false,
+            sandbox_auto_approve: false,
         }
+    }
+
+    /// With `sandbox.auto_approve` set as `on`.
+    pub fn with_sandbox_auto_approve(mut self, on: bool) -> Self {
+        self.sandbox_auto_approve = on;
+        self
+    }
+
+    pub fn sandbox_auto_approve(&self) -> bool {
+        self.sandbox_auto_approve
     }
 
     /// The user's rules plus the built-in denies: what Rein uses.

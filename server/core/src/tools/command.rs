@@ -23,16 +23,24 @@ pub async fn run_tests(cx: &ToolCx<'_>, target: Option<&TestTarget>) -> ToolOutp
         requested: None,
         ceiling: cx.budgets.test_timeout,
         kind: CommandKind::Test,
+        network: false,
     };
     run.go(cx, command).await
 }
 
-pub async fn run_command(cx: &ToolCx<'_>, command: &str, timeout_s: Option<u64>) -> ToolOutput {
+/// `network`: the user allowed it the network (else loopback only).
+pub async fn run_command(
+    cx: &ToolCx<'_>,
+    command: &str,
+    timeout_s: Option<u64>,
+    network: bool,
+) -> ToolOutput {
     let run = Run {
         tool: "run_command",
         requested: timeout_s.map(Duration::from_secs),
         ceiling: cx.budgets.command_timeout.max(Duration::from_secs(1)),
         kind: CommandKind::Other,
+        network,
     };
     // A command may have written files: it changes the project.
     let mut out = run.go(cx, command.to_owned()).await;
@@ -48,6 +56,7 @@ struct Run {
     /// The configured ceiling for this tool.
     ceiling: Duration,
     kind: CommandKind,
+    network: bool,
 }
 
 impl Run {
@@ -77,6 +86,7 @@ impl Run {
             timeout: limit.timeout,
             log_path,
             kind: self.kind,
+            network: self.network,
         };
         let result = match cx.exec.run(spec, cx.cancel.clone()).await {
             Ok(result) => result,
@@ -90,7 +100,14 @@ impl Run {
                 short(&command)
             )
         });
-        let note = limit.note(self.tool, &cx.time);
+        let note = [
+            limit.note(self.tool, &cx.time),
+            confinement_note(cx, &result),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>();
+        let note = (!note.is_empty()).then(|| note.join("\n"));
         let content = format_command_result(&command, &result, &log_rel, note.as_deref());
         let summary = summarize(&command, &result, &log_rel);
         let is_error = !result.succeeded();
@@ -107,6 +124,23 @@ impl Run {
             changed_project: false,
             out_of_time,
         }
+    }
+}
+
+/// What the model should know of the sandbox a command ran in: when it
+/// failed inside one (an error may be the sandbox's refusal), and on every
+/// run where the machine could not provide all of it.
+fn confinement_note(cx: &ToolCx<'_>, result: &CommandResult) -> Option<String> {
+    match cx.exec.confinement() {
+        crate::exec::Confinement::Full { .. } if !result.succeeded() => Some(
+            "It ran in Rein's sandbox: writes outside the project and $TMPDIR are refused and the network is loopback only; if it failed for that, say so (or ask for network: true)."
+                .to_owned(),
+        ),
+        crate::exec::Confinement::Degraded { missing, .. } => Some(format!(
+            "Rein's sandbox is incomplete on this machine ({}): the user approved running it anyway.",
+            missing.join("; ")
+        )),
+        _ => None,
     }
 }
 

@@ -274,6 +274,8 @@ pub struct EvidenceView {
     /// (path, content hash) of every touched file when the check ran.
     pub files: Vec<(String, String)>,
     pub failures: Vec<String>,
+    /// What confined the check's command (empty in older traces).
+    pub sandbox: String,
 }
 
 /// A tool call, by id: what later events refer to.
@@ -945,6 +947,7 @@ fn evidence(v: &Value) -> EvidenceView {
         exit_code: v.get("exit_code").and_then(Value::as_i64),
         duration_ms: v.get("duration_ms").and_then(Value::as_u64),
         log_path: s("log_path"),
+        sandbox: s("sandbox"),
         files: v
             .get("files")
             .and_then(Value::as_array)

@@ -232,6 +232,9 @@ fn line(out: &mut String, r: &Report, e: &Entry, style: Style, p: &Painter) {
             if !ev.log_path.is_empty() {
                 let _ = writeln!(out, "{pad}  log   {}", p.plain(&ev.log_path));
             }
+            if !ev.sandbox.is_empty() {
+                let _ = writeln!(out, "{pad}  sandbox {}", p.plain(&ev.sandbox));
+            }
             if !ev.files.is_empty() {
                 let files: Vec<String> = ev
                     .files

@@ -1,0 +1,142 @@
+//! How the sandbox a command would run in changes the verdict on it.
+//!
+//! Denies always stand. Then:
+//! - a command that asks for the network is asked about, whatever the
+//!   rules said ("this command wants the network");
+//! - where a sandbox was wanted but this machine cannot provide all of it,
+//!   every command is asked about (the tests included): none runs
+//!   unconfined without the user's yes;
+//! - with the full sandbox and the user's `sandbox.auto_approve`, a command
+//!   that only the defaults would have asked about runs without a prompt
+//!   (the kernel keeps it in the workspace, offline); the user's own ask
+//!   rules still ask.
+
+use crate::exec::Confinement;
+use crate::permissions::{Action, Decision, Verdict};
+
+/// `verdict` on `action` (a command or a test run), once the sandbox is
+/// taken into account. `network`: the model asked for the network.
+pub fn with_sandbox(
+    verdict: Verdict,
+    action: &Action<'_>,
+    network: bool,
+    confinement: &Confinement,
+    auto_approve: bool,
+) -> Verdict {
+    if !matches!(action, Action::RunCommand { .. } | Action::RunTests { .. })
+        || verdict.decision == Decision::Deny
+    {
+        return verdict;
+    }
+    if network {
+        return Verdict::new(
+            Decision::Ask,
+            "sandbox: wants the network",
+            format!(
+                "{} wants the network, which commands do not have unless the user allows it",
+                capitalized(action)
+            ),
+        );
+    }
+    match confinement {
+        Confinement::Degraded { missing, .. } => Verdict::new(
+            Decision::Ask,
+            "sandbox: incomplete here",
+            format!(
+                "{} would run without part of the sandbox ({}), so the user decides",
+                capitalized(action),
+                missing.join("; ")
+            ),
+        ),
+        Confinement::Full { .. }
+            if auto_approve
+                && verdict.decision == Decision::Ask
+                && (verdict.rule.starts_with("default:")
+                    || verdict.rule.starts_with("built-in ask:")) =>
+        {
+            Verdict::new(
+                Decision::Allow,
+                "sandbox: auto-approved inside the sandbox",
+                format!(
+                    "{} runs inside the sandbox (workspace only, no network), which the user lets run without asking",
+                    capitalized(action)
+                ),
+            )
+        }
+        _ => verdict,
+    }
+}
+
+fn capitalized(action: &Action<'_>) -> String {
+    let text = action.describe();
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permissions::Policy;
+
+    fn full() -> Confinement {
+        Confinement::Full {
+            description: "landlock".into(),
+        }
+    }
+
+    fn degraded() -> Confinement {
+        Confinement::Degraded {
+            description: "partial".into(),
+            missing: vec!["file confinement".into()],
+        }
+    }
+
+    /// (command, network, confinement, auto) → (decision, rule).
+    #[test]
+    fn the_sandbox_changes_what_asks() {
+        let policy = Policy::from_config(
+            &[],
+            &["run_command(make deploy:*)".to_owned()],
+            &["run_command(git push:*)".to_owned()],
+        )
+        .unwrap();
+        let check = |command: &str, network: bool, c: &Confinement, auto: bool| {
+            let action = Action::RunCommand { command };
+            let v = with_sandbox(policy.check(&action), &action, network, c, auto);
+            (v.decision, v.rule)
+        };
+        let tests = |c: &Confinement| {
+            let action = Action::RunTests { target: None };
+            with_sandbox(policy.check(&action), &action, false, c, true).decision
+        };
+        use Decision::*;
+        assert_eq!(check("make", false, &full(), true).0, Allow);
+        assert_eq!(check("make", false, &full(), false).0, Ask);
+        assert_eq!(check("make", true, &full(), true).0, Ask, "network asks");
+        assert_eq!(
+            check("make deploy", false, &full(), true).0,
+            Ask,
+            "a user ask stays"
+        );
+        assert_eq!(
+            check("git push", true, &full(), true).0,
+            Deny,
+            "denies stand"
+        );
+        assert_eq!(check("make", false, &degraded(), true).0, Ask);
+        assert_eq!(
+            tests(&degraded()),
+            Ask,
+            "even the tests ask without a sandbox"
+        );
+        assert_eq!(tests(&full()), Allow);
+        assert_eq!(tests(&Confinement::Unmanaged), Allow);
+        assert_eq!(
+            check("make", false, &Confinement::Off, true),
+            (Ask, "default: commands ask".to_owned())
+        );
+    }
+}
