@@ -102,6 +102,7 @@ impl Machine {
             log_path: self.path("log/run.log"),
             kind: CommandKind::Other,
             network,
+            sandbox_mode: None,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -362,6 +363,7 @@ fn a_rust_crates_cargo_test_runs() {
         log_path: m.path("log/cargo.log"),
         kind: CommandKind::Test,
         network: false,
+        sandbox_mode: None,
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let r = runtime
@@ -523,4 +525,40 @@ fn auto_approval_inside_the_sandbox_still_asks_for_the_network() {
         !root.join("wanted-network").exists(),
         "no answer is no: {stderr}"
     );
+}
+
+/// `[[sandbox.rules]]`: a command the user gave mode `off` runs outside
+/// the sandbox, after being asked about ("runs outside the sandbox");
+/// every other command stays inside.
+#[test]
+fn a_sandbox_rule_gives_one_command_its_own_mode() {
+    let dir = support::demo_scratch();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(dir.path().join("config/rein")).unwrap();
+    std::fs::write(
+        dir.path().join("config/rein/config.toml"),
+        "[[sandbox.rules]]\ncommand = \"touch:*\"\nmode = \"off\"\n",
+    )
+    .unwrap();
+    let scenario = dir.path().join("scenario.json");
+    let out = outside.display().to_string();
+    std::fs::write(
+        &scenario,
+        serde_json::json!({"replies": [
+            {"text": "1", "tool_calls": [{"name": "run_command", "input": {"command": format!("touch {out}/by-the-rule")}}]},
+            {"text": "2", "tool_calls": [{"name": "run_command", "input": {"command": format!("echo x > {out}/not-by-the-rule")}}]},
+            {"text": "Done."}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let run = rein_run(dir.path(), &["--yes", "make two files"], &scenario);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("(sandbox: a rule runs it outside)"),
+        "{stderr}"
+    );
+    assert!(outside.join("by-the-rule").exists(), "{stderr}");
+    assert!(!outside.join("not-by-the-rule").exists(), "{stderr}");
 }

@@ -94,6 +94,9 @@ enum Figure {
     Sandbox {
         #[arg(long, default_value_t = 200)]
         runs: usize,
+        /// As for a command allowed the network (no network namespace).
+        #[arg(long)]
+        network: bool,
     },
     /// The machine, as the figures report it.
     Machine,
@@ -172,9 +175,10 @@ fn main() -> Result<()> {
             interval: Duration::from_millis(interval_ms),
         })?,
         Figure::Tokens => tokens::run()?,
-        Figure::Sandbox { runs } => sandbox::run(&sandbox::Options {
+        Figure::Sandbox { runs, network } => sandbox::run(&sandbox::Options {
             rein: rein_binary(cli.rein)?,
             runs,
+            network,
         })?,
         Figure::Startup {
             runs,

@@ -37,6 +37,8 @@ use crate::report::{self, Spread};
 pub struct Options {
     pub rein: PathBuf,
     pub runs: usize,
+    /// Commands allowed the network: no network namespace is made.
+    pub network: bool,
 }
 
 pub fn run(opts: &Options) -> Result<String> {
@@ -56,7 +58,9 @@ pub fn run(opts: &Options) -> Result<String> {
             processes: Some(2048),
             file_bytes: Some(4 << 30),
             memory_bytes: None,
+            cgroup: Some(format!("rein-bench-{}", std::process::id())),
         },
+        network: opts.network,
         ..rein_sandbox::defaults::Inputs::default()
     });
     let confined = ProcessExec::new().with_launcher(Arc::new(Sandboxed {
@@ -75,6 +79,7 @@ pub fn run(opts: &Options) -> Result<String> {
                     log_path: dir.path().join(format!("run-{i}-{n}.log")),
                     kind: CommandKind::Other,
                     network: false,
+                    sandbox_mode: None,
                 };
                 let started = Instant::now();
                 let result = exec.run(spec, CancellationToken::new()).await?;
@@ -89,6 +94,7 @@ pub fn run(opts: &Options) -> Result<String> {
         }
         Ok(())
     })?;
+    rein_sandbox::limits::remove_pids_cgroup(&format!("rein-bench-{}", std::process::id()));
     let [direct, confined] = times.map(|t| Spread::of_durations(&t));
     let mut out = String::new();
     let _ = writeln!(
@@ -102,7 +108,12 @@ pub fn run(opts: &Options) -> Result<String> {
     let _ = writeln!(out, "| `sh -c` directly | {} |", direct.time());
     let _ = writeln!(
         out,
-        "| through `rein sandbox-exec` (Landlock, own network namespace, limits, no_new_privs, capabilities dropped) | {} |",
+        "| through `rein sandbox-exec` (Landlock, {}, limits, no_new_privs, capabilities dropped) | {} |",
+        if opts.network {
+            "the machine's network"
+        } else {
+            "own network namespace"
+        },
         confined.time()
     );
     let _ = writeln!(

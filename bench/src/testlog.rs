@@ -229,6 +229,7 @@ async fn one(exe: &Path, style: Style, total: u64) -> Result<Run> {
             Style::Pytest => CommandKind::Test,
         },
         network: false,
+        sandbox_mode: None,
     };
     let exec = ProcessExec::new();
     reset_peak();

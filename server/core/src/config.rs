@@ -162,7 +162,8 @@ impl Config {
             &collect(|p| &p.ask, true),
             &collect(|p| &p.deny, true),
         )?
-        .with_sandbox_auto_approve(sandbox.auto_approve);
+        .with_sandbox_auto_approve(sandbox.auto_approve)
+        .with_sandbox_rules(crate::sandbox_config::SandboxRules::new(&sandbox.rules));
 
         let allow_test_edits = honoured
             .iter()

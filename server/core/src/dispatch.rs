@@ -259,6 +259,7 @@ impl Dispatcher<'_> {
                     },
                     command,
                     false,
+                    None,
                 )
                 .await?;
                 self.event(TaskEvent::Activity {
@@ -268,6 +269,7 @@ impl Dispatcher<'_> {
             }
             ToolName::RunCommand => {
                 let a: CommandArgs = serde_json::from_value(args).map_err(parse_error)?;
+                let mode = cx.policy.sandbox_mode_for(&a.command);
                 self.permit_run(
                     &call.id,
                     &Action::RunCommand {
@@ -275,12 +277,13 @@ impl Dispatcher<'_> {
                     },
                     None,
                     a.network,
+                    mode,
                 )
                 .await?;
                 self.event(TaskEvent::Activity {
                     text: format!("running `{}`", short(&a.command)),
                 });
-                tools::run_command(cx, &a.command, a.timeout_s, a.network).await
+                tools::run_command(cx, &a.command, a.timeout_s, a.network, mode).await
             }
             ToolName::AskUser => {
                 let a: AskArgs = serde_json::from_value(args).map_err(parse_error)?;
@@ -320,7 +323,7 @@ impl Dispatcher<'_> {
     /// `Ok` with the decision that let the call through; `Err` with the
     /// result to return when it may not run.
     async fn permit(&self, call_id: &str, action: &Action<'_>) -> Result<Decision, String> {
-        self.permit_run(call_id, action, None, false).await
+        self.permit_run(call_id, action, None, false, None).await
     }
 
     /// [`Self::permit`] for a command or a test run: with the command line
@@ -333,6 +336,7 @@ impl Dispatcher<'_> {
         action: &Action<'_>,
         command: Option<String>,
         network: bool,
+        sandbox_mode: Option<crate::sandbox_config::SandboxMode>,
     ) -> Result<Decision, String> {
         let tool = action.tool();
         // The task's own artifacts (spilled outputs, logs) are readable
@@ -346,6 +350,7 @@ impl Dispatcher<'_> {
             self.cx.policy.check(action),
             action,
             network,
+            sandbox_mode,
             &self.cx.exec.confinement(),
             self.cx.policy.sandbox_auto_approve(),
         );

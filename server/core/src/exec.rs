@@ -36,6 +36,9 @@ pub struct CommandSpec {
     /// The user allowed this command the network (else a sandboxed
     /// command has loopback only).
     pub network: bool,
+    /// A `[[sandbox.rules]]` mode for this command instead of the
+    /// workspace's.
+    pub sandbox_mode: Option<crate::sandbox_config::SandboxMode>,
 }
 
 /// What confines the commands an [`Exec`] runs.
@@ -96,6 +99,9 @@ pub trait Launcher: Send + Sync + fmt::Debug {
 pub struct CommandResult {
     /// `None` when killed (timeout, cancel) or ended by a signal.
     pub exit_code: Option<i32>,
+    /// The signal that ended it by itself (not Rein's kill), if one did.
+    #[serde(default)]
+    pub signal: Option<i32>,
     pub timed_out: bool,
     pub cancelled: bool,
     pub duration: Duration,

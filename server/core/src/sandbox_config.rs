@@ -29,6 +29,18 @@ pub struct SandboxSettings {
     pub max_file_mb: Option<u64>,
     #[serde(alias = "maxMemoryMb")]
     pub max_memory_mb: Option<u64>,
+    /// Modes for some commands (`[[sandbox.rules]]`): the first whose
+    /// `command` pattern (the permission rules' syntax, `docker:*`)
+    /// matches the whole command decides its mode.
+    pub rules: Vec<SandboxRuleSettings>,
+}
+
+/// One `[[sandbox.rules]]` entry.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SandboxRuleSettings {
+    pub command: String,
+    pub mode: String,
 }
 
 /// How much commands may write.
@@ -72,6 +84,8 @@ pub struct SandboxConfig {
     pub max_processes: Option<u64>,
     pub max_file_bytes: Option<u64>,
     pub max_memory_bytes: Option<u64>,
+    /// (command pattern, mode), first match wins.
+    pub rules: Vec<(String, SandboxMode)>,
 }
 
 /// The processes (and threads) a command may have by default: a test
@@ -91,6 +105,7 @@ impl Default for SandboxConfig {
             max_processes: Some(DEFAULT_MAX_PROCESSES),
             max_file_bytes: Some(DEFAULT_MAX_FILE_MB << 20),
             max_memory_bytes: None,
+            rules: Vec::new(),
         }
     }
 }
@@ -101,6 +116,8 @@ pub enum SandboxConfigError {
     Mode(String),
     #[error("sandbox path {0:?} must be absolute (or start with ~/)")]
     Path(String),
+    #[error("sandbox rule for {command:?}: {why}")]
+    Rule { command: String, why: String },
 }
 
 impl SandboxConfig {
@@ -140,6 +157,9 @@ impl SandboxConfig {
         if let Some(mb) = layers.iter().find_map(|l| l.max_memory_mb) {
             config.max_memory_bytes = Some(mb.saturating_mul(1 << 20));
         }
+        for rule in layers.iter().flat_map(|l| l.rules.iter()) {
+            config.rules.push(parse_rule(rule)?);
+        }
         for layer in restricted {
             config.tighten(layer, home)?;
         }
@@ -158,6 +178,13 @@ impl SandboxConfig {
         }
         if layer.auto_approve == Some(false) {
             self.auto_approve = false;
+        }
+        // Only rules that make a command stricter than it would be.
+        for rule in &layer.rules {
+            let (command, mode) = parse_rule(rule)?;
+            if mode > self.mode {
+                self.rules.insert(0, (command, mode));
+            }
         }
         for path in &layer.deny_read {
             self.deny_read.push(expand(path, home)?);
@@ -195,6 +222,20 @@ pub fn loosening(layer: &SandboxSettings, mine: &SandboxConfig) -> Vec<(String, 
                 mine.mode.name()
             ),
         ));
+    }
+    for rule in &layer.rules {
+        if let Ok((command, mode)) = parse_rule(rule)
+            && mode < mine.mode
+        {
+            out.push((
+                "sandbox.rules".to_owned(),
+                format!(
+                    "run `{}` with the sandbox {}",
+                    crate::trust::shown(&command),
+                    mode.name()
+                ),
+            ));
+        }
     }
     if layer.auto_approve == Some(true) && !mine.auto_approve {
         out.push((
@@ -244,6 +285,66 @@ pub fn loosening(layer: &SandboxSettings, mine: &SandboxConfig) -> Vec<(String, 
         ));
     }
     out
+}
+
+fn parse_rule(rule: &SandboxRuleSettings) -> Result<(String, SandboxMode), SandboxConfigError> {
+    let mode = SandboxMode::parse(&rule.mode).ok_or_else(|| SandboxConfigError::Rule {
+        command: rule.command.clone(),
+        why: format!(
+            "mode must be workspace-write, read-only or off, got {:?}",
+            rule.mode
+        ),
+    })?;
+    let command = rule.command.trim();
+    if command.is_empty() {
+        return Err(SandboxConfigError::Rule {
+            command: rule.command.clone(),
+            why: "the command pattern is empty".to_owned(),
+        });
+    }
+    crate::permissions::Rule::parse(
+        crate::permissions::Decision::Allow,
+        &format!("run_command({command})"),
+    )
+    .map_err(|e| SandboxConfigError::Rule {
+        command: rule.command.clone(),
+        why: e.to_string(),
+    })?;
+    Ok((command.to_owned(), mode))
+}
+
+/// The mode `[[sandbox.rules]]` give one command, compiled once.
+#[derive(Clone, Debug, Default)]
+pub struct SandboxRules {
+    rules: Vec<(crate::permissions::Policy, SandboxMode)>,
+}
+
+impl SandboxRules {
+    pub fn new(rules: &[(String, SandboxMode)]) -> Self {
+        let rules = rules
+            .iter()
+            .filter_map(|(command, mode)| {
+                let rule = crate::permissions::Rule::parse(
+                    crate::permissions::Decision::Allow,
+                    &format!("run_command({command})"),
+                )
+                .ok()?;
+                Some((crate::permissions::Policy::new(vec![rule]), *mode))
+            })
+            .collect();
+        Self { rules }
+    }
+
+    /// The mode of the first rule matching all of `command`.
+    pub fn mode_for(&self, command: &str) -> Option<SandboxMode> {
+        let action = crate::permissions::Action::RunCommand { command };
+        self.rules
+            .iter()
+            .find(|(policy, _)| {
+                policy.check(&action).decision == crate::permissions::Decision::Allow
+            })
+            .map(|(_, mode)| *mode)
+    }
 }
 
 fn expand(path: &str, home: Option<&str>) -> Result<PathBuf, SandboxConfigError> {
@@ -308,6 +409,38 @@ mod tests {
                 "sandbox.writable_roots",
                 "sandbox.max_processes"
             ]
+        );
+    }
+
+    #[test]
+    fn rules_give_some_commands_their_own_mode() {
+        let user = layer("[[rules]]\ncommand = \"docker:*\"\nmode = \"off\"\n");
+        let repo = layer(
+            "[[rules]]\ncommand = \"make:*\"\nmode = \"off\"\n[[rules]]\ncommand = \"npm publish:*\"\nmode = \"read-only\"\n",
+        );
+        let config = SandboxConfig::resolve(&[&user], &[&repo], None).unwrap();
+        let rules = SandboxRules::new(&config.rules);
+        assert_eq!(rules.mode_for("docker run -it x"), Some(SandboxMode::Off));
+        assert_eq!(rules.mode_for("npm publish"), Some(SandboxMode::ReadOnly));
+        assert_eq!(
+            rules.mode_for("make test"),
+            None,
+            "an untrusted rule may not loosen"
+        );
+        assert_eq!(
+            rules.mode_for("docker run x && curl evil"),
+            None,
+            "all of the command"
+        );
+        assert_eq!(
+            SandboxConfig::resolve(
+                &[&layer("[[rules]]\ncommand = \"x\"\nmode = \"none\"\n")],
+                &[],
+                None
+            )
+            .unwrap_err()
+            .to_string(),
+            "sandbox rule for \"x\": mode must be workspace-write, read-only or off, got \"none\""
         );
     }
 

@@ -165,6 +165,7 @@ impl TestVerifier {
             log_path: log_path.clone(),
             kind: CommandKind::Test,
             network: false,
+            sandbox_mode: None,
         };
         let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
         Some(SuiteRun {
@@ -522,6 +523,7 @@ impl TestVerifier {
             log_path: log_path.clone(),
             kind: CommandKind::Test,
             network: false,
+            sandbox_mode: None,
         };
         let result = cx
             .exec

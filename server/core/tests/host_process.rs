@@ -53,6 +53,7 @@ impl Setup {
             log_path: self.path().join(".rein/artifacts/task/command.log"),
             kind: CommandKind::Other,
             network: false,
+            sandbox_mode: None,
         }
     }
 

@@ -64,11 +64,7 @@ impl SandboxLauncher {
             tmp: tmp.path().to_path_buf(),
             home: home.clone(),
             path: env("PATH"),
-            mode: match config.mode {
-                SandboxMode::Off => Mode::Off,
-                SandboxMode::WorkspaceWrite => Mode::WorkspaceWrite,
-                SandboxMode::ReadOnly => Mode::ReadOnly,
-            },
+            mode: mode(config.mode),
             network: false,
             extra_read: config.readable_roots.clone(),
             extra_write: config
@@ -82,8 +78,10 @@ impl SandboxLauncher {
                 processes: config.max_processes,
                 file_bytes: config.max_file_bytes,
                 memory_bytes: config.max_memory_bytes,
+                cgroup: Some(cgroup_name()),
             },
         };
+        rein_sandbox::limits::remove_stale_cgroups();
         let confinement = confinement(config, &support);
         Ok(Self {
             rein: rein.to_path_buf(),
@@ -94,11 +92,13 @@ impl SandboxLauncher {
         })
     }
 
-    /// The policy for one command: the workspace's, with the network if
-    /// the user allowed it, and without what this machine cannot do.
-    pub fn policy(&self, network: bool) -> Policy {
+    /// The policy for one command: the workspace's (or a
+    /// `[[sandbox.rules]]` mode's), with the network if the user allowed
+    /// it, and without what this machine cannot do.
+    pub fn policy(&self, network: bool, rule_mode: Option<SandboxMode>) -> Policy {
         let inputs = Inputs {
             network,
+            mode: rule_mode.map_or(self.inputs.mode, mode),
             ..self.inputs.clone()
         };
         let mut policy = rein_sandbox::defaults::policy(&inputs);
@@ -116,9 +116,32 @@ impl SandboxLauncher {
     }
 }
 
+impl Drop for SandboxLauncher {
+    fn drop(&mut self) {
+        if let Some(name) = &self.inputs.limits.cgroup {
+            rein_sandbox::limits::remove_pids_cgroup(name);
+        }
+    }
+}
+
+fn mode(mode: SandboxMode) -> Mode {
+    match mode {
+        SandboxMode::Off => Mode::Off,
+        SandboxMode::WorkspaceWrite => Mode::WorkspaceWrite,
+        SandboxMode::ReadOnly => Mode::ReadOnly,
+    }
+}
+
+/// A cgroup name for one task's commands: this process and a counter.
+fn cgroup_name() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("rein-{}-{n}", std::process::id())
+}
+
 impl Launcher for SandboxLauncher {
     fn prefix(&self, spec: &CommandSpec) -> Vec<OsString> {
-        rein_sandbox::wrapper(&self.rein, &self.policy(spec.network))
+        rein_sandbox::wrapper(&self.rein, &self.policy(spec.network, spec.sandbox_mode))
     }
 
     fn env(&self) -> Vec<(OsString, OsString)> {

@@ -125,6 +125,9 @@ const HOME_READ: &[&str] = &[
     ".opam",
     ".elan",
     ".stack",
+    ".virtualenvs",
+    ".local/share/virtualenvs",
+    ".local/pipx",
     ".gitconfig",
     ".config/git",
 ];
@@ -217,7 +220,7 @@ pub fn policy(inputs: &Inputs) -> Policy {
             no_process_inspection: true,
             files: None,
             network: Network::Host,
-            limits: inputs.limits,
+            limits: inputs.limits.clone(),
             namespaces: false,
         };
     }
@@ -268,7 +271,7 @@ pub fn policy(inputs: &Inputs) -> Policy {
             read_only,
         }),
         network,
-        limits: inputs.limits,
+        limits: inputs.limits.clone(),
         namespaces: true,
     }
 }

@@ -34,10 +34,11 @@ pub enum Enforced {
 }
 
 /// Applies `access` to this thread (and what it executes).
-/// `read_only_mounted`: the read-only paths are already read-only mounts
-/// (namespaces), so the write roots need not be carved around them — which
-/// would take the right to create files in the roots themselves.
-pub fn apply(access: &FileAccess, read_only_mounted: bool) -> Result<Enforced, SandboxError> {
+/// `mounted`: the read-only and denied paths are already read-only and
+/// hidden mounts (namespaces), so the roots need not be carved around them
+/// — which costs a rule per sibling, and takes the right to create files
+/// in a write root itself.
+pub fn apply(access: &FileAccess, mounted: bool) -> Result<Enforced, SandboxError> {
     let fail = |step: &'static str| {
         move |e: landlock::RulesetError| SandboxError::Apply {
             step,
@@ -49,14 +50,19 @@ pub fn apply(access: &FileAccess, read_only_mounted: bool) -> Result<Enforced, S
     let all = AccessFs::from_all(abi);
     let file = AccessFs::from_file(abi);
 
-    let mut exclude: Vec<PathBuf> = access.deny.clone();
-    if !read_only_mounted {
-        exclude.extend(access.read_only.iter().cloned());
+    let deny = if mounted {
+        Vec::new()
+    } else {
+        existing(&access.deny)
+    };
+    let mut exclude = deny.clone();
+    if !mounted {
+        exclude.extend(existing(&access.read_only));
     }
-    let writable = subtract(&existing(&access.write), &existing(&exclude))?;
-    let readable = subtract(&existing(&access.read), &existing(&access.deny))?;
+    let writable = subtract(&existing(&access.write), &exclude)?;
+    let readable = subtract(&existing(&access.read), &deny)?;
     // What is read-only below a write root stays readable (unless denied).
-    let read_only = subtract(&existing(&access.read_only), &existing(&access.deny))?;
+    let read_only = subtract(&existing(&access.read_only), &deny)?;
 
     let mut ruleset = Ruleset::default()
         // Never fail because the kernel is older: the status says what held.

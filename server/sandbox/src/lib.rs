@@ -108,22 +108,29 @@ pub fn apply(policy: &Policy) -> Result<(), SandboxError> {
     // joined while still root of the machine (before the namespaces).
     if let Some(max) = policy.limits.processes
         && nix::unistd::geteuid().is_root()
-        && !limits::enter_pids_cgroup(max)?
+        && !limits::enter_pids_cgroup(
+            policy.limits.cgroup.as_deref().unwrap_or("rein-command"),
+            max,
+        )?
     {
         return Err(SandboxError::Apply {
             step: "process limit",
             reason: "running as root, processes can only be limited by a pids cgroup, and none is writable here".to_owned(),
         });
     }
-    let read_only = policy
-        .files
-        .as_ref()
-        .map(|f| files::existing_paths(&f.read_only))
-        .unwrap_or_default();
+    let existing = |get: fn(&FileAccess) -> &Vec<std::path::PathBuf>| {
+        policy
+            .files
+            .as_ref()
+            .map(|f| files::existing_paths(get(f)))
+            .unwrap_or_default()
+    };
+    let (read_only, hidden) = (existing(|f| &f.read_only), existing(|f| &f.deny));
     if policy.needs_namespace() {
         namespace::enter(&namespace::Setup {
             loopback_only: policy.network == Network::Loopback,
             read_only: &read_only,
+            hidden: &hidden,
         })?;
     }
     limits::apply(&policy.limits)?;

@@ -29,15 +29,17 @@ pub fn apply(limits: &Limits) -> Result<(), SandboxError> {
 }
 
 /// Root's processes are not bound by `RLIMIT_NPROC` (the kernel exempts
-/// them), so a command run as root gets a `pids` cgroup of its own with
-/// `pids.max`: cgroup v1's `pids` hierarchy, else a v2 hierarchy that
-/// delegates `pids`. `Ok(false)`: none is writable here.
-pub fn enter_pids_cgroup(max: u64) -> Result<bool, SandboxError> {
+/// them), so a command run as root joins a `pids` cgroup `name` with
+/// `pids.max` (made if missing): cgroup v1's `pids` hierarchy, else a v2
+/// hierarchy that delegates `pids`. `Ok(false)`: none is writable here.
+/// A task's commands share one cgroup: made once, removed by
+/// [`remove_pids_cgroup`] when the task ends (removing a cgroup waits for
+/// the kernel, which made it the slowest step when done per command).
+pub fn enter_pids_cgroup(name: &str, max: u64) -> Result<bool, SandboxError> {
     let Some(base) = pids_hierarchy() else {
         return Ok(false);
     };
-    clean_stale(&base);
-    let dir = base.join(format!("rein-{}", std::process::id()));
+    let dir = base.join(valid_name(name)?);
     let fail = |what: &str, e: std::io::Error| SandboxError::Apply {
         step: "process limit",
         reason: format!("{what} {}: {e}", dir.display()),
@@ -51,6 +53,44 @@ pub fn enter_pids_cgroup(max: u64) -> Result<bool, SandboxError> {
     std::fs::write(dir.join("cgroup.procs"), std::process::id().to_string())
         .map_err(|e| fail("joining", e))?;
     Ok(true)
+}
+
+/// Removes the cgroup `name` (once its processes are gone: a cgroup that
+/// still has some is left, and is removed by a later
+/// [`remove_stale_cgroups`]).
+pub fn remove_pids_cgroup(name: &str) {
+    if let (Some(base), Ok(name)) = (pids_hierarchy(), valid_name(name)) {
+        let _ = std::fs::remove_dir(base.join(name));
+    }
+}
+
+/// Removes the empty cgroups of tasks that ended without removing theirs
+/// (a crash): once per task, not per command.
+pub fn remove_stale_cgroups() {
+    let Some(base) = pids_hierarchy() else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(&base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with("rein-") {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// A cgroup name Rein made: `rein-` and then letters, digits and dashes, so
+/// a policy cannot point a command at another cgroup.
+fn valid_name(name: &str) -> Result<&str, SandboxError> {
+    let ok = name.starts_with("rein-")
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    if ok {
+        Ok(name)
+    } else {
+        Err(SandboxError::BadPolicy(format!("cgroup name {name:?}")))
+    }
 }
 
 /// Whether a `pids` cgroup can be made here (for the probe): made and
@@ -79,17 +119,4 @@ fn pids_hierarchy() -> Option<std::path::PathBuf> {
                 .is_ok_and(|c| c.split_whitespace().any(|w| w == "pids"))
         })
         .map(std::path::Path::to_path_buf)
-}
-
-/// Removes the cgroups earlier commands left (empty ones only: removing a
-/// cgroup that still has processes fails, and is left alone).
-fn clean_stale(base: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(base) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with("rein-") {
-            let _ = std::fs::remove_dir(entry.path());
-        }
-    }
 }

@@ -60,7 +60,7 @@ pub enum Network {
 }
 
 /// Resource limits (`setrlimit`), each `None` for the inherited limit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// Processes and threads of the command's user (inside its user
@@ -70,6 +70,10 @@ pub struct Limits {
     pub file_bytes: Option<u64>,
     /// Its address space.
     pub memory_bytes: Option<u64>,
+    /// For root (exempt from `RLIMIT_NPROC`): the `pids` cgroup the command
+    /// joins, shared by the commands of one task so that it is made and
+    /// removed once ([`crate::limits::remove_pids_cgroup`]).
+    pub cgroup: Option<String>,
 }
 
 impl Policy {

@@ -341,6 +341,11 @@ impl End {
             } else {
                 status.and_then(|s| s.code())
             },
+            signal: if killed {
+                None
+            } else {
+                status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s))
+            },
             timed_out: matches!(self, End::TimedOut),
             cancelled: matches!(self, End::Cancelled),
             duration,

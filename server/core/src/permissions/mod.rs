@@ -234,6 +234,8 @@ pub struct Policy {
     /// `sandbox.auto_approve`: commands the defaults would ask about run
     /// without a prompt when the full sandbox confines them.
     sandbox_auto_approve: bool,
+    /// `[[sandbox.rules]]`: some commands' own sandbox mode.
+    sandbox_rules: crate::sandbox_config::SandboxRules,
 }
 
 impl Default for Policy {
@@ -268,7 +270,19 @@ impl Policy {
             rules: compiled,
             builtins: false,
             sandbox_auto_approve: false,
+            sandbox_rules: crate::sandbox_config::SandboxRules::default(),
         }
+    }
+
+    /// With `[[sandbox.rules]]`.
+    pub fn with_sandbox_rules(mut self, rules: crate::sandbox_config::SandboxRules) -> Self {
+        self.sandbox_rules = rules;
+        self
+    }
+
+    /// The sandbox mode a rule gives `command`, if one does.
+    pub fn sandbox_mode_for(&self, command: &str) -> Option<crate::sandbox_config::SandboxMode> {
+        self.sandbox_rules.mode_for(command)
     }
 
     /// With `sandbox.auto_approve` set as `on`.

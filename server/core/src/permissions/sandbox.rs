@@ -13,6 +13,7 @@
 
 use crate::exec::Confinement;
 use crate::permissions::{Action, Decision, Verdict};
+use crate::sandbox_config::SandboxMode;
 
 /// `verdict` on `action` (a command or a test run), once the sandbox is
 /// taken into account. `network`: the model asked for the network.
@@ -20,6 +21,7 @@ pub fn with_sandbox(
     verdict: Verdict,
     action: &Action<'_>,
     network: bool,
+    rule_mode: Option<SandboxMode>,
     confinement: &Confinement,
     auto_approve: bool,
 ) -> Verdict {
@@ -34,6 +36,16 @@ pub fn with_sandbox(
             "sandbox: wants the network",
             format!(
                 "{} wants the network, which commands do not have unless the user allows it",
+                capitalized(action)
+            ),
+        );
+    }
+    if rule_mode == Some(SandboxMode::Off) && !matches!(confinement, Confinement::Off) {
+        return Verdict::new(
+            Decision::Ask,
+            "sandbox: a rule runs it outside",
+            format!(
+                "{} runs outside the sandbox (a [[sandbox.rules]] entry), so the user decides",
                 capitalized(action)
             ),
         );
@@ -105,12 +117,12 @@ mod tests {
         .unwrap();
         let check = |command: &str, network: bool, c: &Confinement, auto: bool| {
             let action = Action::RunCommand { command };
-            let v = with_sandbox(policy.check(&action), &action, network, c, auto);
+            let v = with_sandbox(policy.check(&action), &action, network, None, c, auto);
             (v.decision, v.rule)
         };
         let tests = |c: &Confinement| {
             let action = Action::RunTests { target: None };
-            with_sandbox(policy.check(&action), &action, false, c, true).decision
+            with_sandbox(policy.check(&action), &action, false, None, c, true).decision
         };
         use Decision::*;
         assert_eq!(check("make", false, &full(), true).0, Allow);
@@ -137,6 +149,21 @@ mod tests {
         assert_eq!(
             check("make", false, &Confinement::Off, true),
             (Ask, "default: commands ask".to_owned())
+        );
+        let outside = Action::RunCommand {
+            command: "docker run x",
+        };
+        let v = with_sandbox(
+            Verdict::new(Allow, "allow: run_command(docker:*)", "allowed"),
+            &outside,
+            false,
+            Some(SandboxMode::Off),
+            &full(),
+            true,
+        );
+        assert_eq!(
+            (v.decision, v.rule.as_str()),
+            (Ask, "sandbox: a rule runs it outside")
         );
     }
 }

@@ -9,6 +9,7 @@ use super::{ToolCx, ToolOutput};
 use crate::budget::{CommandLimit, LimitedBy};
 use crate::context::history::ResultMeta;
 use crate::exec::{CommandKind, CommandResult, CommandSpec};
+use crate::sandbox_config::SandboxMode;
 use crate::testtarget::TestTarget;
 
 pub async fn run_tests(cx: &ToolCx<'_>, target: Option<&TestTarget>) -> ToolOutput {
@@ -24,16 +25,19 @@ pub async fn run_tests(cx: &ToolCx<'_>, target: Option<&TestTarget>) -> ToolOutp
         ceiling: cx.budgets.test_timeout,
         kind: CommandKind::Test,
         network: false,
+        sandbox_mode: None,
     };
     run.go(cx, command).await
 }
 
-/// `network`: the user allowed it the network (else loopback only).
+/// `network`: the user allowed it the network (else loopback only);
+/// `sandbox_mode`: a `[[sandbox.rules]]` mode for it.
 pub async fn run_command(
     cx: &ToolCx<'_>,
     command: &str,
     timeout_s: Option<u64>,
     network: bool,
+    sandbox_mode: Option<SandboxMode>,
 ) -> ToolOutput {
     let run = Run {
         tool: "run_command",
@@ -41,6 +45,7 @@ pub async fn run_command(
         ceiling: cx.budgets.command_timeout.max(Duration::from_secs(1)),
         kind: CommandKind::Other,
         network,
+        sandbox_mode,
     };
     // A command may have written files: it changes the project.
     let mut out = run.go(cx, command.to_owned()).await;
@@ -57,6 +62,7 @@ struct Run {
     ceiling: Duration,
     kind: CommandKind,
     network: bool,
+    sandbox_mode: Option<SandboxMode>,
 }
 
 impl Run {
@@ -87,6 +93,7 @@ impl Run {
             log_path,
             kind: self.kind,
             network: self.network,
+            sandbox_mode: self.sandbox_mode,
         };
         let result = match cx.exec.run(spec, cx.cancel.clone()).await {
             Ok(result) => result,
@@ -132,10 +139,9 @@ impl Run {
 /// run where the machine could not provide all of it.
 fn confinement_note(cx: &ToolCx<'_>, result: &CommandResult) -> Option<String> {
     match cx.exec.confinement() {
-        crate::exec::Confinement::Full { .. } if !result.succeeded() => Some(
-            "It ran in Rein's sandbox: writes outside the project and $TMPDIR are refused and the network is loopback only; if it failed for that, say so (or ask for network: true)."
-                .to_owned(),
-        ),
+        crate::exec::Confinement::Full { description } if !result.succeeded() => Some(format!(
+            "It ran in Rein's sandbox ({description}): writes outside the project and $TMPDIR are refused and the network is loopback only; if it failed for that, say so (or ask for network: true)."
+        )),
         crate::exec::Confinement::Degraded { missing, .. } => Some(format!(
             "Rein's sandbox is incomplete on this machine ({}): the user approved running it anyway.",
             missing.join("; ")
@@ -206,9 +212,18 @@ fn outcome(result: &CommandResult) -> String {
     } else if result.timed_out {
         format!("killed after {secs:.1}s: it exceeded its time limit")
     } else {
-        match result.exit_code {
-            Some(code) => format!("exit code {code} after {secs:.1}s"),
-            None => format!("ended by a signal after {secs:.1}s"),
+        // SIGXFSZ (25): the sandbox's file size limit; a shell reports a
+        // child it killed as 128 + 25.
+        const SIGXFSZ: i32 = 25;
+        let limit = " (a file grew past the file size limit)";
+        match (result.exit_code, result.signal) {
+            (Some(code), _) if code == 128 + SIGXFSZ => {
+                format!("exit code {code} after {secs:.1}s{limit}")
+            }
+            (Some(code), _) => format!("exit code {code} after {secs:.1}s"),
+            (None, Some(SIGXFSZ)) => format!("ended by SIGXFSZ after {secs:.1}s{limit}"),
+            (None, Some(signal)) => format!("ended by signal {signal} after {secs:.1}s"),
+            (None, None) => format!("ended by a signal after {secs:.1}s"),
         }
     }
 }
