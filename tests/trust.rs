@@ -550,3 +550,44 @@ async fn a_session_leaves_nothing_for_git_to_commit() {
     let listed = String::from_utf8_lossy(&status.stdout).into_owned();
     assert!(!listed.contains(".rein"), "{listed}");
 }
+
+/// A repository can ship `.rein/` with links in it: `.rein/logs/lsp.log`
+/// pointing at `~/.bashrc` would have the server's log (which quotes file
+/// names and model text) appended to it, and `.rein/traces` or
+/// `.rein/artifacts` pointing elsewhere would put task files there. Rein
+/// writes through none of them, and the session still works.
+#[tokio::test]
+async fn links_planted_in_rein_are_never_written_through() {
+    let outside = tempfile::tempdir().unwrap();
+    let bashrc = outside.path().join("bashrc");
+    std::fs::write(&bashrc, "# the user's shell\n").unwrap();
+    let elsewhere = outside.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let mut setup = Setup::new(demo_project(), scenario("answer.json"));
+    let (bashrc_link, elsewhere_link) = (bashrc.clone(), elsewhere.clone());
+    setup.before_start = Some(Box::new(move |root: &Path| {
+        std::fs::create_dir_all(root.join(".rein/logs")).unwrap();
+        std::os::unix::fs::symlink(&bashrc_link, root.join(".rein/logs/lsp.log")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere_link, root.join(".rein/traces")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere_link, root.join(".rein/artifacts")).unwrap();
+    }));
+    let mut s = Server::start(setup).await;
+    let response = s
+        .editor
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "rein.runTask", "arguments": [{"instruction": "what is in cart.py?"}]}),
+        )
+        .await
+        .unwrap();
+    let task = response["result"]["taskId"].as_str().unwrap().to_owned();
+    let status = s.until_end(&task).await;
+    assert_eq!(status["state"], "succeeded", "{status}");
+    s.shutdown().await;
+    assert_eq!(
+        std::fs::read_to_string(&bashrc).unwrap(),
+        "# the user's shell\n"
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(s.log().contains("is a symbolic link"), "{}", s.log());
+}

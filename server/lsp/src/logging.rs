@@ -67,9 +67,9 @@ pub fn log_to_workspace(root: &Path) -> Option<PathBuf> {
         return None;
     }
     let path = root.join(".rein/logs/lsp.log");
-    // `.rein/` with its `.gitignore` first: a log must not be what puts
-    // an unignored `.rein/` into the user's repository.
-    let opened = rein_store::ensure_state_dir(root).and_then(|_| open_rotated(&path));
+    // `.rein/` with its `.gitignore` first (a log must not be what puts an
+    // unignored `.rein/` into the user's repository), and no link followed.
+    let opened = rein_store::state_file(root, "logs/lsp.log").and_then(|path| open_rotated(&path));
     match opened {
         Ok(file) => {
             if let Ok(mut slot) = FILE.get_or_init(|| Mutex::new(None)).lock() {

@@ -78,6 +78,8 @@ pub use error::StoreError;
 pub use lease::Lease;
 pub use migrations::{MIGRATIONS, SCHEMA_VERSION};
 pub use ops::{FileHash, NewOp, OpRecord, OpState};
-pub use store::{BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, ensure_state_dir, now_ms, state_db_path};
+pub use store::{
+    BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, ensure_state_dir, now_ms, state_db_path, state_file,
+};
 pub use tasks::{NewTask, TaskRecord};
 pub use turns::TurnRecord;

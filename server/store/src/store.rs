@@ -39,8 +39,60 @@ const STATE_GITIGNORE: &str = "# Rein's task state, logs and traces: local to th
 /// `state.db` that travels with a repository could start tasks elsewhere.
 pub fn ensure_state_dir(workspace: &Path) -> std::io::Result<PathBuf> {
     let dir = workspace.join(STATE_DIR);
+    refuse_link(&dir)?;
     ignore_in_git(&dir)?;
     Ok(dir)
+}
+
+/// `<workspace>/.rein/<rel>`, a file Rein is about to write, with its
+/// folders made — never through a symbolic link. `.rein/` comes with
+/// cloned repositories too: one that ships `.rein/logs/lsp.log` as a link
+/// to `~/.bashrc` (or `.rein` itself as a link) must not get Rein to write
+/// there. (Its contents are static, so checking before opening suffices.)
+pub fn state_file(workspace: &Path, rel: &str) -> std::io::Result<PathBuf> {
+    let mut at = ensure_state_dir(workspace)?;
+    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() || parts.iter().any(|p| *p == ".." || *p == ".") {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("not a file under {STATE_DIR}/: {rel}"),
+        ));
+    }
+    for (i, part) in parts.iter().enumerate() {
+        at.push(part);
+        let last = i + 1 == parts.len();
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(link_error(&at)),
+            Ok(meta) if !last && !meta.is_dir() => {
+                return Err(std::io::Error::other(format!(
+                    "{} is not a folder",
+                    at.display()
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !last {
+                    std::fs::create_dir(&at)?;
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(at)
+}
+
+fn refuse_link(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(link_error(path)),
+        _ => Ok(()),
+    }
+}
+
+fn link_error(path: &Path) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{} is a symbolic link: Rein keeps its state in {STATE_DIR}/ and never writes through a link there (a repository may have shipped it); remove it",
+        path.display()
+    ))
 }
 
 fn ignore_in_git(dir: &Path) -> std::io::Result<()> {
@@ -101,7 +153,9 @@ impl Store {
             .filter(|parent| !parent.as_os_str().is_empty())
         {
             let created = if parent.file_name() == Some(std::ffi::OsStr::new(STATE_DIR)) {
-                ignore_in_git(parent)
+                refuse_link(parent)
+                    .and_then(|()| ignore_in_git(parent))
+                    .and_then(|()| refuse_link(path))
             } else {
                 std::fs::create_dir_all(parent)
             };

@@ -39,12 +39,10 @@ impl Artifacts for DiskArtifacts {
         // pass then finds nothing, and catches what they missed.
         let content = self.redactor.redact(content).into_owned();
         let root = self.root.clone();
+        let under_state = rel_path.trim_start_matches(".rein/").to_owned();
         tokio::task::spawn_blocking(move || {
-            rein_store::ensure_state_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("{}: {e}", parent.display()))?;
-            }
+            let path = rein_store::state_file(&root, &under_state)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))
         })
         .await

@@ -37,9 +37,8 @@ impl TraceWriter {
     /// skipped: tracing must never stop the work.
     pub fn open(root: &Path, task: &TaskId, redactor: Redactor) -> Self {
         let path = trace_path(root, task);
-        let file = rein_store::ensure_state_dir(root)
-            .and_then(|_| path.parent().map(std::fs::create_dir_all).transpose())
-            .and_then(|_| OpenOptions::new().create(true).append(true).open(&path));
+        let file = rein_store::state_file(root, &format!("traces/{}.jsonl", task.0))
+            .and_then(|path| OpenOptions::new().create(true).append(true).open(path));
         let file = match file {
             Ok(file) => Some(file),
             Err(error) => {

@@ -205,3 +205,39 @@ fn the_state_directory_keeps_itself_out_of_git() {
         "state.db\n"
     );
 }
+
+/// A repository can ship `.rein` (or a file or folder in it) as a link:
+/// Rein's state never goes through one.
+#[test]
+fn state_files_are_never_written_through_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".rein/logs")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("bashrc"),
+        root.join(".rein/logs/lsp.log"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join(".rein/traces")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("db"), root.join(".rein/state.db")).unwrap();
+    for rel in ["logs/lsp.log", "traces/t.jsonl"] {
+        let error = rein_store::state_file(root, rel).unwrap_err();
+        assert!(
+            error.to_string().contains("is a symbolic link"),
+            "{rel}: {error}"
+        );
+    }
+    assert!(rein_store::state_file(root, "../x").is_err());
+    assert!(Store::open(&state_db_path(root)).is_err());
+    // A fresh file under a real folder is fine, folders made as needed.
+    let made = rein_store::state_file(root, "artifacts/t-1/out.txt").unwrap();
+    assert_eq!(made, root.join(".rein/artifacts/t-1/out.txt"));
+    assert!(root.join(".rein/artifacts/t-1").is_dir());
+    // `.rein` itself as a link.
+    let other = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), other.path().join(".rein")).unwrap();
+    assert!(rein_store::ensure_state_dir(other.path()).is_err());
+    assert!(Store::open(&state_db_path(other.path())).is_err());
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
