@@ -150,7 +150,10 @@ async fn fix_test_python_demo_succeeds_with_evidence() {
     // Progress: begin (cancellable), reports, end with the outcome.
     let progress = s.progress(&task);
     assert_eq!(progress[0]["kind"], "begin");
-    assert_eq!(progress[0]["title"], "Rein");
+    // Titled with the task (a client shows it after the server's name:
+    // not "Rein" again), with a percentage from the start.
+    assert_eq!(progress[0]["title"], "Fix TestCart.test_total");
+    assert_eq!(progress[0]["percentage"], 0);
     assert_eq!(progress[0]["cancellable"], true);
     assert!(progress.iter().any(|p| p["kind"] == "report"));
     let end = progress.last().unwrap();
@@ -223,17 +226,18 @@ async fn tests_run_on_the_users_unsaved_buffers_too() {
 }
 
 /// An editor that cannot save on request, with the user's unsaved change
-/// in the test file that Rein never saw saved: the disk may hold a change
-/// the editor has not seen, so Rein writes nothing over it and the tests
-/// cannot run on the user's text. The model is told why; the task is not
-/// called fixed; the file on disk is as it was.
+/// in the test file, whose file on disk then changed behind the editor (a
+/// checkout): even when the user lets Rein write the buffers, Rein writes
+/// nothing over a disk copy the editor has not seen, and the tests cannot
+/// run on the user's text. The user and the model are told why; the task
+/// is not called fixed; the file on disk is as the checkout left it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsaved_buffer_rein_cannot_save_is_never_written_behind_the_editor() {
     let mut setup = Setup::new(demo_project(), demo_scenario());
     setup.save_documents = false;
+    setup.message_choices = vec!["Write them".to_owned()];
     let mut s = Server::start(setup).await;
     s.editor.open(CART_TEST).await.unwrap();
-    let before = s.disk(CART_TEST);
     s.editor
         .replace(
             CART_TEST,
@@ -242,25 +246,37 @@ async fn an_unsaved_buffer_rein_cannot_save_is_never_written_behind_the_editor()
         )
         .await
         .unwrap();
+    let checkout = format!("# from another branch\n{}", s.disk(CART_TEST));
+    std::fs::write(s.root.join(CART_TEST), &checkout).unwrap();
 
     let task = fix_test_total(&mut s).await;
     let status = s.until_end(&task).await;
     assert_ne!(status["state"], "succeeded", "{status}");
-    assert_eq!(s.disk(CART_TEST), before);
+    assert_eq!(s.disk(CART_TEST), checkout);
     let trace = s.disk(&format!(".rein/traces/{task}.jsonl"));
     assert!(
-        trace.contains("tests/test_cart.py has unsaved changes in the editor"),
+        trace.contains("tests/test_cart.py has unsaved changes in the editor, and its file on disk changed since the editor opened it"),
         "{trace}"
+    );
+    assert!(
+        s.messages("window/showMessage")
+            .iter()
+            .any(|m| m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("Rein did not write tests/test_cart.py"))),
+        "the user was not told"
     );
 }
 
 /// The same editor, but the user saved the test file once, then typed
 /// more: the disk holds the editor's last save, so Rein may write the
-/// buffer over it, and the tests run on what the user sees.
+/// buffer over it (the user lets it), and the tests run on what the user
+/// sees.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsaved_buffer_over_the_editors_own_save_is_written_for_the_tests() {
     let mut setup = Setup::new(demo_project(), demo_scenario());
     setup.save_documents = false;
+    setup.message_choices = vec!["Write them".to_owned()];
     let mut s = Server::start(setup).await;
     s.editor.open(CART_TEST).await.unwrap();
     s.editor
@@ -329,8 +345,8 @@ async fn a_format_on_save_is_what_the_tests_run_on() {
 
 /// 2. The same flow on a Cargo project: `cargo test` builds the fixture
 /// crate (no dependencies, offline, in its own target directory). This
-/// editor cannot save on request, so the server writes the edited buffer
-/// to disk itself before the tests run.
+/// editor cannot save on request, so the server asks the user and, let to,
+/// writes the edited buffer to disk itself before the tests run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fix_test_rust_succeeds() {
     let mut setup = Setup::new(fixture("rust_cart"), lsp_tasks_scenario("rust_cart.json"));
@@ -341,6 +357,7 @@ async fn fix_test_rust_succeeds() {
     // A hang guard that leaves room for a cold `cargo test` build.
     setup.timeout = Duration::from_secs(300);
     setup.save_documents = false;
+    setup.message_choices = vec!["Always write them".to_owned()];
     let mut s = Server::start(setup).await;
     s.editor.open("src/lib.rs").await.unwrap();
     let original = s.editor.buffer("src/lib.rs").unwrap();

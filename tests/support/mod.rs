@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use rein_testkit::editor::{EditDecision, EditorOptions, HeadlessEditor};
+use rein_testkit::editor::{ClientKind, EditDecision, EditorOptions, HeadlessEditor, OnQuestion};
 use rein_testkit::{LspClient, rein_binary};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -94,6 +94,10 @@ pub struct Setup {
     pub before_start: Option<Prepare>,
     /// More editor settings (`apiKey`, …), over the scripted defaults.
     pub settings: Vec<(&'static str, Value)>,
+    /// The client the editor plays.
+    pub kind: ClientKind,
+    /// Decides each question, over `message_choices`.
+    pub on_question: Option<OnQuestion>,
 }
 
 impl Setup {
@@ -111,6 +115,8 @@ impl Setup {
             message_choices: vec!["Allow once".to_owned()],
             before_start: None,
             settings: Vec::new(),
+            kind: ClientKind::Capable,
+            on_question: None,
         }
     }
 }
@@ -176,6 +182,8 @@ impl Server {
             settings[name] = value;
         }
         let options = EditorOptions {
+            kind: setup.kind,
+            on_question: setup.on_question,
             message_choices: setup.message_choices,
             decide_edit: setup.decide_edit,
             save_documents: setup.save_documents,

@@ -8,6 +8,7 @@ import * as lc from 'vscode-languageclient/node';
 
 import type { Config } from './config';
 import { serverCommands, type TaskStarted, WORKSPACE_TRUSTED_KEY } from './protocol';
+import { InstructionPromptFeature } from './instruction_prompt';
 import { SaveDocumentsFeature } from './save_documents';
 import { parseServerLine } from './server_log';
 import type { Mapped } from './settings';
@@ -71,7 +72,7 @@ export function createClient(o: ClientOptions): lc.LanguageClient {
             handleWorkDoneProgress: (token, params, next) => {
                 if (typeof token !== 'string' || !token.startsWith(TOKEN_PREFIX)) return next(token, params);
                 const taskId = token.slice(TOKEN_PREFIX.length);
-                if (params.kind === 'begin') o.onTaskProgress(taskId, { goal: params.message });
+                if (params.kind === 'begin') o.onTaskProgress(taskId, { goal: params.title });
                 else if (params.kind === 'report') o.onTaskProgress(taskId, { activity: params.message });
                 // `end` goes through, so the client drops its listener.
                 else next(token, params);
@@ -105,6 +106,7 @@ export function createClient(o: ClientOptions): lc.LanguageClient {
     };
     const client = new lc.LanguageClient('rein', 'Rein', server, clientOptions);
     client.registerFeature(new SaveDocumentsFeature(client));
+    client.registerFeature(new InstructionPromptFeature());
     return client;
 }
 

@@ -61,6 +61,19 @@ pub enum TaskKind {
     Instruction,
 }
 
+/// `text`'s first line, at most 60 characters ("…" where cut).
+fn brief(text: &str) -> String {
+    const MAX: usize = 60;
+    let text = text.trim();
+    let first = text.lines().next().unwrap_or_default().trim_end();
+    if first.len() == text.len() && first.chars().count() <= MAX {
+        return first.to_owned();
+    }
+    let mut short: String = first.chars().take(MAX - 1).collect();
+    short.push('…');
+    short
+}
+
 /// A check the verifier runs before a task may be called done.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "check", rename_all = "snake_case")]
@@ -90,6 +103,16 @@ pub struct TaskSpec {
 }
 
 impl TaskSpec {
+    /// A short name for the task, for a status bar: "Fix
+    /// TestCart.test_total", or the first line of the user's words, at most
+    /// 60 characters.
+    pub fn title(&self) -> String {
+        match &self.kind {
+            TaskKind::FixTest { name, .. } => brief(&format!("Fix {name}")),
+            TaskKind::Instruction => brief(&self.goal),
+        }
+    }
+
     /// A fix-test task with the acceptance checks that make "fixed" mean
     /// something: the test passes, nothing that passed broke, and the test
     /// itself was not weakened.
@@ -202,6 +225,16 @@ impl fmt::Display for TaskState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn titles_are_short() {
+        let fix = TaskSpec::fix_test(TaskId("t".into()), "tests/t.py", "T.test_a");
+        assert_eq!(fix.title(), "Fix T.test_a");
+        let ask = |text: &str| TaskSpec::instruction(TaskId("t".into()), text).title();
+        assert_eq!(ask("Rename total to sum"), "Rename total to sum");
+        assert_eq!(ask("Rename total\nand its callers"), "Rename total…");
+        assert_eq!(ask(&"é".repeat(80)).chars().count(), 60);
+    }
 
     /// `allowTestEdits`: the test's text is no longer protected (nor
     /// checked), but it must still pass and nothing else may break.

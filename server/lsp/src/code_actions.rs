@@ -1,5 +1,7 @@
 //! Code actions: "Fix test <name> with Rein" on the test under the cursor,
-//! and "Ask Rein…" anywhere in the workspace.
+//! and "Ask Rein…" anywhere in the workspace — but only to a client that
+//! asks the user for the instruction (`experimental.rein.instructionPrompt`):
+//! elsewhere it could only fail.
 
 use rein_core::testfind;
 use serde_json::json;
@@ -33,6 +35,9 @@ pub fn actions(session: &Session, uri: &Uri, range: Range) -> Vec<CodeActionOrCo
             }),
             ..CodeAction::default()
         }));
+    }
+    if !session.caps().instruction_prompt {
+        return actions;
     }
     let title = "Ask Rein…".to_owned();
     let argument = json!({"uri": uri.as_str(), "range": range});

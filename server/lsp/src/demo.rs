@@ -199,6 +199,8 @@ async fn run(out: Out) -> ExitCode {
     let limit = model.limit();
     let mut viewer = Viewer::new(out, Some(APPROVAL.to_owned()));
     let options = EditorOptions {
+        kind: rein_testkit::editor::ClientKind::Capable,
+        on_question: None,
         // Accept every edit: the user approving.
         decide_edit: Box::new(|_| rein_testkit::editor::EditDecision::Accept),
         message_choices: vec![APPROVAL.to_owned()],

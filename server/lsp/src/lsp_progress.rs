@@ -90,6 +90,23 @@ impl Line {
     }
 }
 
+impl Line {
+    /// Turns used of those allowed, 0–100.
+    fn percentage(&self) -> u32 {
+        if self.max_turns == 0 {
+            return 0;
+        }
+        (u64::from(self.turn) * 100 / u64::from(self.max_turns)).min(100) as u32
+    }
+}
+
+/// One `report` as sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Report {
+    message: String,
+    percentage: u32,
+}
+
 fn tokens(n: u64) -> String {
     if n >= 1000 {
         format!("{:.1}k tok", n as f64 / 1000.0)
@@ -108,18 +125,25 @@ async fn forward(
     let token = NumberOrString::String(token(&task));
     let progress =
         session.caps().work_done_progress && create_token(&client, &session, token.clone()).await;
-    if progress {
-        send_progress(
-            &client,
-            &token,
-            json!({"kind": "begin", "title": "Rein", "cancellable": true, "message": title}),
-        )
-        .await;
-    }
     let mut line = Line {
         activity: "starting".into(),
         ..Line::default()
     };
+    // The title is the task (a client shows it next to the server's name,
+    // so not "Rein" again); the message, what it is doing; the
+    // percentage, the turns used of those allowed.
+    let mut last = Report {
+        message: line.activity.clone(),
+        percentage: 0,
+    };
+    if progress {
+        send_progress(
+            &client,
+            &token,
+            json!({"kind": "begin", "title": title, "cancellable": true, "message": last.message, "percentage": 0}),
+        )
+        .await;
+    }
     while let Some(event) = rx.recv().await {
         let report = match &event {
             TaskEvent::Status(status) => {
@@ -187,12 +211,21 @@ async fn forward(
             _ => false,
         };
         if report && progress {
-            send_progress(
-                &client,
-                &token,
-                json!({"kind": "report", "message": line.text(), "cancellable": true}),
-            )
-            .await;
+            let next = Report {
+                message: line.text(),
+                // Never backwards: a client draws it as a bar.
+                percentage: line.percentage().max(last.percentage),
+            };
+            // The same line twice says nothing new.
+            if next != last {
+                send_progress(
+                    &client,
+                    &token,
+                    json!({"kind": "report", "message": next.message, "percentage": next.percentage, "cancellable": true}),
+                )
+                .await;
+                last = next;
+            }
         }
     }
 }
@@ -301,6 +334,20 @@ impl tower_lsp_server::ls_types::notification::Notification for TaskStatusNotifi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentages_are_bounded() {
+        let mut line = Line {
+            turn: 3,
+            max_turns: 20,
+            ..Line::default()
+        };
+        assert_eq!(line.percentage(), 15);
+        line.turn = 25;
+        assert_eq!(line.percentage(), 100);
+        line.max_turns = 0;
+        assert_eq!(line.percentage(), 0);
+    }
 
     #[test]
     fn status_lines_read_well() {

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rein_core::host::disk::DiskWorkspace;
+use rein_core::inert;
 use rein_core::task::TaskId;
 use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchResult,
@@ -26,10 +27,13 @@ use rein_core::workspace::{
 use rein_text::{ContentHash, Rope, Snapshot, char_to_position, patch};
 use serde_json::{Value, json};
 use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::{ApplyWorkspaceEditResponse, Uri};
+use tower_lsp_server::ls_types::{ApplyWorkspaceEditResponse, MessageType, Uri};
 
 use crate::client_requests::{self, Unanswered};
+use crate::doubt::{self, Doubt, Settled};
+use crate::edit_approval::{self, Proposal, Verdict};
 use crate::ext::{SAVE_DOCUMENTS, SaveDocumentsParams};
+use crate::saving::{self, SaveAnswer};
 use crate::session::Session;
 
 pub struct LspWorkspace {
@@ -59,6 +63,16 @@ impl Note<'_> {
     fn annotation(&self) -> Value {
         json!({"label": self.label, "description": self.description, "needsConfirmation": self.confirm})
     }
+}
+
+/// Where a file's text was before an edit was sent.
+#[derive(Clone, Copy)]
+enum Before {
+    /// In a buffer the editor shares with Rein: what it shows is the truth.
+    Synced,
+    /// Not shared (the client does not sync the file, or does not have it
+    /// open): the disk copy then (`None`: absent).
+    Unsynced(Option<ContentHash>),
 }
 
 /// The current text of a file, wherever it lives.
@@ -257,6 +271,99 @@ impl LspWorkspace {
             .is_some()
     }
 
+    /// Asks the user about a change before it is sent, for a client that
+    /// would apply it without showing it ([`edit_approval`]).
+    async fn ask_first(&self, proposal: &Proposal<'_>) -> Verdict {
+        let seq = self.annotations.fetch_add(1, Ordering::SeqCst) + 1;
+        edit_approval::ask(
+            &self.client,
+            &self.session,
+            &self.root,
+            &self.task,
+            seq,
+            proposal,
+        )
+        .await
+    }
+
+    /// A frozen file ([`doubt`]) whose state is now known is thawed; one
+    /// still in doubt is an error for the model.
+    async fn settle(&self, path: &str) -> Result<(), WorkspaceError> {
+        let abs = self.abs(path);
+        let Some(doubt) = self.session.doubts.get(&abs) else {
+            return Ok(());
+        };
+        let disk = tokio::fs::read(&abs)
+            .await
+            .ok()
+            .map(|b| ContentHash::of_bytes(&b));
+        match doubt.settle(self.is_open(path), disk) {
+            Settled::Unknown => Err(WorkspaceError::Denied(doubt::frozen_message(path))),
+            Settled::Synced | Settled::DiskChanged => {
+                tracing::info!(path, "a file in doubt is known again");
+                self.session.doubts.clear(&abs);
+                Ok(())
+            }
+        }
+    }
+
+    /// The editor said it applied an edit that never showed. In a shared
+    /// buffer that buffer is still the truth; in one the editor does not
+    /// share, the change may sit there unsaved, so the file is frozen and
+    /// the user is asked to save it.
+    async fn in_doubt(&self, path: &str, before: Before, expected: ContentHash) -> EditOutcome {
+        let Before::Unsynced(disk_before) = before else {
+            return EditOutcome::Unknown {
+                detail: "the editor said it applied the edit, but its buffer never showed the expected text".into(),
+            };
+        };
+        if self.is_open(path) {
+            // It started sharing the file meanwhile, and shows otherwise.
+            return EditOutcome::Unknown {
+                detail: "the editor said it applied the edit, but its buffer shows other text"
+                    .into(),
+            };
+        }
+        let abs = self.abs(path);
+        self.session.doubts.freeze(
+            abs.clone(),
+            Doubt {
+                disk_before,
+                expected,
+            },
+        );
+        let answer = saving::ask_about_doubt(&self.client, &self.session, path).await;
+        let disk = tokio::fs::read(&abs)
+            .await
+            .ok()
+            .map(|b| ContentHash::of_bytes(&b));
+        if disk == Some(expected) {
+            self.session.doubts.clear(&abs);
+            return EditOutcome::Applied {
+                version: ReadVersion {
+                    buffer_version: None,
+                    hash: expected,
+                },
+                rebased_from: None,
+            };
+        }
+        match answer {
+            // The user answered: the disk copy is the file's text now
+            // (saved, or the change is not in the editor).
+            Some(said) => {
+                self.session.doubts.clear(&abs);
+                EditOutcome::Unknown {
+                    detail: format!(
+                        "the editor does not share {path} with Rein; the user says: {said}; read it again"
+                    ),
+                }
+            }
+            None => EditOutcome::Unknown {
+                detail: doubt::frozen_message(path),
+            },
+        }
+    }
+
     fn is_open(&self, path: &str) -> bool {
         self.session.open_document(&self.abs(path)).is_some()
     }
@@ -304,13 +411,27 @@ impl LspWorkspace {
             .read()
             .ok()
             .and_then(|s| s.get(open_uri).copied());
+        let opened = self
+            .session
+            .opened
+            .read()
+            .ok()
+            .and_then(|s| s.get(open_uri).copied());
+        // The disk may be overwritten while it holds what Rein last saw
+        // there, what the editor last saved, or what the editor opened:
+        // anything else is a change the editor has not seen (a checkout).
         let known = match on_disk {
             None => true,
-            Some(hash) => Some(hash) == seen || Some(hash) == saved || (ours && seen.is_none()),
+            Some(hash) => {
+                Some(hash) == seen
+                    || Some(hash) == saved
+                    || Some(hash) == opened
+                    || (ours && seen.is_none())
+            }
         };
         if !known && !ours {
             return Err(WorkspaceError::Denied(format!(
-                "{path} has unsaved changes in the editor, and the tests must run on the text the user sees; Rein cannot tell whether the file on disk changed since the editor loaded it, so it will not write it: ask the user to save {path} in the editor, then run the tests again"
+                "{path} has unsaved changes in the editor, and its file on disk changed since the editor opened it, so Rein will not write the buffer over it: ask the user to save or reload {path} in the editor, then run the tests again"
             )));
         }
         if !known {
@@ -338,6 +459,7 @@ impl Workspace for LspWorkspace {
     }
 
     async fn read_file(&self, path: &str) -> Result<FileRead, WorkspaceError> {
+        self.settle(path).await?;
         let current = self.current(path).await?;
         Ok(FileRead {
             path: path.to_owned(),
@@ -367,6 +489,7 @@ impl Workspace for LspWorkspace {
 
     async fn edit_file(&self, request: EditRequest) -> Result<EditOutcome, WorkspaceError> {
         let path = request.path.as_str();
+        self.settle(path).await?;
         let current = self.current(path).await?;
         let Fitted {
             applied,
@@ -375,6 +498,25 @@ impl Workspace for LspWorkspace {
             Ok(fitted) => fitted,
             Err(unfit) => return unfit.answer(),
         };
+        if request.needs_confirmation && !self.session.caps().change_annotations {
+            let proposal = Proposal {
+                path,
+                old: Some(&current.text),
+                new: &applied.text,
+                description: &request.description,
+            };
+            if let Verdict::Reject(reason) = self.ask_first(&proposal).await {
+                return Ok(EditOutcome::Rejected { reason });
+            }
+            // The user approved a change to the text as it was: if it moved
+            // on meanwhile, the model reads it again and proposes anew.
+            let now = self.current(path).await?;
+            if now.version.hash != current.version.hash {
+                return Ok(EditOutcome::Stale {
+                    current: now.version,
+                });
+            }
+        }
         let expected = ContentHash::of_str(&applied.text);
         let uri = self.uri_of(path)?;
         let note = Note {
@@ -389,6 +531,11 @@ impl Workspace for LspWorkspace {
             &applied.text,
             &note,
         );
+        let before = if self.is_open(path) {
+            Before::Synced
+        } else {
+            Before::Unsynced(Some(current.version.hash))
+        };
         let response = match self.apply(payload, &request.label).await {
             Ok(response) => response,
             Err(detail) => return Ok(EditOutcome::Unknown { detail }),
@@ -403,9 +550,7 @@ impl Workspace for LspWorkspace {
                     current: now.version,
                 });
             }
-            let reason = response
-                .failure_reason
-                .unwrap_or_else(|| "the user rejected this edit".into());
+            let reason = response.failure_reason.unwrap_or_default();
             return Ok(EditOutcome::Rejected { reason });
         }
         self.mark_edited(path);
@@ -414,14 +559,13 @@ impl Workspace for LspWorkspace {
                 version,
                 rebased_from,
             }),
-            None => Ok(EditOutcome::Unknown {
-                detail: "the editor said it applied the edit, but its buffer never showed the expected text".into(),
-            }),
+            None => Ok(self.in_doubt(path, before, expected).await),
         }
     }
 
     async fn create_file(&self, request: CreateRequest) -> Result<EditOutcome, WorkspaceError> {
         let path = request.path.as_str();
+        self.settle(path).await?;
         if self.is_open(path) || tokio::fs::try_exists(self.abs(path)).await.unwrap_or(false) {
             return Err(WorkspaceError::AlreadyExists {
                 path: path.to_owned(),
@@ -432,6 +576,17 @@ impl Workspace for LspWorkspace {
             return Err(WorkspaceError::Denied(format!(
                 "this editor cannot create files through the language server (no workspaceEdit.resourceOperations create support), so {path} was not created; ask the user to create it"
             )));
+        }
+        if request.needs_confirmation && !caps.change_annotations {
+            let proposal = Proposal {
+                path,
+                old: None,
+                new: &request.content,
+                description: &request.description,
+            };
+            if let Verdict::Reject(reason) = self.ask_first(&proposal).await {
+                return Ok(EditOutcome::Rejected { reason });
+            }
         }
         let uri = self.uri_of(path)?;
         let annotation = self.annotation_id();
@@ -460,27 +615,22 @@ impl Workspace for LspWorkspace {
             Err(detail) => return Ok(EditOutcome::Unknown { detail }),
         };
         if !response.applied {
-            let reason = response
-                .failure_reason
-                .unwrap_or_else(|| "the user rejected this new file".into());
+            let reason = response.failure_reason.unwrap_or_default();
             return Ok(EditOutcome::Rejected { reason });
         }
         self.mark_edited(path);
-        match self
-            .confirm(path, ContentHash::of_str(&request.content))
-            .await
-        {
+        let expected = ContentHash::of_str(&request.content);
+        match self.confirm(path, expected).await {
             Some(version) => Ok(EditOutcome::Applied {
                 version,
                 rebased_from: None,
             }),
-            None => Ok(EditOutcome::Unknown {
-                detail: "the editor said it created the file, but it never showed it".into(),
-            }),
+            None => Ok(self.in_doubt(path, Before::Unsynced(None), expected).await),
         }
     }
 
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
+        self.settle_all().await?;
         let edited: BTreeSet<String> = self.edited.lock().map(|e| e.clone()).unwrap_or_default();
         // Every buffer of the workspace whose text is not on disk: those
         // Rein edited, and the user's own unsaved changes too. Tests and
@@ -510,39 +660,133 @@ impl Workspace for LspWorkspace {
             tracing::info!(task = %self.task, files = ?theirs, "saving the user's unsaved buffers before running commands");
         }
         if self.session.caps().save_documents {
-            let uris: Vec<Uri> = pending
-                .iter()
-                .filter_map(|(_, uri, _)| uri.parse().ok())
-                .collect();
-            let client = self.client.clone();
-            let save = async move {
-                client
-                    .send_request::<SaveDocuments>(SaveDocumentsParams { uris })
-                    .await
-            };
-            client_requests::spawn(
-                SAVE_DOCUMENTS,
-                self.session.options.client_request_timeout,
-                save,
-            )
-            .await
-            .ok()
-            .flatten();
-            for (path, _, snap) in &pending {
-                if !self.saved_as_shown(path, snap.content_hash()).await {
-                    return Err(WorkspaceError::Io {
-                        path: path.clone(),
-                        reason: "the editor was asked to save it but the file on disk still differs from the buffer".into(),
-                    });
-                }
-            }
-            return Ok(());
+            return self.save_through_editor(&pending).await;
         }
-        for (path, uri, snap) in &pending {
-            self.write_through(path, &snap.text(), uri, edited.contains(path))
-                .await?;
+        let names: Vec<String> = pending.iter().map(|(path, ..)| path.clone()).collect();
+        match self.ask_to_save(&names).await {
+            SaveAnswer::Saved => Ok(()),
+            SaveAnswer::Declined(reason) => Err(WorkspaceError::Denied(format!(
+                "{} not saved ({reason}), so the tests would not run on the text the user sees; ask the user to save {}, or go on without running commands",
+                names.join(", "),
+                if names.len() == 1 { "it" } else { "them" }
+            ))),
+            SaveAnswer::Write => {
+                let mut written = Vec::new();
+                for path in &names {
+                    // The buffer as it is now: the user may have typed
+                    // while the question was open.
+                    let Some((uri, snap)) = self.session.open_document(&self.abs(path)) else {
+                        continue;
+                    };
+                    if let Err(e) = self
+                        .write_through(path, &snap.text(), &uri, edited.contains(path))
+                        .await
+                    {
+                        saving::tell(
+                            &self.client,
+                            MessageType::WARNING,
+                            format!("Rein did not write {}: {e}", inert::line(path)),
+                        )
+                        .await;
+                        return Err(e);
+                    }
+                    written.push(path.clone());
+                }
+                if !written.is_empty() {
+                    saving::tell_written(&self.client, &written).await;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl LspWorkspace {
+    /// Every frozen file of this workspace must be known before commands
+    /// run: tests on a disk copy that may lack Rein's change prove nothing.
+    async fn settle_all(&self) -> Result<(), WorkspaceError> {
+        for abs in self.session.doubts.paths() {
+            let Ok(relative) = abs.strip_prefix(&self.root) else {
+                continue;
+            };
+            let path = relative.to_string_lossy().replace('\\', "/");
+            if self.settle(&path).await.is_err() {
+                return Err(WorkspaceError::Denied(format!(
+                    "{path} may hold an unsaved change of Rein's in the editor (it does not share that file with Rein), so the tests would not run on the text the user sees; ask the user to save {path}, then run them again"
+                )));
+            }
         }
         Ok(())
+    }
+
+    /// `rein/saveDocuments`, then a check that each file holds its buffer.
+    async fn save_through_editor(
+        &self,
+        pending: &[(String, String, Snapshot)],
+    ) -> Result<(), WorkspaceError> {
+        let uris: Vec<Uri> = pending
+            .iter()
+            .filter_map(|(_, uri, _)| uri.parse().ok())
+            .collect();
+        let client = self.client.clone();
+        let save = async move {
+            client
+                .send_request::<SaveDocuments>(SaveDocumentsParams { uris })
+                .await
+        };
+        client_requests::spawn(
+            SAVE_DOCUMENTS,
+            self.session.options.client_request_timeout,
+            save,
+        )
+        .await
+        .ok()
+        .flatten();
+        for (path, _, snap) in pending {
+            if !self.saved_as_shown(path, snap.content_hash()).await {
+                return Err(WorkspaceError::Io {
+                    path: path.clone(),
+                    reason: "the editor was asked to save it but the file on disk still differs from the buffer".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A client that cannot be asked to save: the user is asked, and the
+    /// question ends as soon as the user has saved every file (the editor's
+    /// `didSave`), or with the user's answer.
+    async fn ask_to_save(&self, paths: &[String]) -> SaveAnswer {
+        if self.session.write_buffers_always.load(Ordering::SeqCst) {
+            return SaveAnswer::Write;
+        }
+        let question = saving::ask_to_save(&self.client, &self.session, paths);
+        let saved = self
+            .session
+            .wait_for(self.session.approval_timeout(), None, || async {
+                for path in paths {
+                    if !self.on_disk_as_shown(path).await {
+                        return None;
+                    }
+                }
+                Some(())
+            });
+        tokio::select! {
+            Some(()) = saved => SaveAnswer::Saved,
+            answer = question => answer,
+        }
+    }
+
+    /// The file on disk holds what its buffer shows (or it is no longer
+    /// open: nothing left to save).
+    async fn on_disk_as_shown(&self, path: &str) -> bool {
+        let abs = self.abs(path);
+        let Some((_, snap)) = self.session.open_document(&abs) else {
+            return true;
+        };
+        tokio::fs::read(&abs)
+            .await
+            .is_ok_and(|bytes| ContentHash::of_bytes(&bytes) == snap.content_hash())
     }
 }
 

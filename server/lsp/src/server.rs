@@ -434,6 +434,11 @@ impl LanguageServer for Backend {
                 .docs
                 .open(doc.uri.as_str(), &doc.language_id, doc.version, &doc.text)
         });
+        // What the editor loaded: a disk copy still holding it was not
+        // changed behind the editor's back.
+        if let Ok(mut opened) = self.shared.opened.write() {
+            opened.insert(doc.uri.as_str().to_owned(), ContentHash::of_str(&doc.text));
+        }
         self.shared.changed();
         if reopened == Some(true) {
             tracing::warn!(
@@ -510,6 +515,9 @@ impl LanguageServer for Backend {
         let was_open = guard::notification("textDocument/didClose", || {
             self.shared.docs.close(uri.as_str())
         });
+        if let Ok(mut opened) = self.shared.opened.write() {
+            opened.remove(uri.as_str());
+        }
         self.shared.changed();
         if was_open == Some(false) {
             tracing::warn!(

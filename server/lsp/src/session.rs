@@ -70,10 +70,24 @@ pub struct ClientCaps {
     /// `experimental.rein.saveDocuments`: the client saves buffers on
     /// request (`rein/saveDocuments`).
     pub save_documents: bool,
+    /// `experimental.rein.instructionPrompt`: the client asks the user for
+    /// an instruction before it sends `rein.runTask` (our extensions do),
+    /// so "Ask Rein…" can work there.
+    pub instruction_prompt: bool,
+    /// `window.showDocument.support`: the client opens a file Rein names
+    /// (how a proposed edit's diff is shown where annotations are not).
+    pub show_document: bool,
 }
 
 impl ClientCaps {
     pub fn from_lsp(caps: &ClientCapabilities) -> Self {
+        let experimental = |pointer: &str| {
+            caps.experimental
+                .as_ref()
+                .and_then(|e| e.pointer(pointer))
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        };
         let edit = caps
             .workspace
             .as_ref()
@@ -96,12 +110,13 @@ impl ClientCaps {
                 .as_ref()
                 .and_then(|w| w.work_done_progress)
                 .unwrap_or(false),
-            save_documents: caps
-                .experimental
+            save_documents: experimental("/rein/saveDocuments"),
+            instruction_prompt: experimental("/rein/instructionPrompt"),
+            show_document: caps
+                .window
                 .as_ref()
-                .and_then(|e| e.pointer("/rein/saveDocuments"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+                .and_then(|w| w.show_document.as_ref())
+                .is_some_and(|s| s.support),
         }
     }
 }
@@ -121,6 +136,15 @@ pub struct Session {
     pub changes: watch::Sender<u64>,
     /// The hash of each document's text when the editor last saved it.
     pub saved: RwLock<HashMap<String, ContentHash>>,
+    /// The hash of each document's text when the editor opened it: a disk
+    /// copy that still holds exactly that was not changed behind the
+    /// editor's back, so Rein may write the buffer over it.
+    pub opened: RwLock<HashMap<String, ContentHash>>,
+    /// Files whose last edit is in doubt, frozen until their state is known.
+    pub doubts: crate::doubt::Doubts,
+    /// The user chose "Always write them": unsaved buffers are written
+    /// before commands run, without asking again this session.
+    pub write_buffers_always: AtomicBool,
     pub shutdown_requested: AtomicBool,
     pub tasks: Tasks,
     pub options: ServerOptions,
@@ -172,6 +196,9 @@ impl Session {
             settings: RwLock::new(Value::Null),
             changes: watch::channel(0).0,
             saved: RwLock::new(HashMap::new()),
+            opened: RwLock::new(HashMap::new()),
+            doubts: crate::doubt::Doubts::default(),
+            write_buffers_always: AtomicBool::new(false),
             shutdown_requested: AtomicBool::new(false),
             tasks: Tasks::default(),
             store: std::sync::Mutex::new(None),

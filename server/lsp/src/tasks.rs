@@ -60,7 +60,7 @@ struct Running {
 impl Tasks {
     /// Starts `spec` in the background; returns its id at once.
     pub fn start(session: &Arc<Session>, client: &Client, spec: TaskSpec) -> TaskId {
-        let (id, title) = (spec.id.clone(), spec.goal.clone());
+        let (id, title) = (spec.id.clone(), spec.title());
         let work = Work::Start(spec);
         Self::spawn(session, client, id, title, work)
     }
@@ -68,7 +68,7 @@ impl Tasks {
     /// Resumes a task left unfinished (a crash, or waiting for the user):
     /// reconciles it first, then continues it in the background.
     pub fn resume(session: &Arc<Session>, client: &Client, id: TaskId) -> TaskId {
-        let title = format!("resuming task {id}");
+        let title = format!("Resume task {id}");
         Self::spawn(session, client, id.clone(), title, Work::Resume(id))
     }
 

@@ -4,6 +4,10 @@
 //! version is stale, as VS Code does) and answers the server's other
 //! requests. Tests script the user's side (accept, reject, type, ignore);
 //! `rein demo` uses it to drive the real server as an editor would.
+//!
+//! It plays one of two clients ([`ClientKind`]): one as capable as our
+//! extensions, or a plain LSP client that does less (as Helix, eglot or
+//! Kate do), where Rein's promises must hold too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,8 +33,54 @@ pub enum EditDecision {
     Hold,
 }
 
+/// Which LSP client the editor plays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientKind {
+    /// As capable as our extensions: versioned edits with change
+    /// annotations (the editor asks the user), `rein/saveDocuments`, an
+    /// instruction prompt, UTF-16, every buffer synced.
+    Capable,
+    /// A standard client that does less: no change annotations (it applies
+    /// an edit without showing it) and answers every `applyEdit` with
+    /// `applied: true`, whatever its version; no `rein/saveDocuments`, no
+    /// instruction prompt; offers UTF-8; shows documents
+    /// (`window/showDocument`); and syncs only the buffers of the language
+    /// ids listed (others stay in the editor alone, as a `.txt` or `.toml`
+    /// in a client that associates Rein with Python only).
+    Plain { synced_languages: Vec<String> },
+}
+
+impl ClientKind {
+    /// A plain client that syncs the usual source languages.
+    pub fn plain() -> Self {
+        ClientKind::Plain {
+            synced_languages: ["python", "rust", "javascript", "typescript", "go"]
+                .map(String::from)
+                .to_vec(),
+        }
+    }
+}
+
+/// What the user does with a `window/showMessageRequest`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    Choose(String),
+    Dismiss,
+    /// Never answer (the server may withdraw it).
+    Ignore,
+    /// Save every buffer whose text is not on disk, then choose this (or,
+    /// `None`, leave the question open).
+    SaveAllThen(Option<String>),
+}
+
+/// A script for the user's answers to questions.
+pub type OnQuestion = Box<dyn FnMut(&Value) -> Reply + Send>;
+
 /// How the editor answers the server.
 pub struct EditorOptions {
+    pub kind: ClientKind,
+    /// Decides each question; without it, [`Self::message_choices`] does.
+    pub on_question: Option<OnQuestion>,
     pub decide_edit: Box<dyn FnMut(&Value) -> EditDecision + Send>,
     /// The answers the user gives in `window/showMessageRequest`: the
     /// first of these titles among the actions offered is chosen; none of
@@ -55,6 +105,8 @@ pub type Formatter = Box<dyn Fn(&str) -> String + Send>;
 impl Default for EditorOptions {
     fn default() -> Self {
         Self {
+            kind: ClientKind::Capable,
+            on_question: None,
             decide_edit: Box::new(|_| EditDecision::Accept),
             message_choices: vec!["Allow once".into()],
             settings: Value::Null,
@@ -77,6 +129,10 @@ pub struct HeadlessEditor<W> {
     pub options: EditorOptions,
     received: Vec<Value>,
     timeout: Duration,
+    /// The position encoding the server chose (UTF-16 until it says).
+    encoding: OffsetEncoding,
+    /// Documents the server asked to show (`window/showDocument`), as URIs.
+    shown: Vec<String>,
 }
 
 /// `file://` URI of an absolute path (spaces and `%` escaped).
@@ -129,7 +185,28 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             options,
             received: Vec::new(),
             timeout: Duration::from_secs(60),
+            encoding: OffsetEncoding::Utf16,
+            shown: Vec::new(),
         }
+    }
+
+    fn plain(&self) -> bool {
+        matches!(self.options.kind, ClientKind::Plain { .. })
+    }
+
+    /// Whether the server hears of a buffer of this language.
+    fn synced(&self, language: &str) -> bool {
+        match &self.options.kind {
+            ClientKind::Capable => true,
+            ClientKind::Plain { synced_languages } => {
+                synced_languages.iter().any(|l| l == language)
+            }
+        }
+    }
+
+    /// The documents the server asked to show, as URIs.
+    pub fn shown(&self) -> &[String] {
+        &self.shown
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -168,7 +245,20 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
     /// editor (versioned edits, file creation, annotations, progress).
     pub async fn initialize(&mut self) -> Result<Value, ClientError> {
         let root_uri = file_uri(&self.root);
-        let capabilities = json!({
+        let capabilities = if self.plain() {
+            json!({
+                "workspace": {
+                    "applyEdit": true,
+                    "configuration": true,
+                    "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"]},
+                    "workspaceFolders": true
+                },
+                "window": {"workDoneProgress": true, "showDocument": {"support": true}},
+                "general": {"positionEncodings": ["utf-8", "utf-16"]},
+                "textDocument": {"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", ""]}}}}
+            })
+        } else {
+            json!({
             "workspace": {
                 "applyEdit": true,
                 "configuration": true,
@@ -178,8 +268,9 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             "window": {"workDoneProgress": true, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}}},
             "general": {"positionEncodings": ["utf-16"]},
             "textDocument": {"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", ""]}}}},
-            "experimental": {"rein": {"saveDocuments": self.options.save_documents}}
-        });
+            "experimental": {"rein": {"saveDocuments": self.options.save_documents, "instructionPrompt": true}}
+            })
+        };
         let params = json!({
             "processId": std::process::id(),
             "rootUri": root_uri,
@@ -189,6 +280,9 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             "initializationOptions": self.options.settings
         });
         let response = self.request("initialize", params).await?;
+        if response["result"]["capabilities"]["positionEncoding"] == "utf-8" {
+            self.encoding = OffsetEncoding::Utf8;
+        }
         self.client.notify("initialized", json!({})).await?;
         Ok(response)
     }
@@ -208,12 +302,14 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
     async fn open_with(&mut self, rel: &str, text: &str) -> Result<(), ClientError> {
         let uri = self.uri(rel);
         let language = language_of(rel).to_owned();
-        self.client
-            .notify(
-                "textDocument/didOpen",
-                json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
-            )
-            .await?;
+        if self.synced(&language) {
+            self.client
+                .notify(
+                    "textDocument/didOpen",
+                    json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
+                )
+                .await?;
+        }
         self.buffers.insert(
             uri,
             Buffer {
@@ -239,9 +335,9 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             });
         };
         let rope = Rope::from_str(&text);
+        let encoding = self.encoding;
         let pos = |byte: usize| {
-            let p =
-                rein_text::char_to_position(&rope, rope.byte_to_char(byte), OffsetEncoding::Utf16);
+            let p = rein_text::char_to_position(&rope, rope.byte_to_char(byte), encoding);
             json!({"line": p.line, "character": p.character})
         };
         let change =
@@ -251,15 +347,18 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
 
     /// Applies LSP content changes to a buffer and tells the server.
     async fn change(&mut self, uri: &str, changes: Vec<Value>) -> Result<(), ClientError> {
+        let encoding = self.encoding;
         let Some(buffer) = self.buffers.get_mut(uri) else {
             return Ok(());
         };
         let version = buffer.doc.version() + 1;
         let parsed: Vec<rein_text::ContentChange> =
             changes.iter().filter_map(parse_change).collect();
-        buffer
-            .doc
-            .apply_changes(version, parsed, OffsetEncoding::Utf16);
+        buffer.doc.apply_changes(version, parsed, encoding);
+        let language = buffer.language.clone();
+        if !self.synced(&language) {
+            return Ok(());
+        }
         self.client
             .notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}))
             .await
@@ -283,12 +382,35 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             }
         }
         std::fs::write(uri_path(uri), &text)?;
+        let synced = self
+            .buffers
+            .get(uri)
+            .is_some_and(|b| self.synced(&b.language));
+        if !synced {
+            return Ok(());
+        }
         self.client
             .notify(
                 "textDocument/didSave",
                 json!({"textDocument": {"uri": uri}, "text": text}),
             )
             .await
+    }
+
+    /// Saves every buffer whose text is not what its file holds.
+    pub async fn save_all(&mut self) -> Result<(), ClientError> {
+        let dirty: Vec<String> = self
+            .buffers
+            .iter()
+            .filter(|(uri, b)| {
+                std::fs::read_to_string(uri_path(uri)).ok() != Some(b.doc.snapshot().text())
+            })
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in dirty {
+            self.save_uri(&uri).await?;
+        }
+        Ok(())
     }
 
     /// Sends a request and answers the server's requests until the
@@ -367,19 +489,40 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                     .await?
             }
             "window/showMessageRequest" => {
-                let offered: Vec<&str> = request["params"]["actions"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|a| a["title"].as_str()).collect())
-                    .unwrap_or_default();
-                let choice = self
-                    .options
-                    .message_choices
-                    .iter()
-                    .find(|c| offered.contains(&c.as_str()))
-                    .map_or(Value::Null, |t| json!({"title": t}));
-                self.client.respond(&id, choice).await?
+                let reply = match &mut self.options.on_question {
+                    Some(decide) => decide(&request["params"]),
+                    None => {
+                        let offered: Vec<&str> = request["params"]["actions"]
+                            .as_array()
+                            .map(|a| a.iter().filter_map(|a| a["title"].as_str()).collect())
+                            .unwrap_or_default();
+                        self.options
+                            .message_choices
+                            .iter()
+                            .find(|c| offered.contains(&c.as_str()))
+                            .map_or(Reply::Dismiss, |t| Reply::Choose(t.clone()))
+                    }
+                };
+                let choice = match reply {
+                    Reply::Choose(title) => Some(json!({"title": title})),
+                    Reply::Dismiss => Some(Value::Null),
+                    Reply::Ignore => None,
+                    Reply::SaveAllThen(title) => {
+                        self.save_all().await?;
+                        title.map(|t| json!({"title": t}))
+                    }
+                };
+                if let Some(choice) = choice {
+                    self.client.respond(&id, choice).await?
+                }
             }
-            "rein/saveDocuments" => {
+            "window/showDocument" => {
+                if let Some(uri) = request["params"]["uri"].as_str() {
+                    self.shown.push(uri.to_owned());
+                }
+                self.client.respond(&id, json!({"success": true})).await?
+            }
+            "rein/saveDocuments" if self.options.save_documents && !self.plain() => {
                 for uri in request["params"]["uris"]
                     .as_array()
                     .cloned()
@@ -409,7 +552,8 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
         let id = request["id"].clone();
         let result = match decision {
             EditDecision::Reject => {
-                json!({"applied": false, "failureReason": "the user rejected the edit"})
+                // As VS Code's client answers a declined edit: no reason.
+                json!({"applied": false})
             }
             EditDecision::ClaimWithoutApplying => json!({"applied": true}),
             EditDecision::Ignore | EditDecision::Hold => return Ok(()),
@@ -418,6 +562,8 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                 .await?
             {
                 Ok(()) => json!({"applied": true}),
+                // A plain client says so whatever happened.
+                Err(_) if self.plain() => json!({"applied": true}),
                 Err(reason) => json!({"applied": false, "failureReason": reason}),
             },
         };
@@ -464,8 +610,9 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                 ));
             }
         }
-        // Check every versioned edit first: all or nothing.
-        for (uri, version, _, _) in &operations {
+        // Check every versioned edit first: all or nothing. (A plain
+        // client applies it whatever its version.)
+        for (uri, version, _, _) in operations.iter().filter(|_| !self.plain()) {
             if let (Some(v), Some(buffer)) = (version, self.buffers.get(uri))
                 && i64::from(buffer.doc.version()) != *v
             {

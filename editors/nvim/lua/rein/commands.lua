@@ -174,6 +174,30 @@ function M.ask(opts)
   end
 end
 
+--- The "Ask Rein…" code action (`rein.runTask` without an instruction):
+--- it carries the place; the user gives the words. Registered as the
+--- client's handler of that command, so the server never sees it bare.
+function M.ask_action(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return
+  end
+  local arg = vim.deepcopy(type(command.arguments) == 'table' and command.arguments[1] or {})
+  local function run(instruction)
+    instruction = vim.trim(instruction or '')
+    if instruction == '' then
+      return
+    end
+    arg.instruction = instruction
+    lsp.execute(client, 'rein.runTask', arg, started(client, instruction), ctx.bufnr)
+  end
+  if type(arg.instruction) == 'string' and vim.trim(arg.instruction) ~= '' then
+    run(arg.instruction)
+  else
+    vim.ui.input({ prompt = 'Ask Rein: ' }, run)
+  end
+end
+
 --- :Rein answer [text] — answers the question of a task waiting for you.
 function M.answer(opts)
   local waiting = vim.tbl_filter(function(t)

@@ -27,7 +27,8 @@ end
 
 --- What a client must advertise for Rein: versioned edits with change
 --- annotations (so each edit is tied to the buffer version it was computed
---- on and marked for confirmation), file creation, and rein/saveDocuments.
+--- on and marked for confirmation), file creation, rein/saveDocuments, and
+--- an instruction prompt for "Ask Rein…" (`commands.ask_action`).
 function M.capabilities()
   return {
     workspace = {
@@ -40,7 +41,7 @@ function M.capabilities()
       configuration = true,
     },
     window = { workDoneProgress = true },
-    experimental = { rein = { saveDocuments = true } },
+    experimental = { rein = { saveDocuments = true, instructionPrompt = true } },
   }
 end
 
@@ -85,6 +86,7 @@ function M.config()
     root_dir = root_dir(opts.root_markers),
     capabilities = M.capabilities(),
     handlers = M.handlers(),
+    commands = { ['rein.runTask'] = require('rein.commands').ask_action },
     init_options = settings,
     settings = { rein = settings },
     on_exit = function(_, _, client_id)

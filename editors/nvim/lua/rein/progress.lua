@@ -177,7 +177,7 @@ local function on_progress(ev)
   end
   local t = task(id, data.client_id)
   if value.kind == 'begin' then
-    t.title = type(value.message) == 'string' and value.message or t.title
+    t.title = type(value.title) == 'string' and value.title or t.title
   elseif value.kind == 'report' and type(value.message) == 'string' then
     t.message = value.message
   end

@@ -865,7 +865,7 @@ impl Workspace for DiskWorkspace {
                 .await
         {
             return Ok(EditOutcome::Rejected {
-                reason: "the user rejected this edit".into(),
+                reason: String::new(),
             });
         }
 
@@ -923,7 +923,7 @@ impl Workspace for DiskWorkspace {
                 .await
         {
             return Ok(EditOutcome::Rejected {
-                reason: "the user rejected this new file".into(),
+                reason: String::new(),
             });
         }
 

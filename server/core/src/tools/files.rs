@@ -84,7 +84,8 @@ pub async fn edit_file(
             .changed()
         }
         Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
-            "The user rejected this edit to {path} ({reason}). Do not propose the same change again; take another approach or ask the user what they want."
+            "The user rejected this edit to {path}{}. Do not propose the same change again; take another approach or ask the user what they want.",
+            because(&reason)
         )),
         Ok(EditOutcome::Stale { current }) => {
             cx.reads.forget(path);
@@ -102,6 +103,16 @@ pub async fn edit_file(
             .changed()
         }
         Err(e) => ToolOutput::error(workspace_error(e)),
+    }
+}
+
+/// A rejection's reason, when there is one to give: " (reason)".
+fn because(reason: &str) -> String {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({reason})")
     }
 }
 
@@ -131,9 +142,10 @@ pub async fn create_file(
             )
             .changed()
         }
-        Ok(EditOutcome::Rejected { reason }) => {
-            ToolOutput::error(format!("The user rejected creating {path} ({reason})."))
-        }
+        Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
+            "The user rejected creating {path}{}.",
+            because(&reason)
+        )),
         Ok(EditOutcome::Stale { current }) => ToolOutput::error(format!(
             "{path} appeared while the file was being created ({}); read it and edit it instead.",
             current.label()
