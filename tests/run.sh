@@ -6,15 +6,11 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 
-step "toolchain"
-for component in rustfmt clippy; do
-  if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
-    rustup component add "$component"
-  fi
-done
-if ! cargo nextest --version >/dev/null 2>&1; then
-  cargo install cargo-nextest --locked
-fi
+step "prerequisites (rustfmt, clippy, cargo-nextest, python3 with venv and pip)"
+# Under the suite's one install lock, like every first-use install of the
+# tests (tests/install-lib.sh); tests/cold-start.sh proves they work from
+# an empty HOME, several at once.
+./tests/prerequisites.sh
 
 step "format"
 cargo fmt --all --check

@@ -670,7 +670,20 @@ mod pytest {
         let cache = cache_dir();
         let target = cache.join("pytest-9.0.3");
         if !works(Some(&target)) {
-            install(&cache, &target);
+            // The suite's one install lock (tests/install-lib.sh): one
+            // process installs, the others wait and find it done.
+            std::fs::create_dir_all(&cache).unwrap();
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(cache.join("install.lock"))
+                .unwrap();
+            let _lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+                .map_err(|(_, e)| e)
+                .unwrap();
+            if !works(Some(&target)) {
+                install(&cache, &target);
+            }
         }
         assert!(
             works(Some(&target)),
@@ -689,7 +702,11 @@ mod pytest {
         command.output().is_ok_and(|o| o.status.success())
     }
 
+    /// The suite's cache folder, as tests/install-lib.sh has it.
     fn cache_dir() -> PathBuf {
+        if let Some(dir) = std::env::var_os("REIN_TEST_CACHE") {
+            return PathBuf::from(dir);
+        }
         std::env::var_os("XDG_CACHE_HOME")
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
@@ -698,9 +715,9 @@ mod pytest {
             .join("rein-tests")
     }
 
-    /// `pip install --target` into a fresh folder, then a rename: tests
-    /// installing at once each finish their own copy, and the first
-    /// rename wins; an interrupted install never leaves a half copy.
+    /// `pip install --target` into a fresh folder, then a rename (under
+    /// the install lock): an interrupted install never leaves a half copy,
+    /// and a broken copy left before is replaced.
     fn install(cache: &Path, target: &Path) {
         std::fs::create_dir_all(cache).unwrap();
         let work = tempfile::Builder::new()
@@ -726,6 +743,7 @@ mod pytest {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        let _ = std::fs::rename(work.path(), target);
+        let _ = std::fs::remove_dir_all(target);
+        std::fs::rename(work.path(), target).unwrap();
     }
 }

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Idempotent set-up for the VS Code suites (tests/vscode.rs), one part at a
-# time; concurrent callers wait for each other (flock). Prints the path of
-# what it made on its last line of stdout; everything else goes to stderr.
+# time. Prints the path of what it made on its last line of stdout;
+# everything else goes to stderr.
 #
 #   setup.sh extension    npm ci in editors/vscode (skipped while package-lock.json is unchanged)
 #   setup.sh vsix         the above, then build and package the extension -> target/vscode/rein.vsix
 #   setup.sh code-server  code-server 4.100.3 (VS Code 1.100.3) with its native modules, cached in
-#                         ${REIN_TEST_CACHE:-~/.cache/rein-tests}/code-server-4.100.3; and headless Chromium
+#                         ${REIN_TEST_CACHE:-${XDG_CACHE_HOME:-~/.cache}/rein-tests}/code-server-4.100.3;
+#                         and headless Chromium
+#
+# The suite's tests run it several at once, on a fresh machine too: every
+# check-then-install runs under the suite's one install lock, taken before
+# the check, and apt waits for dpkg's lock (tests/install-lib.sh).
+# tests/cold-start.sh proves it from an empty HOME and cache.
 #
 # Needs Node 20 with npm, and the npm registry and Debian's packages
 # (the first run only). Any failure exits non-zero with the reason.
@@ -16,8 +22,12 @@ CODE_SERVER_VERSION=4.100.3
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 ext="$root/editors/vscode"
 state="$root/target/vscode"
-cache="${REIN_TEST_CACHE:-$HOME/.cache/rein-tests}"
-mkdir -p "$state" "$cache"
+# shellcheck source=../install-lib.sh
+. "$root/tests/install-lib.sh"
+cache="$(rein_test_cache)"
+mkdir -p "$state"
+# The install lock is released however the script ends.
+trap install_unlock EXIT
 
 say() { printf '[vscode setup] %s\n' "$*" >&2; }
 die() { printf '[vscode setup] error: %s\n' "$*" >&2; exit 1; }
@@ -31,32 +41,29 @@ need_node() {
   [ "$major" = 20 ] || die "Node $major found; code-server $CODE_SERVER_VERSION and this suite need Node 20"
 }
 
-# Debian packages: native-module headers for code-server, ripgrep (VS Code's
-# search), and the browser that drives the workbench.
-need_packages() {
-  # One installer at a time: the suite's tests set up in parallel, and two
-  # apt-gets at once fail on dpkg's lock (seen on a fresh machine).
-  exec 7>"$state/packages.lock"
-  flock 7
-  local missing=()
-  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-  if [ "${#missing[@]}" -eq 0 ]; then
-    flock -u 7
-    return 0
+# node-gyp builds code-server's native modules against Node's headers. It
+# downloads them from nodejs.org (into ~/.cache/node-gyp) unless told where
+# they are: the ones installed with this Node (Debian's and NodeSource's
+# nodejs ship them in /usr/include/node, nvm's in its prefix) when they are
+# this version's. A user's ~/.npmrc may say `nodedir`, a fresh machine's has
+# nothing, and nodejs.org may be out of reach.
+node_headers() {
+  [ -z "${npm_config_nodedir:-}" ] || return 0
+  local prefix version
+  prefix="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
+  [ -f "$prefix/include/node/node_version.h" ] || return 0
+  version="$(awk '/^#define NODE_(MAJOR|MINOR|PATCH)_VERSION / { v = v (v == "" ? "" : ".") $3 } END { print "v" v }' \
+    "$prefix/include/node/node_version.h")"
+  if [ "$version" = "$(node --version)" ]; then
+    export npm_config_nodedir="$prefix"
   fi
-  [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]} (run: sudo apt-get install -y ${missing[*]})"
-  say "installing ${missing[*]}"
-  # Another program's apt may hold the lock too: wait for it.
-  apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || die "apt-get update failed (no network to Debian's mirrors?)"
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >&2 \
-    || die "apt-get install ${missing[*]} failed"
-  flock -u 7
 }
 
-extension() {
-  need_node
-  exec 8>"$state/extension.lock"
-  flock 8
+# npm ci in editors/vscode unless node_modules matches package-lock.json.
+# The caller holds extension.lock (fd 8): nobody packages from node_modules
+# while it is replaced.
+npm_ci() {
+  install_lock || die "cannot take the install lock"
   local want have=""
   want="$(sha256sum "$ext/package-lock.json" | cut -d' ' -f1)"
   [ -f "$ext/node_modules/.rein-lock-sha256" ] && have="$(cat "$ext/node_modules/.rein-lock-sha256")"
@@ -64,17 +71,26 @@ extension() {
     say "npm ci in editors/vscode"
     # No install scripts: nothing here needs a native build (keytar is
     # vsce's optional credential store, unused for packaging).
-    (cd "$ext" && npm ci --ignore-scripts --no-audit --no-fund >&2) \
+    (cd "$ext" && npm ci --ignore-scripts --no-audit --no-fund >&2 7>&- 8>&-) \
       || die "npm ci in editors/vscode failed (no network to the npm registry?)"
     echo "$want" >"$ext/node_modules/.rein-lock-sha256"
   fi
+  install_unlock
+}
+
+extension() {
+  need_node
+  exec 8>>"$state/extension.lock"
+  flock 8
+  npm_ci
   echo "$ext"
 }
 
 vsix() {
-  extension >/dev/null
-  exec 8>"$state/extension.lock"
+  need_node
+  exec 8>>"$state/extension.lock"
   flock 8
+  npm_ci
   say "building and packaging the extension"
   # Packaged beside the old one and renamed over it: a concurrent test may
   # be installing the previous package, and must never read a half-written one.
@@ -88,15 +104,19 @@ vsix() {
 
 code_server() {
   need_node
-  need_packages libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium build-essential python3
+  install_lock || die "cannot take the install lock"
+  # Debian packages: native-module headers for code-server, ripgrep (VS
+  # Code's search), and the browser that drives the workbench.
+  apt_install libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium build-essential python3 \
+    || die "the Debian packages code-server needs are missing"
   local dir="$cache/code-server-$CODE_SERVER_VERSION"
-  exec 9>"$dir.lock"
-  flock 9
   if [ -f "$dir/.complete" ]; then
+    install_unlock
     echo "$dir/node_modules/.bin/code-server"
     return
   fi
   say "installing code-server $CODE_SERVER_VERSION into $dir (once; a few minutes)"
+  node_headers
   local tmp="$dir.tmp"
   rm -rf "$tmp" "$dir"
   mkdir -p "$tmp"
