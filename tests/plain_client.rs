@@ -398,3 +398,69 @@ async fn ask_rein_is_offered_only_where_it_can_work() {
     assert_eq!(titles, ["Fix test test_total with Rein"]);
     assert_eq!(s.shutdown().await, 0);
 }
+
+/// Sublime LSP declares `changeAnnotationSupport` and still applies an
+/// edit marked `needsConfirmation` without asking. Declaring annotations is
+/// not enough for Rein to leave the asking to the client: only a client
+/// that declares `experimental.rein.confirmsEdits` is trusted to ask.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_ignores_needs_confirmation_is_asked_first() {
+    let mut setup = plain(fixture("lsp_tasks/reject.json"));
+    setup.kind = match ClientKind::plain() {
+        ClientKind::Plain {
+            synced_languages, ..
+        } => ClientKind::Plain {
+            synced_languages,
+            change_annotations: true,
+        },
+        capable => capable,
+    };
+    setup.on_question = Some(Box::new(|q| {
+        if is_edit_question(q, "cart.py") {
+            Reply::Choose("Reject".into())
+        } else {
+            Reply::Dismiss
+        }
+    }));
+    let mut s = Server::start(setup).await;
+    s.editor.open("cart.py").await.unwrap();
+    let task = s
+        .fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
+        .await;
+    let status = s.until_end(&task).await;
+    assert_eq!(status["state"], "waiting_user", "{status}");
+    assert!(s.messages("workspace/applyEdit").is_empty());
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), support::demo_cart());
+}
+
+/// A client that cannot show questions at all (Helix 25.07.1 answers
+/// `window/showMessageRequest` with "method not found"): nothing is
+/// applied, the model hears the edit was not approved, and the user is
+/// told once why Rein can do nothing there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_cannot_ask_gets_no_edit_and_the_user_is_told() {
+    let mut setup = plain(fixture("lsp_tasks/reject.json"));
+    setup.on_question = Some(Box::new(|_| Reply::Unsupported));
+    let mut s = Server::start(setup).await;
+    s.editor.open("cart.py").await.unwrap();
+    let task = s
+        .fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
+        .await;
+    let status = s.until_end(&task).await;
+    assert_eq!(status["state"], "waiting_user", "{status}");
+    assert!(s.messages("workspace/applyEdit").is_empty());
+    assert!(
+        trace(&s, &task).contains(
+            "The user rejected this edit to cart.py (the editor cannot ask the user: it does not support window/showMessageRequest)"
+        ),
+        "{}",
+        trace(&s, &task)
+    );
+    let told: Vec<Value> = s
+        .messages("window/showMessage")
+        .into_iter()
+        .filter(|m| message(&m["params"]).starts_with("Your editor cannot show Rein's questions"))
+        .collect();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(s.shutdown().await, 0);
+}

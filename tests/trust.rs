@@ -401,6 +401,33 @@ async fn the_editor_is_asked_and_dont_trust_holds() {
     assert!(decisions.contains("\"trusted\": false"), "{decisions}");
 }
 
+/// In a client other than ours, `initializationOptions` may come from the
+/// project itself (a `.kateproject`, Helix's `.helix/languages.toml`): its
+/// `workspaceTrusted: true` is not the editor's word, so the user is still
+/// asked, and "Don't trust" holds.
+#[tokio::test]
+async fn a_trust_flag_a_project_could_have_set_is_not_the_editors_word() {
+    let mut setup = Setup::new(demo_project(), scenario("touch.json"));
+    setup.kind = rein_testkit::editor::ClientKind::plain();
+    setup.settings = vec![("workspaceTrusted", json!(true))];
+    let (s, _) = trust_session_in(&["Don't trust"], setup).await;
+    assert!(!s.root.join("pwned-by-config").exists());
+    assert!(
+        s.messages("window/showMessageRequest")
+            .iter()
+            .any(|m| m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.contains("Trusting them would"))),
+        "the user was not asked"
+    );
+    // Our own client's flag is its word (so the test above would see the
+    // flag work if it were taken from anyone).
+    let mut setup = Setup::new(demo_project(), scenario("touch.json"));
+    setup.settings = vec![("workspaceTrusted", json!(true))];
+    let (s, _) = trust_session_in(&["Don't trust"], setup).await;
+    assert!(s.root.join("pwned-by-config").exists());
+}
+
 /// Trusted in the editor, the file's rule applies (so the test above would
 /// see the rule work if the question were skipped).
 #[tokio::test]
@@ -412,9 +439,12 @@ async fn trusted_in_the_editor_the_rule_applies() {
 /// A session on a clone whose config allows every command, the user
 /// answering `choices`; the task (which runs `touch`) has ended.
 async fn trust_session(choices: &[&str]) -> (Server, PathBuf) {
+    trust_session_in(choices, Setup::new(demo_project(), scenario("touch.json"))).await
+}
+
+async fn trust_session_in(choices: &[&str], mut setup: Setup) -> (Server, PathBuf) {
     let dir = tempfile::tempdir().unwrap().keep();
     let state_home = dir.join("xdg-state");
-    let mut setup = Setup::new(demo_project(), scenario("touch.json"));
     setup.message_choices = choices.iter().map(|c| (*c).to_owned()).collect();
     setup.env = vec![("XDG_STATE_HOME", state_home.display().to_string())];
     setup.before_start = Some(Box::new(|root: &Path| {

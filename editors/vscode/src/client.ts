@@ -8,7 +8,7 @@ import * as lc from 'vscode-languageclient/node';
 
 import type { Config } from './config';
 import { serverCommands, type TaskStarted, WORKSPACE_TRUSTED_KEY } from './protocol';
-import { InstructionPromptFeature } from './instruction_prompt';
+import { ReinCapabilitiesFeature } from './rein_capabilities';
 import { SaveDocumentsFeature } from './save_documents';
 import { parseServerLine } from './server_log';
 import type { Mapped } from './settings';
@@ -106,7 +106,7 @@ export function createClient(o: ClientOptions): lc.LanguageClient {
     };
     const client = new lc.LanguageClient('rein', 'Rein', server, clientOptions);
     client.registerFeature(new SaveDocumentsFeature(client));
-    client.registerFeature(new InstructionPromptFeature());
+    client.registerFeature(new ReinCapabilitiesFeature());
     return client;
 }
 

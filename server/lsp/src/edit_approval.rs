@@ -1,7 +1,9 @@
 //! Approval where the editor cannot give it. A client without
-//! `changeAnnotationSupport` applies a `workspace/applyEdit` to an open
-//! file without showing it to the user, and answers `applied: true`
-//! whatever the user thinks of it. So for such a client Rein asks first,
+//! `changeAnnotationSupport` (or one that declares it and ignores
+//! `needsConfirmation`, as Sublime LSP does) applies a
+//! `workspace/applyEdit` to an open file without showing it to the user,
+//! and answers `applied: true` whatever the user thinks of it. So unless
+//! the client declares `experimental.rein.confirmsEdits`, Rein asks first,
 //! with `window/showMessageRequest` ("Apply" / "Show diff" / "Reject"), and
 //! sends the edit only after "Apply": no edit is ever applied that the user
 //! did not accept in some form.
@@ -60,6 +62,10 @@ pub async fn ask(
     let mut verdict = Verdict::Reject("the user did not decide".into());
     for _ in 0..MAX_ASKS {
         let mut message = question(proposal, &diff);
+        if !can_show {
+            // Nowhere else to see it: the change itself, in short.
+            message.push_str(&preview(&diff));
+        }
         if let Some(file) = &shown {
             message.push_str(&format!(" (The diff is in {}.)", file.display()));
         }
@@ -107,6 +113,28 @@ fn question(proposal: &Proposal<'_>, diff: &str) -> String {
     } else {
         format!("{head}: {description}")
     }
+}
+
+/// The first changed lines of a diff, inert, after a line break (for a
+/// client that cannot open the diff).
+fn preview(diff: &str) -> String {
+    const LINES: usize = 12;
+    let painted = paint_diff(diff, false);
+    let changed: Vec<&str> = painted
+        .as_str()
+        .lines()
+        .filter(|l| !l.starts_with("+++") && !l.starts_with("---") && !l.starts_with("@@"))
+        .filter(|l| l.starts_with('+') || l.starts_with('-'))
+        .collect();
+    let mut out = String::new();
+    for line in changed.iter().take(LINES) {
+        out.push('\n');
+        out.push_str(line);
+    }
+    if changed.len() > LINES {
+        out.push_str(&format!("\n… {} more changed lines", changed.len() - LINES));
+    }
+    out
 }
 
 /// Lines added and removed in a unified diff.
@@ -190,6 +218,20 @@ mod tests {
         let diff = unified_diff(created.path, None, created.new);
         expect_test::expect![[r#"Rein wants to create notes\n.txt (+2)."#]]
             .assert_eq(&question(&created, &diff));
+    }
+
+    #[test]
+    fn without_a_diff_view_the_question_shows_the_change() {
+        let old: String = (0..20).map(|i| format!("line {i}\n")).collect();
+        let new = old.replace("line 3\n", "line three\u{1b}[2J\n");
+        let diff = unified_diff("a.txt", Some(&old), &new);
+        expect_test::expect![[r#"
+
+            -line 3
+            +line three\x1b[2J"#]]
+        .assert_eq(&preview(&diff));
+        let all = unified_diff("b.txt", None, &old);
+        assert!(preview(&all).ends_with("\n… 8 more changed lines"));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //!
 //! In order: nothing to decide (the file only tightens, or there is none);
 //! the editor's own trust (`initializationOptions.workspaceTrusted`, which
-//! VS Code's extension sets from Workspace Trust — never taken from
+//! VS Code's extension sets from Workspace Trust — taken only from a client
+//! that declares `experimental.rein.workspaceTrust`, since other clients
+//! let a project's own file set `initializationOptions`, and never from
 //! `workspace/configuration`, which mirrors settings a repository can
 //! write); the user's stored answer about this very file; this session's
 //! answer; else one `window/showMessageRequest` naming what the file would
@@ -27,9 +29,17 @@ pub const EDITOR_TRUST_KEY: &str = "workspaceTrusted";
 const TRUST: &str = "Trust this folder's settings";
 const DONT_TRUST: &str = "Don't trust";
 
-/// The editor's word on trust, from `initializationOptions`.
-pub fn editor_trust(options: &Value) -> Option<bool> {
-    options.get(EDITOR_TRUST_KEY)?.as_bool()
+/// The editor's word on trust, from `initializationOptions`, if the client
+/// declared it states it there (`declared`).
+pub fn editor_trust(options: &Value, declared: bool) -> Option<bool> {
+    let said = options.get(EDITOR_TRUST_KEY)?.as_bool();
+    if !declared {
+        tracing::warn!(
+            "ignoring {EDITOR_TRUST_KEY} in initializationOptions: this client does not declare experimental.rein.workspaceTrust, and a project's own file may have set it"
+        );
+        return None;
+    }
+    said
 }
 
 /// Settings from `workspace/configuration` minus what only

@@ -498,7 +498,8 @@ impl Workspace for LspWorkspace {
             Ok(fitted) => fitted,
             Err(unfit) => return unfit.answer(),
         };
-        if request.needs_confirmation && !self.session.caps().change_annotations {
+        let asked_first = request.needs_confirmation && !self.session.caps().shows_confirmations();
+        if asked_first {
             let proposal = Proposal {
                 path,
                 old: Some(&current.text),
@@ -550,6 +551,29 @@ impl Workspace for LspWorkspace {
                     current: now.version,
                 });
             }
+            if asked_first {
+                // The user said Apply and the editor refused (Kate takes a
+                // server's edit only right after a code action): the user
+                // must hear why nothing happened.
+                saving::tell(
+                    &self.client,
+                    MessageType::WARNING,
+                    format!(
+                        "Your editor refused Rein's edit to {} after you approved it{}.",
+                        inert::line(path),
+                        response
+                            .failure_reason
+                            .as_deref()
+                            .map(|r| format!(" ({})", inert::line(r)))
+                            .unwrap_or_default()
+                    ),
+                )
+                .await;
+                let reason = response
+                    .failure_reason
+                    .unwrap_or_else(|| "the editor refused it after the user approved it".into());
+                return Ok(EditOutcome::Rejected { reason });
+            }
             let reason = response.failure_reason.unwrap_or_default();
             return Ok(EditOutcome::Rejected { reason });
         }
@@ -577,7 +601,7 @@ impl Workspace for LspWorkspace {
                 "this editor cannot create files through the language server (no workspaceEdit.resourceOperations create support), so {path} was not created; ask the user to create it"
             )));
         }
-        if request.needs_confirmation && !caps.change_annotations {
+        if request.needs_confirmation && !caps.shows_confirmations() {
             let proposal = Proposal {
                 path,
                 old: None,

@@ -26,6 +26,17 @@ pub async fn ask(
     let timeout = session.approval_timeout();
     let answer =
         client_requests::withdrawable(client, "window/showMessageRequest", params, timeout).await;
+    if let Err(Unanswered::Error(e)) = &answer
+        && e.code == tower_lsp_server::jsonrpc::ErrorCode::MethodNotFound
+        && session.first_questions_unsupported_notice()
+    {
+        client
+            .show_message(
+                MessageType::ERROR,
+                "Your editor cannot show Rein's questions (it does not support window/showMessageRequest), so Rein cannot ask you about its edits, commands or this folder's settings, and refuses each. A newer version of the editor may support it (see Rein's README, \"Other LSP clients\").",
+            )
+            .await;
+    }
     let chosen = answer.map(|value| {
         let title = value.get("title").and_then(Value::as_str)?;
         actions.iter().copied().find(|a| *a == title)
@@ -39,7 +50,10 @@ pub fn unanswered(why: &Unanswered, timeout: Duration) -> String {
         Unanswered::Timeout => {
             format!("the user did not answer within {} s", timeout.as_secs_f64())
         }
-        Unanswered::Error(e) => format!("the editor could not ask the user: {e}"),
+        Unanswered::Error(e) if e.code == tower_lsp_server::jsonrpc::ErrorCode::MethodNotFound => {
+            "the editor cannot ask the user: it does not support window/showMessageRequest".into()
+        }
+        Unanswered::Error(e) => format!("the editor could not ask the user: {}", e.message),
         Unanswered::Gone => "the editor went away".into(),
     }
 }

@@ -247,20 +247,15 @@ impl Backend {
         shared.configuration_fetch_started();
         tokio::spawn(async move {
             let fetched = task.await;
-            if let Ok(Some(mut values)) = fetched {
-                let value = if values.is_empty() {
-                    Value::Null
-                } else {
-                    crate::lsp_trust::without_editor_trust(values.swap_remove(0))
-                };
-                if !value.is_null() {
-                    tracing::debug!(
-                        settings = %crate::settings::for_log(&value),
-                        "settings from workspace/configuration"
-                    );
-                    if let Ok(mut settings) = shared.settings.write() {
-                        *settings = value;
-                    }
+            if let Ok(Some(values)) = fetched
+                && let Some(value) = crate::settings::from_configuration(values)
+            {
+                tracing::debug!(
+                    settings = %crate::settings::for_log(&value),
+                    "settings from workspace/configuration"
+                );
+                if let Ok(mut settings) = shared.settings.write() {
+                    *settings = value;
                 }
             }
             // Whatever came back (or nothing, in time): tasks waiting for
@@ -317,10 +312,10 @@ impl LanguageServer for Backend {
             let _ = self.shared.root.set(root);
         }
         let options = params.initialization_options.unwrap_or(Value::Null);
-        let _ = self
-            .shared
-            .editor_trust
-            .set(crate::lsp_trust::editor_trust(&options));
+        let _ = self.shared.editor_trust.set(crate::lsp_trust::editor_trust(
+            &options,
+            self.shared.caps().workspace_trust,
+        ));
         if !options.is_null()
             && let Ok(mut settings) = self.shared.settings.write()
         {

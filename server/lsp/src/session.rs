@@ -74,12 +74,29 @@ pub struct ClientCaps {
     /// an instruction before it sends `rein.runTask` (our extensions do),
     /// so "Ask Rein…" can work there.
     pub instruction_prompt: bool,
+    /// `experimental.rein.confirmsEdits`: the client shows an edit marked
+    /// `needsConfirmation` to the user before applying it (our extensions
+    /// do). Declaring `changeAnnotationSupport` is not enough: Sublime
+    /// LSP declares it and applies such edits unasked.
+    pub confirms_edits: bool,
+    /// `experimental.rein.workspaceTrust`: the client states its own
+    /// workspace trust in `initializationOptions.workspaceTrusted` (VS Code's
+    /// extension, from Workspace Trust). In other clients a project's own
+    /// file can set `initializationOptions` (a `.kateproject`, Helix's
+    /// `.helix/languages.toml`), so there the key is not the editor's word.
+    pub workspace_trust: bool,
     /// `window.showDocument.support`: the client opens a file Rein names
     /// (how a proposed edit's diff is shown where annotations are not).
     pub show_document: bool,
 }
 
 impl ClientCaps {
+    /// The client itself asks the user about an edit marked
+    /// `needsConfirmation`; otherwise Rein asks first.
+    pub fn shows_confirmations(&self) -> bool {
+        self.change_annotations && self.confirms_edits
+    }
+
     pub fn from_lsp(caps: &ClientCapabilities) -> Self {
         let experimental = |pointer: &str| {
             caps.experimental
@@ -112,6 +129,8 @@ impl ClientCaps {
                 .unwrap_or(false),
             save_documents: experimental("/rein/saveDocuments"),
             instruction_prompt: experimental("/rein/instructionPrompt"),
+            confirms_edits: experimental("/rein/confirmsEdits"),
+            workspace_trust: experimental("/rein/workspaceTrust"),
             show_document: caps
                 .window
                 .as_ref()
@@ -168,6 +187,8 @@ pub struct Session {
     ignored_notices: Mutex<HashSet<String>>,
     /// The user has been told this machine's sandbox is incomplete.
     sandbox_notice: AtomicBool,
+    /// The user has been told the editor cannot show Rein's questions.
+    questions_notice: AtomicBool,
     /// How many `workspace/configuration` fetches are under way: a task
     /// waits for them, so it runs with the settings the editor has.
     configuration_fetches: watch::Sender<u32>,
@@ -210,6 +231,7 @@ impl Session {
             trust_answers: Mutex::new(HashMap::new()),
             ignored_notices: Mutex::new(HashSet::new()),
             sandbox_notice: AtomicBool::new(false),
+            questions_notice: AtomicBool::new(false),
             configuration_fetches: watch::channel(0).0,
             options,
         }
@@ -249,6 +271,11 @@ impl Session {
     /// `true` the first time it is asked.
     pub fn first_sandbox_notice(&self) -> bool {
         !self.sandbox_notice.swap(true, Ordering::SeqCst)
+    }
+
+    /// `true` the first time it is asked.
+    pub fn first_questions_unsupported_notice(&self) -> bool {
+        !self.questions_notice.swap(true, Ordering::SeqCst)
     }
 
     /// `true` the first time it is asked for `fingerprint`.

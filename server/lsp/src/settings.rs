@@ -116,6 +116,19 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// The settings in an answer to `workspace/configuration` (one item, the
+/// `rein` section), minus what only `initializationOptions` may say. `None`
+/// when it holds nothing: `null`, or `{}` — what lsp-mode answers for a
+/// section it does not know — so the `initializationOptions` stand.
+pub fn from_configuration(mut values: Vec<Value>) -> Option<Value> {
+    if values.is_empty() {
+        return None;
+    }
+    let value = crate::lsp_trust::without_editor_trust(values.swap_remove(0));
+    let empty = value.as_object().is_some_and(serde_json::Map::is_empty);
+    (!value.is_null() && !empty).then_some(value)
+}
+
 /// The editor's settings as they may appear in a log: every value under a
 /// name that holds a credential (`apiKey`, `api_key`, `token`, `secret`,
 /// `password`, in any case) is replaced, at any depth. The settings are
@@ -201,6 +214,22 @@ fn read_file(path: &Path) -> Result<Option<(Settings, Vec<u8>)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_configuration_answer_leaves_the_initialization_options() {
+        assert_eq!(from_configuration(vec![]), None);
+        assert_eq!(from_configuration(vec![Value::Null]), None);
+        assert_eq!(from_configuration(vec![serde_json::json!({})]), None);
+        assert_eq!(
+            from_configuration(vec![serde_json::json!({"workspaceTrusted": true})]),
+            None,
+            "only initializationOptions may state trust"
+        );
+        assert_eq!(
+            from_configuration(vec![serde_json::json!({"maxTurns": 3})]),
+            Some(serde_json::json!({"maxTurns": 3}))
+        );
+    }
 
     /// Regression: `REIN_LOG=debug` logged the editor's settings with the
     /// API key in them (found by the Neovim end-to-end suite).

@@ -47,7 +47,12 @@ pub enum ClientKind {
     /// (`window/showDocument`); and syncs only the buffers of the language
     /// ids listed (others stay in the editor alone, as a `.txt` or `.toml`
     /// in a client that associates Rein with Python only).
-    Plain { synced_languages: Vec<String> },
+    Plain {
+        synced_languages: Vec<String>,
+        /// Declares `changeAnnotationSupport` — and still applies an edit
+        /// marked `needsConfirmation` unasked (Sublime LSP does).
+        change_annotations: bool,
+    },
 }
 
 impl ClientKind {
@@ -57,6 +62,7 @@ impl ClientKind {
             synced_languages: ["python", "rust", "javascript", "typescript", "go"]
                 .map(String::from)
                 .to_vec(),
+            change_annotations: false,
         }
     }
 }
@@ -71,6 +77,9 @@ pub enum Reply {
     /// Save every buffer whose text is not on disk, then choose this (or,
     /// `None`, leave the question open).
     SaveAllThen(Option<String>),
+    /// Answer "method not found", as a client without
+    /// `window/showMessageRequest` does (Helix 25.07.1).
+    Unsupported,
 }
 
 /// A script for the user's answers to questions.
@@ -198,9 +207,9 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
     fn synced(&self, language: &str) -> bool {
         match &self.options.kind {
             ClientKind::Capable => true,
-            ClientKind::Plain { synced_languages } => {
-                synced_languages.iter().any(|l| l == language)
-            }
+            ClientKind::Plain {
+                synced_languages, ..
+            } => synced_languages.iter().any(|l| l == language),
         }
     }
 
@@ -245,12 +254,20 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
     /// editor (versioned edits, file creation, annotations, progress).
     pub async fn initialize(&mut self) -> Result<Value, ClientError> {
         let root_uri = file_uri(&self.root);
-        let capabilities = if self.plain() {
+        let capabilities = if let ClientKind::Plain {
+            change_annotations, ..
+        } = &self.options.kind
+        {
+            let mut workspace_edit =
+                json!({"documentChanges": true, "resourceOperations": ["create"]});
+            if *change_annotations {
+                workspace_edit["changeAnnotationSupport"] = json!({"groupsOnLabel": true});
+            }
             json!({
                 "workspace": {
                     "applyEdit": true,
                     "configuration": true,
-                    "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"]},
+                    "workspaceEdit": workspace_edit,
                     "workspaceFolders": true
                 },
                 "window": {"workDoneProgress": true, "showDocument": {"support": true}},
@@ -268,7 +285,7 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             "window": {"workDoneProgress": true, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}}},
             "general": {"positionEncodings": ["utf-16"]},
             "textDocument": {"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", ""]}}}},
-            "experimental": {"rein": {"saveDocuments": self.options.save_documents, "instructionPrompt": true}}
+            "experimental": {"rein": {"saveDocuments": self.options.save_documents, "instructionPrompt": true, "confirmsEdits": true, "workspaceTrust": true}}
             })
         };
         let params = json!({
@@ -504,6 +521,11 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                     }
                 };
                 let choice = match reply {
+                    Reply::Unsupported => {
+                        let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}});
+                        self.client.send(&error).await?;
+                        None
+                    }
                     Reply::Choose(title) => Some(json!({"title": title})),
                     Reply::Dismiss => Some(Value::Null),
                     Reply::Ignore => None,

@@ -27,8 +27,10 @@ end
 
 --- What a client must advertise for Rein: versioned edits with change
 --- annotations (so each edit is tied to the buffer version it was computed
---- on and marked for confirmation), file creation, rein/saveDocuments, and
---- an instruction prompt for "Ask Rein…" (`commands.ask_action`).
+--- on and marked for confirmation), file creation, rein/saveDocuments, an
+--- instruction prompt for "Ask Rein…" (`commands.ask_action`), and
+--- `confirmsEdits`: approval.lua shows every edit marked needsConfirmation
+--- before applying it, so the server need not ask first.
 function M.capabilities()
   return {
     workspace = {
@@ -41,7 +43,9 @@ function M.capabilities()
       configuration = true,
     },
     window = { workDoneProgress = true },
-    experimental = { rein = { saveDocuments = true, instructionPrompt = true } },
+    experimental = {
+      rein = { saveDocuments = true, instructionPrompt = true, confirmsEdits = true },
+    },
   }
 end
 
