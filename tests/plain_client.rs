@@ -62,21 +62,6 @@ fn trace(s: &Server, task: &str) -> String {
     s.disk(&format!(".rein/traces/{task}.jsonl"))
 }
 
-async fn run_task(s: &mut Server, instruction: &str) -> String {
-    let response = s
-        .editor
-        .request(
-            "workspace/executeCommand",
-            json!({"command": "rein.runTask", "arguments": [{"instruction": instruction}]}),
-        )
-        .await
-        .unwrap();
-    response["result"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no task: {response}"))
-        .to_owned()
-}
-
 /// The whole fix-test flow in a plain client. The user has an unsaved
 /// note in the test file (typed after a non-ASCII character, so the UTF-8
 /// positions matter). Rein asks before each edit; the user looks at the
@@ -229,6 +214,42 @@ async fn a_rejected_edit_is_never_sent_to_a_plain_client() {
     );
 }
 
+const NOTES: &str = "état ✓\nstatus: broken\n";
+
+/// A plain client with `notes.txt` (a file type it does not sync with
+/// Rein) open, the user approving the edit to it and answering the
+/// question about it with `on_doubt`; runs the task `scenario` plays to its
+/// end, which must be the model's question containing `last_words` (else
+/// it went off script). Returns the server and the task.
+async fn unsynced_session(scenario: &str, on_doubt: Reply, last_words: &str) -> (Server, String) {
+    let mut setup = plain(fixture(scenario));
+    setup.before_start = Some(Box::new(|root| {
+        std::fs::write(root.join("notes.txt"), NOTES).unwrap();
+    }));
+    // The edit never shows anywhere Rein can see: the confirmation waits
+    // this long for nothing.
+    setup.confirm_timeout_secs = 1.0;
+    setup.on_question = Some(Box::new(move |q| {
+        if is_edit_question(q, "notes.txt") {
+            Reply::Choose("Apply".into())
+        } else if is_doubt_question(q) {
+            on_doubt.clone()
+        } else {
+            Reply::Dismiss
+        }
+    }));
+    let mut s = Server::start(setup).await;
+    s.editor.open("notes.txt").await.unwrap();
+    let task = s.run_task("Mark notes.txt fixed").await;
+    let status = s.until_end(&task).await;
+    assert_eq!(status["state"], "waiting_user", "{status}");
+    assert!(
+        status["reason"].as_str().unwrap().contains(last_words),
+        "off script: {status}"
+    );
+    (s, task)
+}
+
 /// The bug this guards against: the client applied an edit to a buffer it
 /// does not sync with Rein (`notes.txt`), answered `applied: true`, and
 /// sent nothing more. The model read the disk (still old), proposed the
@@ -238,41 +259,20 @@ async fn a_rejected_edit_is_never_sent_to_a_plain_client() {
 /// once — the crash matrix's rule, on this path.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_to_an_unsynced_buffer_is_never_applied_twice() {
-    let mut setup = plain(fixture("plain_client/unsynced_edit.json"));
-    setup.before_start = Some(Box::new(|root| {
-        std::fs::write(root.join("notes.txt"), "état ✓\nstatus: broken\n").unwrap();
-    }));
-    // The edit never shows anywhere Rein can see: the confirmation waits
-    // this long for nothing.
-    setup.confirm_timeout_secs = 1.0;
-    setup.on_question = Some(Box::new(|q| {
-        if is_edit_question(q, "notes.txt") {
-            Reply::Choose("Apply".into())
-        } else {
-            // The user does not answer the question about the change.
-            Reply::Dismiss
-        }
-    }));
-    let mut s = Server::start(setup).await;
-    s.editor.open("notes.txt").await.unwrap();
-    let task = run_task(&mut s, "Mark notes.txt fixed").await;
-    let status = s.until_end(&task).await;
-    assert_eq!(status["state"], "waiting_user", "{status}");
-    assert!(
-        status["reason"]
-            .as_str()
-            .unwrap()
-            .contains("Please save notes.txt"),
-        "off script: {status}"
-    );
-
+    // The user does not answer the question about the change.
+    let (mut s, task) = unsynced_session(
+        "plain_client/unsynced_edit.json",
+        Reply::Dismiss,
+        "Please save notes.txt",
+    )
+    .await;
     let edits = s.edits_of("notes.txt");
     assert_eq!(edits.len(), 1, "the edit was sent {} times", edits.len());
     assert_eq!(
         s.editor.buffer("notes.txt").unwrap(),
         "état ✓\nstatus: fixed\n"
     );
-    assert_eq!(s.disk("notes.txt"), "état ✓\nstatus: broken\n");
+    assert_eq!(s.disk("notes.txt"), NOTES);
     // The user was asked, once; the model was told the file is frozen.
     assert_eq!(
         questions(&s)
@@ -289,32 +289,12 @@ async fn an_edit_to_an_unsynced_buffer_is_never_applied_twice() {
 /// on disk, counted as applied (once), and the file is no longer frozen.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsynced_buffer_saved_when_asked_is_known_again() {
-    let mut setup = plain(fixture("plain_client/unsynced_edit_saved.json"));
-    setup.before_start = Some(Box::new(|root| {
-        std::fs::write(root.join("notes.txt"), "état ✓\nstatus: broken\n").unwrap();
-    }));
-    setup.confirm_timeout_secs = 1.0;
-    setup.on_question = Some(Box::new(|q| {
-        if is_edit_question(q, "notes.txt") {
-            Reply::Choose("Apply".into())
-        } else if is_doubt_question(q) {
-            Reply::SaveAllThen(Some("I saved it".into()))
-        } else {
-            Reply::Dismiss
-        }
-    }));
-    let mut s = Server::start(setup).await;
-    s.editor.open("notes.txt").await.unwrap();
-    let task = run_task(&mut s, "Mark notes.txt fixed").await;
-    let status = s.until_end(&task).await;
-    assert_eq!(status["state"], "waiting_user", "{status}");
-    assert!(
-        status["reason"]
-            .as_str()
-            .unwrap()
-            .contains("notes.txt says fixed now"),
-        "off script: {status}"
-    );
+    let (mut s, _) = unsynced_session(
+        "plain_client/unsynced_edit_saved.json",
+        Reply::SaveAllThen(Some("I saved it".into())),
+        "notes.txt says fixed now",
+    )
+    .await;
     assert_eq!(s.edits_of("notes.txt").len(), 1);
     assert_eq!(s.disk("notes.txt"), "état ✓\nstatus: fixed\n");
     assert_eq!(s.editor.buffer("notes.txt").unwrap(), s.disk("notes.txt"));
@@ -376,25 +356,8 @@ async fn an_unsaved_buffer_is_written_for_the_tests_when_the_user_lets_rein() {
 async fn ask_rein_is_offered_only_where_it_can_work() {
     let mut s = Server::start(plain(demo_scenario())).await;
     s.editor.open(CART_TEST).await.unwrap();
-    let uri = s.editor.uri(CART_TEST);
-    let actions = s
-        .editor
-        .request(
-            "textDocument/codeAction",
-            json!({
-                "textDocument": {"uri": uri},
-                "range": {"start": {"line": TEST_TOTAL_LINE, "character": 8}, "end": {"line": TEST_TOTAL_LINE, "character": 8}},
-                "context": {"diagnostics": []}
-            }),
-        )
-        .await
-        .unwrap();
-    let titles: Vec<&str> = actions["result"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|a| a["title"].as_str())
-        .collect();
+    let actions = s.code_actions(CART_TEST, TEST_TOTAL_LINE as usize).await;
+    let titles: Vec<&str> = actions.iter().filter_map(|a| a["title"].as_str()).collect();
     assert_eq!(titles, ["Fix test test_total with Rein"]);
     assert_eq!(s.shutdown().await, 0);
 }

@@ -456,15 +456,7 @@ async fn trust_session_in(choices: &[&str], mut setup: Setup) -> (Server, PathBu
         .unwrap();
     }));
     let mut s = Server::start(setup).await;
-    let response = s
-        .editor
-        .request(
-            "workspace/executeCommand",
-            json!({"command": "rein.runTask", "arguments": [{"instruction": "mark the folder"}]}),
-        )
-        .await
-        .unwrap();
-    let task = response["result"]["taskId"].as_str().unwrap().to_owned();
+    let task = s.run_task("mark the folder").await;
     s.until_end(&task).await;
     (s, state_home)
 }
@@ -602,15 +594,7 @@ async fn links_planted_in_rein_are_never_written_through() {
         std::os::unix::fs::symlink(&elsewhere_link, root.join(".rein/artifacts")).unwrap();
     }));
     let mut s = Server::start(setup).await;
-    let response = s
-        .editor
-        .request(
-            "workspace/executeCommand",
-            json!({"command": "rein.runTask", "arguments": [{"instruction": "what is in cart.py?"}]}),
-        )
-        .await
-        .unwrap();
-    let task = response["result"]["taskId"].as_str().unwrap().to_owned();
+    let task = s.run_task("what is in cart.py?").await;
     let status = s.until_end(&task).await;
     assert_eq!(status["state"], "succeeded", "{status}");
     s.shutdown().await;

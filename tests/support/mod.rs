@@ -221,8 +221,8 @@ impl Server {
         self.start_task(args).await
     }
 
-    /// The "Fix test … with Rein" code action for the cursor on `line`.
-    pub async fn fix_test_action(&mut self, rel: &str, line: usize) -> Value {
+    /// The code actions offered with the cursor on `line` of `rel`.
+    pub async fn code_actions(&mut self, rel: &str, line: usize) -> Vec<Value> {
         let uri = self.editor.uri(rel);
         let actions = self
             .editor
@@ -238,9 +238,34 @@ impl Server {
             .unwrap();
         actions["result"]
             .as_array()
-            .and_then(|a| a.iter().find(|a| a["command"]["command"] == "rein.fixTest"))
-            .unwrap_or_else(|| panic!("no fix-test code action: {actions}"))
+            .cloned()
+            .unwrap_or_else(|| panic!("no code actions: {actions}"))
+    }
+
+    /// The "Fix test … with Rein" code action for the cursor on `line`.
+    pub async fn fix_test_action(&mut self, rel: &str, line: usize) -> Value {
+        let actions = self.code_actions(rel, line).await;
+        actions
+            .iter()
+            .find(|a| a["command"]["command"] == "rein.fixTest")
+            .unwrap_or_else(|| panic!("no fix-test code action: {actions:?}"))
             .clone()
+    }
+
+    /// `rein.runTask` with an instruction; the task's id.
+    pub async fn run_task(&mut self, instruction: &str) -> String {
+        let response = self
+            .editor
+            .request(
+                "workspace/executeCommand",
+                json!({"command": "rein.runTask", "arguments": [{"instruction": instruction}]}),
+            )
+            .await
+            .unwrap();
+        response["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("rein.runTask did not start a task: {response}"))
+            .to_owned()
     }
 
     /// `rein.fixTest` with the arguments of a code action.
