@@ -178,15 +178,14 @@ async fn the_fix_test_flow_works_in_a_plain_client() {
     assert_eq!(s.shutdown().await, 0);
 }
 
-/// The user rejects the edit in the question: no `applyEdit` is ever sent
-/// (such a client would apply it and say `applied: true`), and the model
-/// hears a "no" — in plain words, said once.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_rejected_edit_is_never_sent_to_a_plain_client() {
-    let mut setup = plain(fixture("lsp_tasks/reject.json"));
-    setup.on_question = Some(Box::new(|q| {
-        if is_edit_question(q, "cart.py") {
-            Reply::Choose("Reject".into())
+/// Runs the reject scenario (the model edits cart.py, then asks what to do
+/// if told the user rejected it) in `setup`, the edit question answered
+/// with `reply`; checks nothing was sent or changed. Returns the server,
+/// the task and its final status.
+async fn unapproved(mut setup: Setup, reply: Reply) -> (Server, String, Value) {
+    setup.on_question = Some(Box::new(move |q| {
+        if is_edit_question(q, "cart.py") || reply == Reply::Unsupported {
+            reply.clone()
         } else {
             Reply::Dismiss
         }
@@ -198,6 +197,18 @@ async fn a_rejected_edit_is_never_sent_to_a_plain_client() {
         .await;
     let status = s.until_end(&task).await;
     assert_eq!(status["state"], "waiting_user", "{status}");
+    assert!(s.messages("workspace/applyEdit").is_empty());
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), support::demo_cart());
+    (s, task, status)
+}
+
+/// The user rejects the edit in the question: no `applyEdit` is ever sent
+/// (such a client would apply it and say `applied: true`), and the model
+/// hears a "no" — in plain words, said once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_edit_is_never_sent_to_a_plain_client() {
+    let setup = plain(fixture("lsp_tasks/reject.json"));
+    let (s, task, status) = unapproved(setup, Reply::Choose("Reject".into())).await;
     assert!(
         status["reason"]
             .as_str()
@@ -205,8 +216,6 @@ async fn a_rejected_edit_is_never_sent_to_a_plain_client() {
             .contains("How would you like total() fixed instead?"),
         "{status}"
     );
-    assert!(s.messages("workspace/applyEdit").is_empty());
-    assert_eq!(s.editor.buffer("cart.py").unwrap(), support::demo_cart());
     assert!(
         trace(&s, &task).contains("The user rejected this edit to cart.py. Do not propose"),
         "{}",
@@ -369,31 +378,11 @@ async fn ask_rein_is_offered_only_where_it_can_work() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_ignores_needs_confirmation_is_asked_first() {
     let mut setup = plain(fixture("lsp_tasks/reject.json"));
-    setup.kind = match ClientKind::plain() {
-        ClientKind::Plain {
-            synced_languages, ..
-        } => ClientKind::Plain {
-            synced_languages,
-            change_annotations: true,
-        },
-        capable => capable,
+    setup.kind = ClientKind::Plain {
+        synced_languages: vec!["python".into()],
+        change_annotations: true,
     };
-    setup.on_question = Some(Box::new(|q| {
-        if is_edit_question(q, "cart.py") {
-            Reply::Choose("Reject".into())
-        } else {
-            Reply::Dismiss
-        }
-    }));
-    let mut s = Server::start(setup).await;
-    s.editor.open("cart.py").await.unwrap();
-    let task = s
-        .fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
-        .await;
-    let status = s.until_end(&task).await;
-    assert_eq!(status["state"], "waiting_user", "{status}");
-    assert!(s.messages("workspace/applyEdit").is_empty());
-    assert_eq!(s.editor.buffer("cart.py").unwrap(), support::demo_cart());
+    unapproved(setup, Reply::Choose("Reject".into())).await;
 }
 
 /// A client that cannot show questions at all (Helix 25.07.1 answers
@@ -402,16 +391,8 @@ async fn a_client_that_ignores_needs_confirmation_is_asked_first() {
 /// told once why Rein can do nothing there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_cannot_ask_gets_no_edit_and_the_user_is_told() {
-    let mut setup = plain(fixture("lsp_tasks/reject.json"));
-    setup.on_question = Some(Box::new(|_| Reply::Unsupported));
-    let mut s = Server::start(setup).await;
-    s.editor.open("cart.py").await.unwrap();
-    let task = s
-        .fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
-        .await;
-    let status = s.until_end(&task).await;
-    assert_eq!(status["state"], "waiting_user", "{status}");
-    assert!(s.messages("workspace/applyEdit").is_empty());
+    let setup = plain(fixture("lsp_tasks/reject.json"));
+    let (mut s, task, _) = unapproved(setup, Reply::Unsupported).await;
     assert!(
         trace(&s, &task).contains(
             "The user rejected this edit to cart.py (the editor cannot ask the user: it does not support window/showMessageRequest)"
