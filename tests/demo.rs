@@ -59,7 +59,7 @@ async fn the_demo_fixes_the_sample_project_with_the_scripted_model() {
         "⟳ turn 1/20",
         // The verification and its evidence.
         "✔ verification passed",
-        "command   python3 -m unittest tests.test_cart.TestCart.test_total",
+        "command   python3 -m unittest -v tests.test_cart.TestCart.test_total",
         "result    exit code 0 in",
         "file      cart.py @ ",
         // The end.

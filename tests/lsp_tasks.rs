@@ -333,7 +333,7 @@ async fn a_format_on_save_is_what_the_tests_run_on() {
     let trace = s.disk(&format!(".rein/traces/{task}.jsonl"));
     assert!(!trace.contains("still differs from the buffer"), "{trace}");
     assert!(
-        trace.contains("python3 -m unittest tests.test_cart: exit code 0"),
+        trace.contains("python3 -m unittest -v tests.test_cart: exit code 0"),
         "{trace}"
     );
     // The evidence is about the formatted text.

@@ -203,7 +203,7 @@ fn fix_test_with_yes_is_fixed_on_disk_with_the_diff_and_the_evidence() {
     out.assert_stdout("-    return sum(item.qty for item in items)\n");
     out.assert_stdout("+    return sum(item.price * item.qty for item in items)\n");
     out.assert_stdout("evidence:\n  test_passes tests/test_cart.py::TestCart.test_total\n");
-    out.assert_stdout("    command:  python3 -m unittest tests.test_cart.TestCart.test_total\n");
+    out.assert_stdout("    command:  python3 -m unittest -v tests.test_cart.TestCart.test_total\n");
     out.assert_stdout("    exit:     0\n");
     out.assert_stdout("    duration: ");
     out.assert_stdout("log:      .rein/artifacts/");
@@ -221,7 +221,7 @@ fn fix_test_with_yes_is_fixed_on_disk_with_the_diff_and_the_evidence() {
     out.assert_stderr(" · verifying · ");
     out.assert_stderr("  ✓ verified: fixed: `TestCart.test_total` passes");
     out.assert_stderr(
-        "    evidence: `python3 -m unittest tests.test_cart.TestCart.test_total` · exit 0 · ",
+        "    evidence: `python3 -m unittest -v tests.test_cart.TestCart.test_total` · exit 0 · ",
     );
     out.assert_stderr("turn 5/20 · succeeded · ");
 }
@@ -471,6 +471,46 @@ fn a_skipped_test_is_not_a_fixed_test() {
     assert!(!test.contains("unittest.skip"), "{test}");
 }
 
+/// The user's test command is a wrapper script that runs the real tests
+/// quietly and prints its own line: it exits 0 once the code is fixed, but
+/// nothing in its output names the target. The task is not "fixed": it
+/// ends `unverified` (exit 3), says why and what to change, and the edit
+/// the user approved stays.
+#[test]
+fn a_wrapper_script_whose_output_names_no_test_is_not_verified() {
+    let project = Project::new();
+    std::fs::write(
+        project.root().join("run-tests.sh"),
+        "python3 -m unittest discover -s tests -t . >/dev/null 2>&1 && echo 'all tests passed'\n",
+    )
+    .unwrap();
+    project.user_config("test_command = \"sh run-tests.sh {target}\"\n");
+    let out = project.fix_test_total(&demo_scenario());
+    out.assert_code(3);
+    out.assert_stdout("state:  unverified\n");
+    out.assert_stdout(
+        "Rein cannot read which tests its output reports as passed, so it could not confirm that `TestCart.test_total` passed; make the test command name each test (pytest -v or -rA, python -m unittest -v",
+    );
+    assert!(project.cart().contains(FIXED));
+}
+
+/// A custom command that ignores its target and runs another test, which
+/// passes: its output names tests, but not the target, so the task is not
+/// "fixed" either.
+#[test]
+fn a_custom_command_that_ignores_its_target_is_not_verified() {
+    let project = Project::new();
+    project.user_config(
+        "test_command = \"sh -c 'python3 -m unittest -v tests.test_cart.TestCart.test_empty_cart_costs_nothing' {target}\"\n",
+    );
+    let out = project.fix_test_total(&demo_scenario());
+    out.assert_code(3);
+    out.assert_stdout("state:  unverified\n");
+    out.assert_stdout(
+        "but `TestCart.test_total` is not among the 1 test(s) it reports as passed (`tests.test_cart.TestCart.test_empty_cart_costs_nothing`)",
+    );
+}
+
 /// `allow_test_edits = true`: the user lets the task change the test
 /// itself. The model rewrites the expected value; the edit goes through
 /// and the task is verified on the test as it now is (it used to be
@@ -620,7 +660,7 @@ fn run_tests_with_basetemp_outside_the_workspace_leaves_it_alone() {
     out.assert_stderr("): `../../../etc/passwd` is outside the workspace");
     out.assert_stderr("): no such file: tests/test_carts.py (did you mean tests/test_cart.py?)");
     // The real test id ran, with the real pytest, and passed.
-    out.assert_stderr(": $ python3 -m pytest -q tests/test_cart.py: exit code 0 after ");
+    out.assert_stderr(": $ python3 -m pytest -q -rfEp tests/test_cart.py: exit code 0 after ");
     out.assert_code(0);
 }
 

@@ -235,8 +235,8 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
         "call      edit_file cart.py (4 lines → 4 lines)".to_owned(),
         "call      run_tests tests/test_cart.py".to_owned(),
         "verify    ✓ verified: fixed: `TestCart.test_total` passes, no regressions".to_owned(),
-        "$ python3 -m unittest tests.test_cart.TestCart.test_total · exit 0".to_owned(),
-        "$ python3 -m unittest tests.test_cart · exit 0".to_owned(),
+        "$ python3 -m unittest -v tests.test_cart.TestCart.test_total · exit 0".to_owned(),
+        "$ python3 -m unittest -v tests.test_cart · exit 0".to_owned(),
     ] {
         timeline.assert_stdout(&line);
     }
@@ -257,7 +257,7 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
         timeline.stdout
     );
     assert!(
-        has(&["✓", "python3 -m unittest tests.test_cart: exit code 0"]),
+        has(&["✓", "python3 -m unittest -v tests.test_cart: exit code 0"]),
         "the passing run:\n{}",
         timeline.stdout
     );
@@ -299,7 +299,7 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
         "<span class=\"del\">-    return sum(item.qty for item in items)</span>",
         "<span class=\"add\">+    return sum(item.price * item.qty for item in items)</span>",
         ">applied</span>",
-        "python3 -m unittest tests.test_cart.TestCart.test_total",
+        "python3 -m unittest -v tests.test_cart.TestCart.test_total",
         "verify-2.log",
         "verify-suite-3.log",
         "fixed: `TestCart.test_total` passes, no regressions",

@@ -227,6 +227,9 @@ export class Ctx implements vscode.Disposable {
         } else if (s.state === 'failed' && s.maxTurns === 0) {
             // It never started; the server already said why (showMessage).
             return;
+        } else if (s.state === 'unverified') {
+            // Done, but Rein could not see the test pass: not a success.
+            choice = await vscode.window.showWarningMessage(`Rein: not verified: ${reason}`, ...actions);
         } else if (s.state === 'failed' || s.state === 'budget_exhausted') {
             choice = await vscode.window.showWarningMessage(`Rein: the task ${s.state.replace('_', ' ')}: ${reason}`, ...actions);
         }

@@ -8,6 +8,7 @@ export type TaskState =
     | 'waiting_user'
     | 'verifying'
     | 'succeeded'
+    | 'unverified'
     | 'failed'
     | 'cancelled'
     | 'budget_exhausted';
@@ -105,6 +106,7 @@ export interface TaskStarted {
 
 const terminal: ReadonlySet<TaskState> = new Set<TaskState>([
     'succeeded',
+    'unverified',
     'failed',
     'cancelled',
     'budget_exhausted',

@@ -52,6 +52,8 @@ export function statusView(s: TaskStatus, progress: TaskProgress = {}): StatusVi
             return view('question', 'waiting for you', 'warning');
         case 'succeeded':
             return view('check', `succeeded · ${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd)}`);
+        case 'unverified':
+            return view('warning', 'done, not verified', 'warning');
         case 'failed':
             return view('error', 'failed', 'error');
         case 'cancelled':

@@ -925,6 +925,21 @@ impl Agent {
                     final_text: Some(text),
                 })
             }
+            Verdict::Unconfirmed { summary, evidence } => {
+                let summary = self.config.redactor.redact(&summary).into_owned();
+                self.event(TaskEvent::Verification {
+                    turn,
+                    passed: false,
+                    detail: summary.clone(),
+                    evidence: evidence.clone(),
+                });
+                Err(Stop {
+                    state: TaskState::Unverified,
+                    reason: format!("not verified after {turn} turns: {summary}"),
+                    evidence,
+                    final_text: Some(text),
+                })
+            }
             Verdict::Gap { gap, evidence } => {
                 // It quotes test output, and goes to the model.
                 let gap = self.config.redactor.redact(&gap).into_owned();

@@ -113,6 +113,10 @@ pub struct CommandResult {
     /// for the verifier; not kept in the task's history.
     #[serde(skip)]
     pub tally: crate::host::tally::Tally,
+    /// The tests the runner named as passed (test commands), for the
+    /// verifier; not kept in the task's history.
+    #[serde(skip)]
+    pub passes: crate::host::passes::Passes,
     pub log_path: PathBuf,
     pub total_lines: u64,
     pub total_bytes: u64,

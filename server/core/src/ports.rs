@@ -212,12 +212,21 @@ pub enum Verdict {
         gap: String,
         evidence: Vec<Evidence>,
     },
+    /// The checks ran without failing but could not show the target
+    /// passing (a runner whose output names no test): not "fixed", and
+    /// nothing the model can change; `summary` tells the user why.
+    Unconfirmed {
+        summary: String,
+        evidence: Vec<Evidence>,
+    },
 }
 
 impl Verdict {
     pub fn evidence(&self) -> &[Evidence] {
         match self {
-            Self::Verified { evidence, .. } | Self::Gap { evidence, .. } => evidence,
+            Self::Verified { evidence, .. }
+            | Self::Gap { evidence, .. }
+            | Self::Unconfirmed { evidence, .. } => evidence,
         }
     }
 }

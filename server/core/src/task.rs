@@ -188,6 +188,9 @@ pub enum TaskState {
     WaitingUser,
     Verifying,
     Succeeded,
+    /// The checks did not fail, but Rein could not see the target pass
+    /// (the runner's output names no test): the work is done, not proven.
+    Unverified,
     Failed,
     Cancelled,
     BudgetExhausted,
@@ -201,6 +204,7 @@ impl TaskState {
             Self::WaitingUser => "waiting_user",
             Self::Verifying => "verifying",
             Self::Succeeded => "succeeded",
+            Self::Unverified => "unverified",
             Self::Failed => "failed",
             Self::Cancelled => "cancelled",
             Self::BudgetExhausted => "budget_exhausted",
@@ -211,7 +215,11 @@ impl TaskState {
     pub fn is_terminal(self) -> bool {
         matches!(
             self,
-            Self::Succeeded | Self::Failed | Self::Cancelled | Self::BudgetExhausted
+            Self::Succeeded
+                | Self::Unverified
+                | Self::Failed
+                | Self::Cancelled
+                | Self::BudgetExhausted
         )
     }
 }

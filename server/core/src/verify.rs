@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{CommandLimit, LimitedBy, TimeBudget};
+use crate::exec::CommandResult;
 use crate::exec::{CommandKind, CommandSpec, Exec};
-use crate::host::tally::Tally;
 use crate::host::testcmd::TestCommand;
 use crate::ports::{Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
@@ -286,17 +286,22 @@ impl TestVerifier {
     async fn check(&self, cx: &VerifyContext<'_>) -> Verdict {
         let mut evidence = Vec::new();
         let mut gaps = Vec::new();
+        let mut unconfirmed = Vec::new();
         let mut passed = Vec::new();
         for check in &cx.task.acceptance {
             match check {
                 Acceptance::TestPasses { path, name } => {
                     match self.run_test(cx, path, name).await {
-                        Ok((e, None)) => {
+                        Ok((e, TestRun::Passed)) => {
                             passed.push(format!("`{name}` passes"));
                             evidence.push(e);
                         }
-                        Ok((e, Some(gap))) => {
+                        Ok((e, TestRun::Gap(gap))) => {
                             gaps.push(gap);
+                            evidence.push(e);
+                        }
+                        Ok((e, TestRun::Unconfirmed(why))) => {
+                            unconfirmed.push(why);
                             evidence.push(e);
                         }
                         Err(gap) => gaps.push(gap),
@@ -355,14 +360,21 @@ impl TestVerifier {
                 },
             }
         }
-        if gaps.is_empty() {
-            Verdict::Verified {
-                summary: format!("fixed: {}", passed.join(", ")),
+        // What the model can still fix comes first; what only the user
+        // can settle (how the tests report) ends the task unverified.
+        if !gaps.is_empty() {
+            Verdict::Gap {
+                gap: gaps.join("; "),
+                evidence,
+            }
+        } else if !unconfirmed.is_empty() {
+            Verdict::Unconfirmed {
+                summary: unconfirmed.join("; "),
                 evidence,
             }
         } else {
-            Verdict::Gap {
-                gap: gaps.join("; "),
+            Verdict::Verified {
+                summary: format!("fixed: {}", passed.join(", ")),
                 evidence,
             }
         }
@@ -484,14 +496,15 @@ impl TestVerifier {
         files
     }
 
-    /// Runs the target test; returns the evidence and, unless it passed,
-    /// what is wrong (for a failure, with the telling lines of its output).
+    /// Runs the target test; returns the evidence and whether the run
+    /// shows the test passing (for a failure, with the telling lines of
+    /// its output).
     async fn run_test(
         &self,
         cx: &VerifyContext<'_>,
         path: &str,
         name: &str,
-    ) -> Result<(Evidence, Option<String>), String> {
+    ) -> Result<(Evidence, TestRun), String> {
         let Some(command) = &self.test_command else {
             return Err(
                 "Rein cannot run the tests to check this (no test command detected or configured)"
@@ -546,41 +559,81 @@ impl TestVerifier {
             failures: result.failures.clone(),
             sandbox: cx.exec.confinement().describe(),
         };
-        let gap = if result.timed_out && limit.by == LimitedBy::TimeBudget {
-            Some(format!(
+        let run = if result.timed_out && limit.by == LimitedBy::TimeBudget {
+            TestRun::Gap(format!(
                 "`{}` was killed when the task's time ran out, so `{name}` is not shown to pass\nfull log: {}",
                 evidence.command, evidence.log_path
             ))
         } else if exit_code != Some(0) {
-            Some(format!(
+            TestRun::Gap(format!(
                 "`{name}` still fails (exit {}):\n{}\nfull log: {}",
                 exit_code.unwrap_or(-1),
                 telling_lines(&result.tail),
                 evidence.log_path
             ))
         } else {
-            did_not_pass(&result.tally, name, &evidence)
+            passed_by_name(&result, path, name, &evidence)
         };
-        Ok((evidence, gap))
+        Ok((evidence, run))
     }
 }
 
-/// Exit code 0 with no test passed: the runner's filter found nothing, or
-/// the test was skipped. Neither shows the test passing. (A runner whose
-/// summary Rein cannot read is taken at its exit code.)
-fn did_not_pass(tally: &Tally, name: &str, evidence: &Evidence) -> Option<String> {
-    if !tally.known() || tally.passed > 0 {
-        return None;
+/// What a run of the target test shows.
+enum TestRun {
+    /// The runner named the target among the tests that passed.
+    Passed,
+    /// Not passing: what the model must still fix.
+    Gap(String),
+    /// The command exited 0 but its output does not show the target
+    /// passing: only the user can settle it (how the tests report).
+    Unconfirmed(String),
+}
+
+/// The runners' flags that name each test, for the user to add.
+const NAMING_FLAGS: &str = "pytest -v or -rA, python -m unittest -v, cargo test, go test -v, jest --verbose, vitest --reporter=verbose";
+
+/// Exit code 0 is not "the test passes": a filter that found nothing, a
+/// skipped test, a filter that ran other tests, or a wrapper whose output
+/// Rein cannot read all exit 0. Only the target's own name among the
+/// passes shows it passing.
+fn passed_by_name(result: &CommandResult, path: &str, name: &str, evidence: &Evidence) -> TestRun {
+    if result.passes.includes(path, name) {
+        return TestRun::Passed;
     }
-    Some(if tally.skipped > 0 {
+    let (tally, command, log) = (&result.tally, &evidence.command, &evidence.log_path);
+    if tally.known() && tally.passed == 0 {
+        return TestRun::Gap(if tally.skipped > 0 {
+            format!(
+                "`{name}` did not pass, it was skipped ({} skipped, 0 passed): a skipped, ignored or expected-to-fail test proves nothing; remove the skip and fix the code under test\nfull log: {log}",
+                tally.skipped
+            )
+        } else {
+            format!(
+                "`{name}` did not run: `{command}` exited 0 but ran no test (0 passed), so the name no longer matches a test\nfull log: {log}"
+            )
+        });
+    }
+    let names: Vec<&str> = result.passes.names().collect();
+    TestRun::Unconfirmed(if !names.is_empty() {
+        let shown: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
+        let more = if names.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        };
         format!(
-            "`{name}` did not pass, it was skipped ({} skipped, 0 passed): a skipped, ignored or expected-to-fail test proves nothing; remove the skip and fix the code under test\nfull log: {}",
-            tally.skipped, evidence.log_path
+            "`{command}` exited 0, but `{name}` is not among the {} test(s) it reports as passed ({}{more}), so Rein could not confirm that `{name}` passed; check that the test command runs the test it is given (its `{{target}}`)\nfull log: {log}",
+            names.len(),
+            shown.join(", ")
+        )
+    } else if tally.known() {
+        format!(
+            "`{command}` exited 0 and reported {} passed, but not which, so Rein could not confirm that `{name}` passed; make the test command name each test ({NAMING_FLAGS})\nfull log: {log}",
+            tally.passed
         )
     } else {
         format!(
-            "`{name}` did not run: `{}` exited 0 but ran no test (0 passed), so the name no longer matches a test\nfull log: {}",
-            evidence.command, evidence.log_path
+            "`{command}` exited 0, but Rein cannot read which tests its output reports as passed, so it could not confirm that `{name}` passed; make the test command name each test ({NAMING_FLAGS})\nfull log: {log}"
         )
     })
 }

@@ -39,11 +39,14 @@ fn cart_run(ws: &MemoryWorkspace, spec: &CommandSpec) -> CommandResult {
         failures.push("tests.test_cart.TestCart.test_count");
     }
     if failures.is_empty() {
-        command_result(0, "Ran 3 tests in 0.001s\n\nOK", &[])
+        command_result(0, UNITTEST_PASSED, &[])
     } else {
         command_result(1, "AssertionError: 2 != 30\n\nFAILED", &failures)
     }
 }
+
+/// unittest -v's output when the cart tests pass.
+const UNITTEST_PASSED: &str = "test_count (tests.test_cart.TestCart.test_count) ... ok\ntest_total (tests.test_cart.TestCart.test_total) ... ok\n\nRan 2 tests in 0.001s\n\nOK";
 
 /// The cart runner, with someone typing `edits` into cart.py while the
 /// first runs go (one edit per run, after the run read the file).
@@ -306,18 +309,71 @@ async fn a_skipped_or_missing_test_is_not_a_pass() {
             "the evidence shows what ran"
         );
     }
-    // Output Rein cannot read is taken at its exit code.
-    let ws = Arc::clone(&c.ws);
-    let exec = ScriptedExec::new(move |spec| {
-        if spec.command.ends_with("::test_total") {
-            command_result(0, "all good", &[])
-        } else {
-            cart_run(&ws, spec)
-        }
-    });
+}
+
+/// Exit code 0 with output that does not name the target among the passes
+/// is not "fixed" either: a wrapper whose output Rein cannot read, a quiet
+/// runner, a command that ignores its target, a filter that matched another
+/// test. The verdict says so, distinctly, for the user.
+#[tokio::test]
+async fn a_run_that_does_not_name_the_target_passing_is_not_verified() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    for (why, output, says) in [
+        (
+            "a wrapper script",
+            "make[1]: Entering directory '/src'\nall tests passed\nmake[1]: Leaving directory '/src'",
+            "exited 0, but Rein cannot read which tests its output reports as passed",
+        ),
+        (
+            "a quiet runner",
+            "...\n3 passed in 0.02s",
+            "exited 0 and reported 3 passed, but not which",
+        ),
+        (
+            "a command that ignores its target",
+            "test_count (tests.test_cart.TestCart.test_count) ... ok\n\nRan 1 test in 0.001s\n\nOK",
+            "is not among the 1 test(s) it reports as passed (`tests.test_cart.TestCart.test_count`)",
+        ),
+        (
+            "a filter that matched a longer name",
+            "test_total_with_tax (tests.test_cart.TestCart.test_total_with_tax) ... ok\n\nRan 1 test in 0.001s\n\nOK",
+            "is not among the 1 test(s)",
+        ),
+    ] {
+        let ws = Arc::clone(&c.ws);
+        let exec = ScriptedExec::new(move |spec| {
+            if spec.command.ends_with("::test_total") {
+                command_result(0, output, &[])
+            } else {
+                cart_run(&ws, spec)
+            }
+        });
+        let Verdict::Unconfirmed { summary, evidence } = c.verify_with(&["cart.py"], &exec).await
+        else {
+            panic!("{why}: not an unconfirmed verdict")
+        };
+        assert!(
+            summary.starts_with("`run-tests tests/test_cart.py::TestCart::test_total` "),
+            "{why}: {summary}"
+        );
+        assert!(summary.contains(says), "{why}: {summary}");
+        assert!(
+            summary.contains("could not confirm that `TestCart.test_total` passed"),
+            "{why}: {summary}"
+        );
+        assert_eq!(
+            evidence[0].exit_code,
+            Some(0),
+            "{why}: the evidence shows what ran"
+        );
+    }
+    // What the model can still fix comes first: a weakened test is a gap.
+    c.ws.set(TEST_FILE, &TEST_TEXT.replace("30)", "3)"));
+    let exec = ScriptedExec::new(|_| command_result(0, "all tests passed", &[]));
     assert!(matches!(
         c.verify_with(&["cart.py"], &exec).await,
-        Verdict::Verified { .. }
+        Verdict::Gap { .. }
     ));
 }
 

@@ -242,7 +242,7 @@ fn outcome(status: &TaskStatus) -> String {
         status.cost_usd
     );
     match status.state {
-        TaskState::Succeeded => format!("{reason} · {spent}"),
+        TaskState::Succeeded | TaskState::Unverified => format!("{reason} · {spent}"),
         TaskState::Cancelled => "cancelled".to_owned(),
         _ => reason,
     }

@@ -43,6 +43,9 @@ use crate::{launch, settings};
 
 /// A bad invocation: the target, the workspace or the configuration.
 const EXIT_USAGE: u8 = 2;
+/// The task ran to the end and the tests exited 0, but Rein could not see
+/// the target pass: not "fixed", and not a failure either.
+const EXIT_UNVERIFIED: u8 = 3;
 /// Cancelled with Ctrl-C (128 + SIGINT, as shells report it).
 const EXIT_INTERRUPTED: u8 = 130;
 
@@ -200,6 +203,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
 
     Ok(ExitCode::from(match outcome.state {
         TaskState::Succeeded => 0,
+        TaskState::Unverified => EXIT_UNVERIFIED,
         TaskState::Cancelled if interrupted.load(Ordering::SeqCst) => EXIT_INTERRUPTED,
         _ => 1,
     }))

@@ -474,7 +474,12 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                 && matches!(
                     m["params"]["state"].as_str(),
                     Some(
-                        "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
+                        "succeeded"
+                            | "unverified"
+                            | "failed"
+                            | "cancelled"
+                            | "budget_exhausted"
+                            | "waiting_user"
                     )
                 )
         })

@@ -6,6 +6,7 @@ local M = {}
 
 local TERMINAL = {
   succeeded = true,
+  unverified = true,
   failed = true,
   cancelled = true,
   budget_exhausted = true,

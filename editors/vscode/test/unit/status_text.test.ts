@@ -33,6 +33,7 @@ test('every state has its words, icon and severity', () => {
         ['verifying', '$(sync~spin) Rein: verifying · turn 3/20 · 12.4k tok · $0.03', 'normal'],
         ['waiting_user', '$(question) Rein: waiting for you', 'warning'],
         ['succeeded', '$(check) Rein: succeeded · 12.4k tok · $0.03', 'normal'],
+        ['unverified', '$(warning) Rein: done, not verified', 'warning'],
         ['failed', '$(error) Rein: failed', 'error'],
         ['cancelled', '$(circle-slash) Rein: cancelled', 'normal'],
         ['budget_exhausted', '$(warning) Rein: budget exhausted', 'warning'],

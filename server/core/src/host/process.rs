@@ -43,6 +43,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::failures::{FailureScanner, strip_ansi};
+use super::passes::Passes;
 use super::tally::Tally;
 use crate::exec::{
     CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, TAIL_LINES,
@@ -352,6 +353,7 @@ impl End {
             tail: output.tail.into(),
             failures: output.failures,
             tally: output.tally,
+            passes: output.passes,
             log_path,
             total_lines: output.total_lines,
             total_bytes: output.total_bytes,
@@ -702,6 +704,7 @@ struct SinkOutput {
     tail: VecDeque<String>,
     failures: Vec<String>,
     tally: Tally,
+    passes: Passes,
     total_lines: u64,
     total_bytes: u64,
 }
@@ -715,6 +718,7 @@ struct Sink<W: Write> {
     scanner: Option<FailureScanner>,
     /// Kept with the scanner (test commands only).
     tally: Tally,
+    passes: Passes,
     /// The start of each pipe's unfinished line, and its full length.
     partial: [Option<PartialLine>; 2],
     out: SinkOutput,
@@ -733,6 +737,7 @@ impl<W: Write> Sink<W> {
             redact: [redactor.stream(), redactor.stream()],
             scanner,
             tally: Tally::default(),
+            passes: Passes::default(),
             partial: [None, None],
             out: SinkOutput::default(),
         }
@@ -835,6 +840,7 @@ impl<W: Write> Sink<W> {
         if let Some(scanner) = &mut self.scanner {
             scanner.line(&text);
             self.tally.line(&text);
+            self.passes.line(&text);
         }
         if in_tail {
             self.keep(text);
@@ -868,6 +874,7 @@ impl<W: Write> Sink<W> {
             }
             self.out.failures = scanner.into_failures();
             self.out.tally = self.tally;
+            self.out.passes = std::mem::take(&mut self.passes);
         }
         Ok(self.out)
     }

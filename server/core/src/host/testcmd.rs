@@ -91,11 +91,15 @@ impl TestCommand {
         let Some(target) = target else {
             return self.base.clone();
         };
+        // Each runner is made to name the tests it passes (libtest and go
+        // `-v` do anyway): the verifier looks for the target's name, since
+        // a pass count does not say which test passed.
         let args = match self.runner {
             Runner::Cargo => cargo_args(target),
-            Runner::Pytest => pytest_args(target),
+            Runner::Pytest => [vec!["-rfEp".to_owned()], pytest_args(target)].concat(),
             Runner::Unittest => unittest_args(target),
-            Runner::Vitest | Runner::Jest => js_args(target),
+            Runner::Vitest => [vec!["--reporter=verbose".to_owned()], js_args(target)].concat(),
+            Runner::Jest => [vec!["--verbose".to_owned()], js_args(target)].concat(),
             Runner::Npm => vec![quote(&target.to_string())],
             Runner::Go => return go_command(&self.base, target),
             Runner::Custom => Vec::new(),
@@ -171,18 +175,20 @@ fn pytest_args(target: &TestTarget) -> Vec<String> {
 /// → `tests.test_cart.TestCart.test_total`. A function outside a class has
 /// no dotted name: its module runs with `-k` (Python 3.7+).
 fn unittest_args(target: &TestTarget) -> Vec<String> {
+    // `-v` names each test; discovery takes its options after `discover`.
+    let verbose = "-v".to_owned();
     let Some(path) = target.path() else {
         let name = target.name().unwrap_or_default();
         // A dotted name is already unittest's syntax; a bare one filters.
         return if name.contains('.') {
-            vec![quote(name)]
+            vec![verbose, quote(name)]
         } else {
-            vec!["-k".to_owned(), quote(name)]
+            vec![verbose, "-k".to_owned(), quote(name)]
         };
     };
     if target.is_directory() {
         let dir = path.trim_end_matches('/');
-        return ["discover", "-s", dir, "-t", "."].map(quote).to_vec();
+        return ["discover", "-v", "-s", dir, "-t", "."].map(quote).to_vec();
     }
     let module = path.strip_suffix(".py").unwrap_or(path).replace('/', ".");
     let parts: Vec<&str> = target
@@ -190,11 +196,11 @@ fn unittest_args(target: &TestTarget) -> Vec<String> {
         .map(|n| n.split("::").collect())
         .unwrap_or_default();
     match parts.as_slice() {
-        [] => vec![quote(&module)],
+        [] => vec![verbose, quote(&module)],
         [function] if function.starts_with("test") => {
-            vec![quote(&module), "-k".to_owned(), quote(function)]
+            vec![verbose, quote(&module), "-k".to_owned(), quote(function)]
         }
-        parts => vec![quote(&format!("{module}.{}", parts.join(".")))],
+        parts => vec![verbose, quote(&format!("{module}.{}", parts.join(".")))],
     }
 }
 
@@ -473,86 +479,90 @@ mod tests {
             (
                 Pytest,
                 Some("tests/test_cart.py::test_total"),
-                "python3 -m pytest -q tests/test_cart.py::test_total",
+                "python3 -m pytest -q -rfEp tests/test_cart.py::test_total",
             ),
             (
                 Pytest,
                 Some("./tests/test_cart.py::TestCart::test_total"),
-                "python3 -m pytest -q tests/test_cart.py::TestCart::test_total",
+                "python3 -m pytest -q -rfEp tests/test_cart.py::TestCart::test_total",
             ),
             (
                 Pytest,
                 Some("tests/test_cart.py::test_param[a - b]"),
-                "python3 -m pytest -q 'tests/test_cart.py::test_param[a - b]'",
+                "python3 -m pytest -q -rfEp 'tests/test_cart.py::test_param[a - b]'",
             ),
-            (Pytest, Some("tests/"), "python3 -m pytest -q tests/"),
+            (Pytest, Some("tests/"), "python3 -m pytest -q -rfEp tests/"),
             (
                 Pytest,
                 Some("test_total"),
-                "python3 -m pytest -q -k test_total",
+                "python3 -m pytest -q -rfEp -k test_total",
             ),
             (Unittest, None, "python3 -m unittest"),
             (
                 Unittest,
                 Some("tests/test_cart.py::TestCart::test_total"),
-                "python3 -m unittest tests.test_cart.TestCart.test_total",
+                "python3 -m unittest -v tests.test_cart.TestCart.test_total",
             ),
             (
                 Unittest,
                 Some("tests/test_cart.py"),
-                "python3 -m unittest tests.test_cart",
+                "python3 -m unittest -v tests.test_cart",
             ),
             (
                 Unittest,
                 Some("tests/test_cart.py::TestCart"),
-                "python3 -m unittest tests.test_cart.TestCart",
+                "python3 -m unittest -v tests.test_cart.TestCart",
             ),
             (
                 Unittest,
                 Some("tests/test_cart.py::test_total"),
-                "python3 -m unittest tests.test_cart -k test_total",
+                "python3 -m unittest -v tests.test_cart -k test_total",
             ),
             (
                 Unittest,
                 Some("tests.test_cart.TestCart.test_total"),
-                "python3 -m unittest tests.test_cart.TestCart.test_total",
+                "python3 -m unittest -v tests.test_cart.TestCart.test_total",
             ),
             (
                 Unittest,
                 Some("test_total"),
-                "python3 -m unittest -k test_total",
+                "python3 -m unittest -v -k test_total",
             ),
             (
                 Unittest,
                 Some("tests/"),
-                "python3 -m unittest discover -s tests -t .",
+                "python3 -m unittest discover -v -s tests -t .",
             ),
             (Vitest, None, "npx vitest run"),
             (
                 Vitest,
                 Some("src/cart.test.ts::Cart > total"),
-                "npx vitest run src/cart.test.ts -t 'Cart total'",
+                "npx vitest run --reporter=verbose src/cart.test.ts -t 'Cart total'",
             ),
             (
                 Vitest,
                 Some("src/cart.test.ts > Cart > total is (zero)"),
-                r"npx vitest run src/cart.test.ts -t 'Cart total is \(zero\)'",
+                r"npx vitest run --reporter=verbose src/cart.test.ts -t 'Cart total is \(zero\)'",
             ),
             (
                 Vitest,
                 Some("src/cart.test.ts"),
-                "npx vitest run src/cart.test.ts",
+                "npx vitest run --reporter=verbose src/cart.test.ts",
             ),
-            (Jest, Some("Cart › total"), "npx jest -t 'Cart total'"),
+            (
+                Jest,
+                Some("Cart › total"),
+                "npx jest --verbose -t 'Cart total'",
+            ),
             (
                 Jest,
                 Some("Cart > handles a/b >= 2"),
-                "npx jest -t 'Cart handles a/b >= 2'",
+                "npx jest --verbose -t 'Cart handles a/b >= 2'",
             ),
             (
                 Jest,
                 Some("src/cart.test.js::adds items"),
-                "npx jest src/cart.test.js -t 'adds items'",
+                "npx jest --verbose src/cart.test.js -t 'adds items'",
             ),
             (Npm, None, "npm test --"),
             (

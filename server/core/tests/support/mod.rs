@@ -48,7 +48,7 @@ pub fn passing_when_fixed(ws: Arc<MemoryWorkspace>) -> ScriptedExec {
         if ws.text("cart.py").is_some_and(|t| t.contains("sum(")) {
             command_result(
                 0,
-                "...\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nOK",
+                "test_count (tests.test_cart.TestCart.test_count) ... ok\ntest_empty (tests.test_cart.TestCart.test_empty) ... ok\ntest_total (tests.test_cart.TestCart.test_total) ... ok\n\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nOK",
                 &[],
             )
         } else {

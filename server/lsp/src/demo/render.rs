@@ -80,7 +80,7 @@ impl Out {
 pub fn is_final_state(state: &str) -> bool {
     matches!(
         state,
-        "succeeded" | "failed" | "cancelled" | "budget_exhausted"
+        "succeeded" | "unverified" | "failed" | "cancelled" | "budget_exhausted"
     )
 }
 

@@ -288,7 +288,7 @@ struct Call {
 pub fn is_final(state: &str) -> bool {
     matches!(
         state,
-        "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
+        "succeeded" | "unverified" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
     )
 }
 
