@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use rein_core::config::Config;
 use rein_core::exec::Confinement;
-use rein_core::host::testcmd::{self, TestCommand};
+use rein_core::host::testcmd::{self, Runner, TestCommand};
 use rein_models::{ProviderConfig, ProviderKind};
 use serde_json::Value;
 
@@ -320,6 +320,14 @@ fn tests(root: &Path, configured: Option<&TestCommand>, report: &mut Report) {
             format!("tests ({source}): {shown}, but `{program}` is not on PATH"),
         );
     }
+    // Rein makes the runners it drives name their tests; a command of the
+    // user's or a package script must do it itself, or no fix is verified.
+    if matches!(command.runner, Runner::Custom | Runner::Npm) {
+        report.add(
+            Level::Info,
+            "tests: a fix counts as verified only if this command's output names the target test as passed (e.g. pytest -v, python -m unittest -v, go test -v, jest --verbose, vitest --reporter=verbose); otherwise a task ends `unverified`",
+        );
+    }
 }
 
 fn on_path(program: &str) -> Option<PathBuf> {
@@ -473,6 +481,21 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+
+    /// Rein cannot make a command of the user's name its tests: the
+    /// report says a fix is verified only if it does.
+    #[test]
+    fn a_custom_test_command_is_told_it_must_name_its_tests() {
+        let said = |command: TestCommand| {
+            let mut report = Report { lines: Vec::new() };
+            tests(Path::new("."), Some(&command), &mut report);
+            report.render().contains("names the target test as passed")
+        };
+        assert!(said(TestCommand::custom("make test T={target}")));
+        assert!(said(TestCommand::new(Runner::Npm)));
+        assert!(!said(TestCommand::new(Runner::Unittest)));
+        assert!(!said(TestCommand::new(Runner::Cargo)));
+    }
 
     /// A workspace's settings are quoted in the report: a test command
     /// with a line break and escapes cannot print an `ok` line of its own
