@@ -112,7 +112,13 @@ impl Passes {
             .iter()
             .find_map(|mark| line.strip_prefix(mark))
         {
-            let title = strip_duration(rest.trim());
+            let rest = rest.trim();
+            // vitest's workspace projects come first: `|web| src/a.test.ts > …`.
+            let rest = match rest.strip_prefix('|').and_then(|r| r.split_once("| ")) {
+                Some((_, after)) => after,
+                None => rest,
+            };
+            let title = strip_duration(rest);
             let title_only = !title.contains(" > ");
             return Some((title.to_owned(), title_only));
         }
@@ -367,6 +373,11 @@ mod tests {
         (
             "vitest verbose",
             " ✓ src/cart.test.ts > Cart > adds prices 1ms\n ↓ src/cart.test.ts > Cart > later\n × src/cart.test.ts > Cart > counts 2ms",
+            &["src/cart.test.ts > Cart > adds prices"],
+        ),
+        (
+            "vitest workspace project",
+            " ✓ |web| src/cart.test.ts > Cart > adds prices 1ms",
             &["src/cart.test.ts > Cart > adds prices"],
         ),
         (
