@@ -368,6 +368,22 @@ async fn a_run_that_does_not_name_the_target_passing_is_not_verified() {
             "{why}: the evidence shows what ran"
         );
     }
+    // A pass line alone is not enough: code under test can print one and
+    // exit 0 before the runner gets to its summary.
+    let exec = ScriptedExec::new(|_| {
+        command_result(
+            0,
+            "test_total (tests.test_cart.TestCart.test_total) ... ok",
+            &[],
+        )
+    });
+    let Verdict::Unconfirmed { summary, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("a pass line without the runner's summary was taken as a pass")
+    };
+    assert!(
+        summary.contains("named `TestCart.test_total` as passed, but printed no closing summary"),
+        "{summary}"
+    );
     // What the model can still fix comes first: a weakened test is a gap.
     c.ws.set(TEST_FILE, &TEST_TEXT.replace("30)", "3)"));
     let exec = ScriptedExec::new(|_| command_result(0, "all tests passed", &[]));

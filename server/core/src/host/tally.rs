@@ -11,8 +11,9 @@
 //! `no tests ran in 0.1s`), libtest (`test result: ok. 1 passed; 0 failed;
 //! 1 ignored; …`, summed over the test binaries), cargo nextest
 //! (`Summary [...] N tests run: N passed`), go test -v (`--- PASS:` /
-//! `--- SKIP:` / `[no tests to run]`), jest (`Tests: 1 skipped, 1 total`)
-//! and vitest (`Tests  1 passed | 1 skipped (2)`).
+//! `--- SKIP:` / `[no tests to run]`), jest (`Tests: 1 skipped, 1 total`),
+//! vitest (`Tests  1 passed | 1 skipped (2)`) and mocha (`1 passing (5ms)`,
+//! `1 pending`).
 
 use super::failures::strip_ansi;
 
@@ -69,6 +70,8 @@ impl Tally {
             self.nextest(rest);
         } else if let Some(rest) = line.strip_prefix("Tests:") {
             self.counts(rest.split(','), false);
+        } else if let Some(counts) = mocha(line) {
+            self.counts(std::iter::once(counts.as_str()), false);
         } else if let Some(rest) = line.strip_prefix("Tests ") {
             // vitest: `Tests  2 passed | 1 skipped (3)`.
             let rest = rest.rsplit_once('(').map_or(rest, |(counts, _)| counts);
@@ -192,6 +195,19 @@ impl Tally {
         self.skipped += found.skipped;
         self.summaries += 1;
     }
+}
+
+/// mocha's `2 passing (5ms)`, `1 pending`, `1 failing` → `2 passed`, … .
+fn mocha(line: &str) -> Option<String> {
+    let (n, rest) = line.split_once(' ')?;
+    n.parse::<u32>().ok()?;
+    let word = match rest.split_once(" (").map_or(rest, |(word, _)| word) {
+        "passing" => "passed",
+        "pending" => "pending",
+        "failing" => "failed",
+        _ => return None,
+    };
+    Some(format!("{n} {word}"))
 }
 
 /// `Ran 3 tests in 0.001s` (unittest).
@@ -341,6 +357,13 @@ mod tests {
             "vitest",
             " Test Files  1 passed (1)\n      Tests  2 passed | 1 skipped (3)\n   Start at  10:00:00",
             2,
+            0,
+            1,
+        ),
+        (
+            "mocha",
+            "  Cart\n    ✔ adds prices\n    - later\n\n  1 passing (5ms)\n  1 pending",
+            1,
             0,
             1,
         ),
