@@ -159,7 +159,73 @@ async fn a_real_fix_is_verified_with_evidence_of_the_current_content() {
     };
     assert_eq!(evidence[0].files, vec![hash("cart.py"), hash(TEST_FILE)]);
     assert_eq!(evidence[1].check, "no_regressions tests/test_cart.py");
+    // Each run has its own log, numbered after the baseline's, and shown
+    // workspace-relative as the model reads it.
+    assert_eq!(
+        (evidence[0].log_path.as_str(), evidence[1].log_path.as_str()),
+        (
+            ".rein/artifacts/t-v/verify-2.log",
+            ".rein/artifacts/t-v/verify-suite-3.log"
+        )
+    );
     let _ = CART_FIXED;
+}
+
+/// A resumed task compares against the baseline recorded when it began:
+/// the saved state is that baseline, whole.
+#[tokio::test]
+async fn the_saved_state_is_the_baseline() {
+    let c = case(cart_workspace()).await;
+    let saved: rein_core::verify::Baseline =
+        serde_json::from_value(rein_core::ports::Verifier::saved_state(&c.verifier)).unwrap();
+    assert_eq!(&saved, c.verifier.baseline());
+    assert!(saved.suite.is_some() && !saved.tests.is_empty());
+}
+
+/// The file's tests passed before the task, and now the run fails without
+/// naming a failing test (a crash at import, a runner error): that is a
+/// regression even though no test name is new.
+#[tokio::test]
+async fn a_suite_that_passed_before_and_now_fails_silently_is_a_regression() {
+    let ws = Arc::new(cart_workspace());
+    let passing = ScriptedExec::new(|_| command_result(0, UNITTEST_PASSED, &[]));
+    let task = TaskSpec::fix_test(TaskId("t-v".into()), TEST_FILE, "TestCart.test_total");
+    let verifier = TestVerifier::prepare(
+        &task,
+        ws.as_ref(),
+        &passing,
+        Some(TestCommand::custom("run-tests {target}")),
+        Duration::from_secs(60),
+        Path::new(".rein/artifacts/t-v"),
+        &CancellationToken::new(),
+    )
+    .await;
+    let exec = ScriptedExec::new(|spec| {
+        if spec.command.ends_with("::test_total") {
+            command_result(0, UNITTEST_PASSED, &[])
+        } else {
+            command_result(1, "ImportError: cannot import name 'count'", &[])
+        }
+    });
+    let touched = vec!["cart.py".to_owned()];
+    let verdict = verifier
+        .verify(VerifyContext {
+            task: &task,
+            touched: &touched,
+            workspace: ws.as_ref(),
+            exec: &exec,
+            artifacts_dir: ".rein/artifacts/t-v".into(),
+            cancel: CancellationToken::new(),
+            time: TimeBudget::unlimited(),
+        })
+        .await;
+    let Verdict::Gap { gap, .. } = verdict else {
+        panic!("a suite that broke was not a regression: {verdict:?}")
+    };
+    assert_eq!(
+        gap,
+        "tests/test_cart.py passed before the task and fails now"
+    );
 }
 
 #[tokio::test]
