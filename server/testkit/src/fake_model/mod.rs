@@ -69,10 +69,18 @@
 //! 0); and `fault` or `faults`. A fault is an object with one kind key:
 //! `{"status": 529, "retry_after": 2, "message": "…"}`,
 //! `{"connection_reset": true}`, `{"cut_after_events": 5}`,
-//! `{"invalid_json_event": 2}`, `{"malformed_tool_json": true}`, `{"delay_ms": 20}`, or
+//! `{"invalid_json_event": 2}`, `{"malformed_tool_json": true}`, `{"delay_ms": 20}`,
+//! `{"wait_for_file": "typed.gate"}` (answer only once that file exists,
+//! relative to the server process's working directory: the test decides
+//! when, by creating it once what it needs has happened), or
 //! `{"stream_error": "overloaded_error", "after_events": 3, "message": "Overloaded"}`.
 //! Conditions: `last_tool_result_contains`, `last_user_text_contains`,
 //! `system_contains`. Errors name the line and column.
+//!
+//! `"api_key": "sk-…"` makes the server accept that key only (any other, or
+//! none, is answered 401, as a real provider answers a wrong key): a test
+//! that sets a key in an editor proves with it that this very key, and not
+//! a default, reached the model.
 //!
 //! This server is also the "scripted" provider of `rein demo`, so it ships
 //! inside the binary; it only ever listens on 127.0.0.1 and never reaches the
@@ -89,6 +97,7 @@ mod scenario;
 mod scenario_file;
 mod server;
 mod sse;
+mod streamed;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -99,6 +108,7 @@ pub use scenario::{
     Condition, Fault, Reply, ReplyParts, Scenario, ScenarioError, StopReason, Usage,
 };
 pub use server::{FakeModel, FakeModelError};
+pub use streamed::{StepStream, Streamed};
 
 /// Which API a request spoke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -11,6 +11,7 @@ use super::openai::StreamStyle;
 use super::resolve::ResolvedReply;
 use super::scenario::Fault;
 use super::sse::split_point;
+use super::streamed::Streamed;
 use super::{anthropic, openai};
 
 /// How to answer one request.
@@ -204,7 +205,14 @@ pub(crate) fn reply_plan(context: &Context, reply: &ResolvedReply, faults: &[Fau
 impl Plan {
     /// Sends the answer; returns the connection if it can serve another
     /// request. `close` is the client's wish (or ours) to end after this one.
-    pub(crate) async fn send(self, mut connection: Connection, close: bool) -> Option<Connection> {
+    /// `watch`: told of each event of a stream as it goes out (the
+    /// scenario's watcher, and the step this answers).
+    pub(crate) async fn send(
+        self,
+        mut connection: Connection,
+        close: bool,
+        watch: Option<(&Streamed, usize)>,
+    ) -> Option<Connection> {
         let keep = match self {
             Plan::Reset => {
                 connection.reset();
@@ -248,6 +256,12 @@ impl Plan {
                     .write_all(&response_head(200, &headers))
                     .await
                     .ok()?;
+                let sent = |n| {
+                    if let Some((streamed, step)) = watch {
+                        streamed.record(step, n, events.len());
+                    }
+                };
+                sent(0);
                 for (index, event) in events.iter().enumerate() {
                     if index > 0
                         && let Some(delay) = delay
@@ -258,6 +272,7 @@ impl Plan {
                     let (first, second) = bytes.split_at(split_point(bytes, index).unwrap_or(0));
                     connection.write_chunk(first).await.ok()?;
                     connection.write_chunk(second).await.ok()?;
+                    sent(index + 1);
                 }
                 if cut {
                     return None;

@@ -3,13 +3,14 @@
 //! data; how they look on disk is in `scenario_file.rs`, how they look on the
 //! wire is in `anthropic.rs` and `openai.rs`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::scenario_file::{FaultFile, ReplyFile};
+use super::streamed::Streamed;
 
 /// A script for the fake model: the replies it gives, one per valid model
 /// request, in order, plus options that shape every reply.
@@ -27,6 +28,12 @@ pub struct Scenario {
     pub(crate) replies: Vec<Step>,
     #[serde(default = "default_true")]
     pub(crate) require_api_key: bool,
+    /// The one API key accepted: any other is answered 401, as the real
+    /// API answers a wrong key. A test that sets a key somewhere (an
+    /// editor's settings) proves with it that this key, and not a
+    /// default, reached the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) api_key: Option<String>,
     #[serde(default, skip_serializing_if = "is_false")]
     pub(crate) ollama_parallel_tool_calls: bool,
     #[serde(default = "default_text_chunk_chars")]
@@ -34,6 +41,9 @@ pub struct Scenario {
     /// What `GET /v1/models` (or `/models`) lists.
     #[serde(default = "default_models", skip_serializing_if = "is_default_models")]
     pub(crate) models: Vec<String>,
+    /// Told of every event streamed ([`Scenario::watch_streams`]).
+    #[serde(skip)]
+    pub(crate) streamed: Option<Streamed>,
 }
 
 /// The models the fake lists unless told otherwise: one per provider
@@ -75,9 +85,11 @@ impl Default for Scenario {
             _comment: IgnoredAny,
             replies: Vec::new(),
             require_api_key: true,
+            api_key: None,
             ollama_parallel_tool_calls: false,
             text_chunk_chars: DEFAULT_TEXT_CHUNK_CHARS,
             models: default_models(),
+            streamed: None,
         }
     }
 }
@@ -154,6 +166,13 @@ impl Scenario {
         self
     }
 
+    /// Accept only this API key (`x-api-key`, or `Authorization: Bearer`);
+    /// any other, or none, is answered 401.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
     /// OpenAI streaming quirk of Ollama: every tool call is sent whole, in one
     /// chunk, with `index: 0` and a distinct `id`.
     pub fn ollama_parallel_tool_calls(mut self) -> Self {
@@ -165,6 +184,13 @@ impl Scenario {
     /// delta carries. Default 4; 0 is treated as 1.
     pub fn text_chunk_chars(mut self, chars: usize) -> Self {
         self.text_chunk_chars = chars;
+        self
+    }
+
+    /// Tells `streamed` of each event of a streamed reply as it is sent,
+    /// so a test can wait for the moment a reply is streaming.
+    pub fn watch_streams(mut self, streamed: &Streamed) -> Self {
+        self.streamed = Some(streamed.clone());
         self
     }
 
@@ -466,6 +492,10 @@ pub enum Fault {
     /// Sleep this long between SSE events (before the body, when not
     /// streaming).
     Slow { delay_ms: u64 },
+    /// Answer only once this file exists (a relative path is taken from the
+    /// server process's working directory): the test creates it when what
+    /// it needs has happened, instead of hoping a delay was long enough.
+    WaitForFile(PathBuf),
     /// Streaming: after `after_events` events, send the provider's in-stream
     /// error and end the stream. Non-streaming: answer with the HTTP status
     /// that error type stands for.

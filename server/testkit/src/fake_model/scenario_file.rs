@@ -3,6 +3,8 @@
 //! what serde's derive cannot (exactly one kind of fault, no branch inside a
 //! branch), and their messages gain serde_json's line and column.
 
+use std::path::PathBuf;
+
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
@@ -204,6 +206,8 @@ pub(crate) struct FaultFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     delay_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    wait_for_file: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     stream_error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     after_events: Option<usize>,
@@ -211,7 +215,7 @@ pub(crate) struct FaultFile {
     message: Option<String>,
 }
 
-const FAULT_KINDS: &str = "`status`, `connection_reset`, `cut_after_events`, `invalid_json_event`, `malformed_tool_json`, `delay_ms`, `stream_error`";
+const FAULT_KINDS: &str = "`status`, `connection_reset`, `cut_after_events`, `invalid_json_event`, `malformed_tool_json`, `delay_ms`, `wait_for_file`, `stream_error`";
 
 impl TryFrom<FaultFile> for Fault {
     type Error = String;
@@ -224,6 +228,7 @@ impl TryFrom<FaultFile> for Fault {
             ("invalid_json_event", file.invalid_json_event.is_some()),
             ("malformed_tool_json", file.malformed_tool_json.is_some()),
             ("delay_ms", file.delay_ms.is_some()),
+            ("wait_for_file", file.wait_for_file.is_some()),
             ("stream_error", file.stream_error.is_some()),
         ];
         let present: Vec<&str> = kinds
@@ -273,6 +278,7 @@ impl TryFrom<FaultFile> for Fault {
             "delay_ms" => Fault::Slow {
                 delay_ms: file.delay_ms.unwrap_or_default(),
             },
+            "wait_for_file" => Fault::WaitForFile(file.wait_for_file.unwrap_or_default()),
             _ => {
                 let error_type = file.stream_error.unwrap_or_default();
                 Fault::StreamError {
@@ -337,6 +343,10 @@ impl From<Fault> for FaultFile {
             },
             Fault::Slow { delay_ms } => FaultFile {
                 delay_ms: Some(delay_ms),
+                ..FaultFile::default()
+            },
+            Fault::WaitForFile(path) => FaultFile {
+                wait_for_file: Some(path),
                 ..FaultFile::default()
             },
             Fault::StreamError {

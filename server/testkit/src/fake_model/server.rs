@@ -1,8 +1,9 @@
 //! The running server: accepting connections on 127.0.0.1, routing each
 //! request, validating it, consuming a scenario step, and recording it all.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -16,8 +17,9 @@ use super::http::{Connection, HttpError, HttpRequest};
 use super::openai::StreamStyle;
 use super::plan::{Context, Plan, error_plan, models_plan, reply_plan};
 use super::resolve::{Ids, RequestFacts, resolve};
-use super::scenario::{Scenario, Step};
-use super::validate::{validate, validate_models_request};
+use super::scenario::{Fault, Scenario, Step};
+use super::streamed::Streamed;
+use super::validate::{check_expected_key, validate, validate_models_request};
 use super::{RecordedRequest, WireFormat};
 
 /// Why the server could not start.
@@ -40,6 +42,8 @@ pub struct FakeModel {
 #[derive(Debug)]
 struct Shared {
     require_api_key: bool,
+    api_key: Option<String>,
+    streamed: Option<Streamed>,
     ollama_tool_calls: bool,
     chunk_chars: usize,
     models: Vec<String>,
@@ -65,6 +69,8 @@ impl FakeModel {
         let addr = listener.local_addr().map_err(FakeModelError::Bind)?;
         let shared = Arc::new(Shared {
             require_api_key: scenario.require_api_key,
+            api_key: scenario.api_key,
+            streamed: scenario.streamed,
             ollama_tool_calls: scenario.ollama_parallel_tool_calls,
             chunk_chars: scenario.text_chunk_chars,
             models: scenario.models,
@@ -142,14 +148,18 @@ async fn serve_connection(stream: TcpStream, shared: Arc<Shared>) {
                     .violations
                     .push(format!("malformed HTTP request: {message}"));
                 let _ = malformed_http_plan(status, &message)
-                    .send(connection, true)
+                    .send(connection, true, None)
                     .await;
                 return;
             }
         };
         let close = request.wants_close;
-        let plan = shared.answer(&request);
-        match plan.send(connection, close).await {
+        let Answer { plan, gate, watch } = shared.answer(&request);
+        if let Some(gate) = gate {
+            wait_for_file(&gate).await;
+        }
+        let watch = watch.as_ref().map(|(streamed, step)| (streamed, *step));
+        match plan.send(connection, close, watch).await {
             Some(open) => connection = open,
             None => return,
         }
@@ -165,6 +175,33 @@ fn malformed_http_plan(status: u16, message: &str) -> Plan {
         body: body.to_string().into_bytes(),
         delay: None,
         cut: false,
+    }
+}
+
+/// What to send for one request, and around it.
+struct Answer {
+    plan: Plan,
+    /// Send nothing until this file exists (`Fault::WaitForFile`).
+    gate: Option<PathBuf>,
+    /// The scenario's watcher and the step this answers.
+    watch: Option<(Streamed, usize)>,
+}
+
+impl From<Plan> for Answer {
+    fn from(plan: Plan) -> Self {
+        Self {
+            plan,
+            gate: None,
+            watch: None,
+        }
+    }
+}
+
+/// Polls for `path` (no notification says a file appeared, portably); a
+/// `stat` is quick enough to make on the runtime's thread.
+async fn wait_for_file(path: &Path) {
+    while !path.exists() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
@@ -208,9 +245,9 @@ impl Shared {
     /// Validates, records, consumes a step and plans the answer. Recording
     /// happens before anything is sent, so a client that has its response
     /// always finds its request in `requests()`.
-    fn answer(&self, request: &HttpRequest) -> Plan {
+    fn answer(&self, request: &HttpRequest) -> Answer {
         let (format, found) = match route(request) {
-            Route::Models(format) => return self.models(format, request),
+            Route::Models(format) => return self.models(format, request).into(),
             Route::Api(format) => (format, true),
             Route::NotFound(format) => (format, false),
         };
@@ -240,7 +277,11 @@ impl Shared {
         let errors = match &parsed {
             _ if !found => vec![not_found(format, request)],
             Err(error) => vec![invalid_json(format, error)],
-            Ok(body) => validate(format, &request.headers, body, self.require_api_key),
+            Ok(body) => self.checked(
+                format,
+                &request.headers,
+                validate(format, &request.headers, body, self.require_api_key),
+            ),
         };
         let mut record = RecordedRequest {
             format,
@@ -253,7 +294,7 @@ impl Shared {
         };
         if let Some(first) = errors.first() {
             state.record(record);
-            return error_plan(&context, first, None);
+            return error_plan(&context, first, None).into();
         }
         let Some(step) = state.steps.pop_front() else {
             let error = ApiError::with_status(
@@ -265,8 +306,9 @@ impl Shared {
             );
             record.violations.push(error.message.clone());
             state.record(record);
-            return error_plan(&context, &error, None);
+            return error_plan(&context, &error, None).into();
         };
+        let step_index = state.consumed;
         record.step = Some(state.consumed);
         state.consumed += 1;
         let texts = RequestTexts::of(format, &record.body);
@@ -278,12 +320,36 @@ impl Shared {
         };
         let resolved = resolve(reply, &facts, &mut state.ids);
         let plan = reply_plan(&context, &resolved, &reply.faults);
+        let gate = reply.faults.iter().find_map(|fault| match fault {
+            Fault::WaitForFile(path) => Some(path.clone()),
+            _ => None,
+        });
         state.record(record);
-        plan
+        Answer {
+            plan,
+            gate,
+            watch: self.streamed.clone().map(|streamed| (streamed, step_index)),
+        }
     }
 }
 
 impl Shared {
+    /// `errors`, then, for a scenario that accepts one key only, a wrong
+    /// key (a request already wrong is answered with its first problem).
+    fn checked(
+        &self,
+        format: WireFormat,
+        headers: &BTreeMap<String, String>,
+        mut errors: Vec<ApiError>,
+    ) -> Vec<ApiError> {
+        if let Some(expected) = &self.api_key
+            && let Some(wrong) = check_expected_key(format, headers, expected)
+        {
+            errors.push(wrong);
+        }
+        errors
+    }
+
     /// The model list, in the format's own shape, after the same header
     /// checks a model call gets.
     fn models(&self, format: WireFormat, request: &HttpRequest) -> Plan {
@@ -299,7 +365,11 @@ impl Shared {
                 chunk_chars: self.chunk_chars,
             },
         };
-        let errors = validate_models_request(format, &request.headers, self.require_api_key);
+        let errors = self.checked(
+            format,
+            &request.headers,
+            validate_models_request(format, &request.headers, self.require_api_key),
+        );
         state.record(RecordedRequest {
             format,
             method: request.method.clone(),

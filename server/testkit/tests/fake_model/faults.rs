@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use expect_test::expect;
-use rein_testkit::fake_model::{Fault, Reply};
+use rein_testkit::fake_model::{FakeModel, Fault, Reply, Scenario, StepStream, Streamed};
 use serde_json::{Value, json};
 
 use crate::support::{
@@ -366,4 +366,56 @@ async fn slow_streams_arrive_intact_and_no_sooner_than_the_delays() {
         normal,
         "same events, only slower"
     );
+}
+
+/// `wait_for_file`: the request is taken (recorded, its step consumed) but
+/// nothing is answered until the test creates the file; then the reply
+/// comes whole.
+#[tokio::test]
+async fn a_gated_reply_waits_for_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("typed.gate");
+    let server = serve(vec![
+        Reply::text("after the gate").with_fault(Fault::WaitForFile(gate.clone())),
+    ])
+    .await;
+    let request = tokio::spawn(anthropic(&server, &anthropic_body(false)).send());
+    while server.requests().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    // Only a broken gate could answer in this time; a slow machine cannot
+    // make this fail.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!request.is_finished(), "answered before the gate opened");
+    std::fs::write(&gate, "").unwrap();
+    let response = request.await.unwrap().unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["content"][0]["text"], "after the gate");
+}
+
+/// `Streamed` sees a streamed reply begin and go on, event by event: a test
+/// can act while it is in flight, as a real one's first bytes arrive.
+#[tokio::test]
+async fn a_watched_stream_is_seen_in_flight() {
+    let streamed = Streamed::new();
+    let scenario = Scenario::new()
+        .reply(Reply::text("first"))
+        .reply(Reply::text("a slow second answer").with_fault(Fault::Slow { delay_ms: 60_000 }))
+        .watch_streams(&streamed);
+    let server = FakeModel::start(scenario).await.unwrap();
+    let first = anthropic(&server, &anthropic_body(true))
+        .send()
+        .await
+        .unwrap();
+    let total = events(&first.text().await.unwrap()).len();
+    assert_eq!(streamed.of(0), StepStream { sent: total, total });
+    assert!(!streamed.of(0).in_flight());
+
+    let second = tokio::spawn(anthropic(&server, &anthropic_body(true)).send());
+    streamed.until_sent(1, 1).await;
+    let now = streamed.of(1);
+    assert!(now.in_flight(), "{now:?}");
+    assert_eq!(now.sent, 1, "the next event is a minute away");
+    second.abort();
 }

@@ -506,6 +506,48 @@ async fn keys_are_optional_when_the_scenario_says_so() {
     assert_eq!(send(&server, &openai).await.0, 200);
 }
 
+/// A scenario's `api_key`: that key is served, any other (or none) is
+/// refused as the real APIs refuse a wrong key, and the refusal repeats
+/// neither key.
+#[tokio::test]
+async fn a_scenario_with_an_api_key_accepts_that_key_only() {
+    let scenario = Scenario::from_json(
+        r#"{"api_key": "sk-the-right-one", "replies": [{"text": "a"}, {"text": "b"}]}"#,
+    )
+    .unwrap();
+    let server = FakeModel::start(scenario).await.unwrap();
+    let anthropic = |key| {
+        with_header(
+            anthropic_case("key", anthropic_body(false)),
+            "x-api-key",
+            key,
+        )
+    };
+    let openai = |key| with_header(openai_case("key", openai_body(false)), "authorization", key);
+    let mut answers = Vec::new();
+    for case in [
+        anthropic(Some("sk-ant-test")),
+        anthropic(None),
+        openai(Some("Bearer sk-test")),
+        anthropic(Some("sk-the-right-one")),
+        openai(Some("Bearer sk-the-right-one")),
+    ] {
+        let (status, body) = send(&server, &case).await;
+        assert!(!body.contains("sk-"), "{body}");
+        answers.push(status);
+    }
+    assert_eq!(answers, [401, 401, 401, 200, 200]);
+    assert_eq!(server.remaining(), 0);
+    let models = reqwest::Client::new()
+        .get(format!("{}/v1/models", server.base_url()))
+        .header("x-api-key", "scripted-key")
+        .header("anthropic-version", "2023-06-01")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(models.status().as_u16(), 401);
+}
+
 #[tokio::test]
 async fn validation_errors_use_the_provider_error_bodies() {
     let server = serve(vec![]).await;

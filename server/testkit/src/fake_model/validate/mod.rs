@@ -44,6 +44,38 @@ pub(crate) fn validate_models_request(
     errors
 }
 
+/// A request whose key is not `expected` (a scenario's `api_key`): answered
+/// as the real API answers a wrong key, without repeating either key (the
+/// message reaches logs, and the key must not).
+pub(crate) fn check_expected_key(
+    format: WireFormat,
+    headers: &BTreeMap<String, String>,
+    expected: &str,
+) -> Option<ApiError> {
+    let sent = match format {
+        WireFormat::Anthropic => headers.get("x-api-key").map(String::as_str),
+        WireFormat::OpenAi => headers.get("authorization").and_then(|value| {
+            value
+                .strip_prefix("Bearer ")
+                .or_else(|| value.strip_prefix("bearer "))
+        }),
+    };
+    if sent.map(str::trim) == Some(expected) {
+        return None;
+    }
+    let message =
+        "fake model: the request's API key is not the one this scenario accepts (its `api_key`)";
+    Some(match format {
+        WireFormat::Anthropic => {
+            ApiError::unauthorized(format!("invalid x-api-key: {message}"), None)
+        }
+        WireFormat::OpenAi => ApiError::unauthorized(
+            format!("Incorrect API key provided: {message}"),
+            Some("invalid_api_key"),
+        ),
+    })
+}
+
 /// Both providers accept tool names matching `^[a-zA-Z0-9_-]{1,64}$`.
 fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
