@@ -479,7 +479,7 @@ async fn a_projects_own_settings_are_asked_about_and_trusted_with_rein_trust() {
     run(Case::new("trust")).await;
 }
 
-/// The API key a test sets in Neovim (the scripted model accepts any).
+/// The API key `tests/nvim/cases/api_key.lua` sets in Neovim.
 const SECRET_KEY: &str = "sk-rein-nvim-test-SECRET-5f3a9c";
 
 /// Every file under `dir` that contains `needle`.
@@ -501,12 +501,20 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
     found
 }
 
-/// An API key set in Neovim (`settings.apiKey`, here a function) reaches
-/// the server (the scripted model requires one) but never a log or
-/// `.rein/`.
+/// An API key set in Neovim (`settings.apiKey`, here a function) is the
+/// key the model receives, and it reaches no log and nothing under
+/// `.rein/`. The scripted model accepts that key only (the demo's
+/// scenario with `api_key`), so the task succeeds only if this key arrived:
+/// without one, the scripted launch sends a stand-in key, which it refuses.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_api_key_set_in_neovim_never_reaches_a_log() {
-    let ran = run(Case::new("api_key")).await;
+async fn an_api_key_set_in_neovim_reaches_the_model_and_no_log() {
+    let scenario_dir = tempfile::tempdir().unwrap();
+    let scenario = scenario_dir.path().join("api_key.json");
+    let mut demo: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(support::demo_scenario()).unwrap()).unwrap();
+    demo["api_key"] = SECRET_KEY.into();
+    std::fs::write(&scenario, demo.to_string()).unwrap();
+    let ran = run(Case::new("api_key").scenario(scenario)).await;
     assert_eq!(ran.disk("cart.py"), fixed_cart());
     let in_log: Vec<&str> = ran
         .lsp_log

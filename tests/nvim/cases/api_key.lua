@@ -1,7 +1,9 @@
 -- A task run with the API key set in Neovim as a function (so it sits in no
--- config file): the scripted model requires a key, so the task succeeding
--- shows the key reached the server; tests/nvim.rs then checks it appears
--- in no log and nowhere under .rein/.
+-- config file). tests/nvim.rs gives the scripted model a scenario that
+-- accepts this key only (any other is refused with a 401, the stand-in key
+-- Rein sends when none is set included), so the task succeeding shows this
+-- key reached the model; tests/nvim.rs then checks it appears in no log and
+-- nowhere under .rein/.
 local H = dofile(vim.env.REIN_NVIM_TESTS .. '/harness.lua')
 
 H.run(function()
