@@ -406,8 +406,8 @@ const USER_TITLE_TO: &str =
     "\"\"\"A tiny shopping cart.\"\"\"\n# Prices are in cents (typed by the user).\n";
 
 /// 3. The user types elsewhere in the file after the model read it and
-/// before its (slow) edit arrives: the edit is rebased onto the new text,
-/// tied to the new version, the model is told, the typing survives.
+/// before its edit arrives: the edit is rebased onto the new text, tied to
+/// the new version, the model is told, the typing survives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typing_elsewhere_before_the_edit_rebases_it() {
     let mut s = Server::start(Setup::new(
@@ -420,7 +420,7 @@ async fn typing_elsewhere_before_the_edit_rebases_it() {
     let task = fix_test_total(&mut s).await;
 
     // The model has read cart.py (v1) and runs the test; its edit, next,
-    // takes a while to arrive.
+    // is held by the scenario until the server has the typing.
     s.until_activity(&task, "running tests").await;
     assert!(s.edits_of("cart.py").is_empty());
     s.editor
@@ -428,6 +428,8 @@ async fn typing_elsewhere_before_the_edit_rebases_it() {
         .await
         .unwrap();
     assert_eq!(s.editor.version("cart.py"), Some(2));
+    s.until_server_has("cart.py", 2).await;
+    s.open_gate("typed.gate");
 
     let status = s.until_end(&task).await;
     assert_state(&status, "succeeded");
@@ -448,9 +450,10 @@ async fn typing_elsewhere_before_the_edit_rebases_it() {
 const USER_DOC_FROM: &str = "each item's price times its quantity, summed.";
 const USER_DOC_TO: &str = "price times quantity, for every item (typed by the user).";
 
-/// 4. The user types over lines the model's (slow) edit replaces: the
-/// edit is refused as stale and never reaches the editor, the model reads
-/// again and its second edit, on the text as it is now, applies.
+/// 4. The user types over lines the model's edit replaces, after the
+/// model read them: the edit is refused as stale and never reaches the
+/// editor, the model reads again and its second edit, on the text as it is
+/// now, applies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typing_over_the_edited_lines_makes_the_model_read_again() {
     let mut s = Server::start(Setup::new(demo_project(), lsp_tasks_scenario("stale.json"))).await;
@@ -458,12 +461,16 @@ async fn typing_over_the_edited_lines_makes_the_model_read_again() {
     s.editor.open("cart.py").await.unwrap();
     let task = fix_test_total(&mut s).await;
 
+    // As in 3: the edit is held by the scenario until the server has the
+    // typing.
     s.until_activity(&task, "running tests").await;
     assert!(s.edits_of("cart.py").is_empty());
     s.editor
         .replace("cart.py", USER_DOC_FROM, USER_DOC_TO)
         .await
         .unwrap();
+    s.until_server_has("cart.py", 2).await;
+    s.open_gate("typed.gate");
 
     let status = s.until_end(&task).await;
     assert_state(&status, "succeeded");
@@ -526,13 +533,21 @@ async fn a_rejected_edit_changes_nothing_and_the_model_is_told() {
 
 /// An edit decision that is `first` for the first edit, then `Accept`.
 fn first_then_accept(first: EditDecision) -> Box<dyn FnMut(&Value) -> EditDecision + Send> {
+    first_then(first, EditDecision::Accept)
+}
+
+/// An edit decision that is `first` for the first edit, then `rest`.
+fn first_then(
+    first: EditDecision,
+    rest: EditDecision,
+) -> Box<dyn FnMut(&Value) -> EditDecision + Send> {
     let mut seen = 0;
     Box::new(move |_| {
         seen += 1;
         if seen == 1 {
             first.clone()
         } else {
-            EditDecision::Accept
+            rest.clone()
         }
     })
 }
@@ -540,15 +555,28 @@ fn first_then_accept(first: EditDecision) -> Box<dyn FnMut(&Value) -> EditDecisi
 /// 6. An editor that answers `applied: true` and changes nothing: the
 /// server does not believe it without the `didChange`, tells the model the
 /// edit's state is unknown; the model reads again and edits again.
+///
+/// The confirmation timeout is short, for the claimed edit to time out
+/// soon; the second edit, which must be confirmed, does not race it: the
+/// editor applies it, waits until the server has the change, and only then
+/// answers, so the server sees it at its first look.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_claimed_but_never_applied_is_reported_unknown() {
     let mut setup = Setup::new(demo_project(), lsp_tasks_scenario("claimed.json"));
     setup.confirm_timeout_secs = 0.5;
-    setup.decide_edit = first_then_accept(EditDecision::ClaimWithoutApplying);
+    setup.decide_edit = first_then(EditDecision::ClaimWithoutApplying, EditDecision::Hold);
     let mut s = Server::start(setup).await;
     s.editor.open(CART_TEST).await.unwrap();
     s.editor.open("cart.py").await.unwrap();
     let task = fix_test_total(&mut s).await;
+
+    let second = s.nth_edit_of("cart.py", 2).await;
+    s.editor.replace("cart.py", UNFIXED, FIXED).await.unwrap();
+    s.until_server_has("cart.py", 2).await;
+    s.editor
+        .answer_edit(&second, EditDecision::ClaimWithoutApplying)
+        .await
+        .unwrap();
 
     let status = s.until_end(&task).await;
     assert_state(&status, "succeeded");
@@ -565,10 +593,16 @@ async fn an_edit_claimed_but_never_applied_is_reported_unknown() {
 
 /// 7. An editor that never answers `applyEdit`: after the approval
 /// timeout the model is told the state is unknown and goes on.
+///
+/// One timeout governs the unanswered edit and everything after it that
+/// must be answered in time (the second edit, saving before the tests), and
+/// it is read when each question goes out, so it cannot be raised between
+/// them: it is generous for what must succeed (the headless editor answers
+/// in milliseconds), and the unanswered edit costs it once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_edit_times_out_and_the_task_goes_on() {
     let mut setup = Setup::new(demo_project(), lsp_tasks_scenario("unanswered.json"));
-    setup.approval_timeout_secs = 0.5;
+    setup.approval_timeout_secs = 5.0;
     setup.decide_edit = first_then_accept(EditDecision::Ignore);
     let mut s = Server::start(setup).await;
     s.editor.open(CART_TEST).await.unwrap();

@@ -324,16 +324,7 @@ impl Server {
     /// `mark`: it may already have arrived while the editor waited for the
     /// answer to a request (a cancellation's, say).
     pub async fn until_end_since(&mut self, task: &str, mark: usize) -> Value {
-        let ended = |m: &Value| {
-            m["method"] == "rein/taskStatus"
-                && m["params"]["taskId"] == task
-                && matches!(
-                    m["params"]["state"].as_str(),
-                    Some(
-                        "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
-                    )
-                )
-        };
+        let ended = |m: &Value| is_end(m) && m["params"]["taskId"] == task;
         self.wait_for(mark, ended).await["params"].clone()
     }
 
@@ -360,6 +351,36 @@ impl Server {
                     .is_some_and(|s| s.contains(text))
         };
         self.wait_for(0, reported).await
+    }
+
+    /// Waits until the server holds `rel` at `version` (it says so in
+    /// answer to `rein/documentState`): the editor's `didChange` has then
+    /// been taken, which its being sent does not say.
+    pub async fn until_server_has(&mut self, rel: &str, version: i32) {
+        let uri = self.editor.uri(rel);
+        let deadline = tokio::time::Instant::now() + HANG_GUARD;
+        loop {
+            let state = self
+                .editor
+                .request("rein/documentState", json!({"uri": uri}))
+                .await
+                .unwrap();
+            if state["result"]["version"] == version {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the server never held {rel} at version {version}: {state}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Creates `name` next to the project, in the test's temporary folder:
+    /// a scenario's reply with the fault `{"wait_for_file": "../<name>"}`
+    /// is held until then (the server runs in the project).
+    pub fn open_gate(&self, name: &str) {
+        std::fs::write(self.root.parent().unwrap().join(name), "").unwrap();
     }
 
     /// Every message received with this method, in order.
@@ -389,6 +410,33 @@ impl Server {
             .filter(|m| m["params"]["token"] == token)
             .map(|m| m["params"]["value"].clone())
             .collect()
+    }
+
+    /// The `n`th (from 1) `workspace/applyEdit` for `rel`: one already
+    /// received, or the next to arrive (the editor answers or holds each
+    /// as its options say). Fails at once if a task ends first.
+    pub async fn nth_edit_of(&mut self, rel: &str, n: usize) -> Value {
+        if let Some(edit) = self.edits_of(rel).get(n - 1) {
+            return edit.clone();
+        }
+        let uri = self.editor.uri(rel);
+        let mut seen = self.edits_of(rel).len();
+        let found = self
+            .editor
+            .pump_until(|m| {
+                let edit = m["method"] == "workspace/applyEdit"
+                    && m["params"]["edit"]["documentChanges"][0]["textDocument"]["uri"] == uri;
+                seen += usize::from(edit);
+                (edit && seen == n) || is_end(m)
+            })
+            .await
+            .unwrap();
+        assert!(
+            !is_end(&found),
+            "the task ended before edit {n} of {rel}: {}",
+            found["params"]
+        );
+        found
     }
 
     /// The `workspace/applyEdit` requests for one file, in order.
@@ -423,6 +471,25 @@ impl Server {
         status.code().unwrap_or(-1)
     }
 }
+
+/// A task's final (or `waiting_user`) `rein/taskStatus`.
+fn is_end(m: &Value) -> bool {
+    m["method"] == "rein/taskStatus"
+        && matches!(
+            m["params"]["state"].as_str(),
+            Some(
+                "succeeded"
+                    | "unverified"
+                    | "failed"
+                    | "cancelled"
+                    | "budget_exhausted"
+                    | "waiting_user"
+            )
+        )
+}
+
+/// Longer than any wait in these tests should take: reaching it is a hang.
+const HANG_GUARD: Duration = Duration::from_secs(60);
 
 /// The progress token the server creates for a task.
 pub fn progress_token(task: &str) -> String {

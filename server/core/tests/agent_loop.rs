@@ -15,7 +15,7 @@ use rein_core::fakes::{ScriptedApprover, ScriptedExec, command_result};
 use rein_core::permissions::{Decision, Policy, Rule};
 use rein_core::ports::{ApprovalDecision, TaskEvent};
 use rein_core::task::{TaskSpec, TaskState};
-use rein_testkit::fake_model::{Fault, Reply, Scenario, StopReason as FakeStop};
+use rein_testkit::fake_model::{Fault, Reply, Scenario, StopReason as FakeStop, Streamed};
 use serde_json::json;
 use support::{CART_BROKEN, CART_FIXED, Setup, TEST_FILE, cart_workspace};
 
@@ -511,8 +511,12 @@ async fn repeating_a_call_gets_a_notice_then_a_refusal_and_stalling_gets_a_nudge
     );
 }
 
+/// The cancel lands while the second reply streams: its first event is on
+/// the wire and the next is a minute away, so the cancel cannot come before
+/// the stream began or after it ended.
 #[tokio::test]
 async fn cancellation_mid_stream_leaves_a_consistent_history() {
+    let streamed = Streamed::new();
     let scenario = Scenario::new()
         .reply(
             Reply::tool_call("read_file", json!({"path": "cart.py"}))
@@ -520,29 +524,25 @@ async fn cancellation_mid_stream_leaves_a_consistent_history() {
         )
         .reply(
             Reply::text("thinking very slowly about this…")
-                .with_fault(Fault::Slow { delay_ms: 300 }),
-        );
+                .with_fault(Fault::Slow { delay_ms: 60_000 }),
+        )
+        .watch_streams(&streamed);
     let setup = Setup::new(cart_workspace());
-    let (progress, cancel) = (setup.progress.clone(), setup.cancel.clone());
-    let cancel_soon = async move {
-        // Cancel once the second model call is under way.
-        loop {
-            if progress
-                .events()
-                .iter()
-                .filter(|e| matches!(e, TaskEvent::ToolResult { .. }))
-                .count()
-                >= 2
-            {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                cancel.cancel();
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+    let cancel = setup.cancel.clone();
+    // Cancels once the second model call (step 1) is streaming; returns
+    // that stream as it was when the cancel went out.
+    let cancel_mid_stream = async move {
+        streamed.until_sent(1, 1).await;
+        let at_cancel = streamed.of(1);
+        cancel.cancel();
+        at_cancel
     };
-    let (r, ()) = tokio::join!(setup.run(scenario, |_| {}), cancel_soon);
+    let (r, at_cancel) = tokio::join!(setup.run(scenario, |_| {}), cancel_mid_stream);
     assert_eq!(r.outcome.state, TaskState::Cancelled);
+    assert!(
+        at_cancel.in_flight(),
+        "the cancel did not land mid-stream: {at_cancel:?}"
+    );
     // Every call in the history has its result.
     let mut messages = support::messages_of(&r.outcome.history);
     assert_eq!(rein_models::pairing::repair(&mut messages).unwrap(), vec![]);

@@ -276,17 +276,29 @@ async fn a_timeout_kills_the_whole_group() {
     assert_dies(grandchild, "the grandchild, after the timeout,").await;
 }
 
+/// Stopped (cancelled) once it does ignore SIGTERM: it writes its pid
+/// after setting the trap. A short timeout instead could fire before the
+/// trap is set, and a SIGTERM would kill it with nothing proved.
 #[tokio::test]
 async fn processes_ignoring_sigterm_get_sigkill() {
     let setup = Setup::new();
     let command =
         "sh -c 'trap \"\" TERM; echo $$ > stubborn.pid; while :; do sleep 1; done' & wait";
-    let mut spec = setup.spec(command);
-    spec.timeout = Duration::from_millis(300);
-    let exec = ProcessExec::new().with_kill_grace(Duration::from_millis(200));
-    let result = run_spec(&exec, spec).await.unwrap();
-    assert!(result.timed_out);
+    let cancel = CancellationToken::new();
+    let run = tokio::spawn({
+        let spec = setup.spec(command);
+        let cancel = cancel.clone();
+        let exec = ProcessExec::new().with_kill_grace(Duration::from_millis(200));
+        async move { exec.run(spec, cancel).await }
+    });
     let stubborn = setup.pid_in("stubborn.pid").await;
+    cancel.cancel();
+    let result = tokio::time::timeout(HANG_GUARD, run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(result.cancelled);
     assert_dies(stubborn, "a process ignoring SIGTERM").await;
 }
 
@@ -366,6 +378,9 @@ async fn detached_leftovers_are_left_alone() {
     assert!(alive, "a process that redirected its output was killed");
 }
 
+/// Stopped (cancelled) once the process has escaped its group with the
+/// pipes: a short timeout instead could fire before it did, and prove
+/// nothing.
 #[tokio::test]
 async fn an_escaped_process_holding_the_pipes_does_not_hang_the_call() {
     let setup = Setup::new();
@@ -373,17 +388,29 @@ async fn an_escaped_process_holding_the_pipes_does_not_hang_the_call() {
         .args(["-c", "command -v setsid"])
         .output()
         .is_ok_and(|o| o.status.success());
-    if !has_setsid {
-        return; // No util-linux here; the group tests cover the rest.
-    }
-    let mut spec = setup.spec(&long(
-        "setsid sh -c 'echo $$ > escaped.pid; exec sleep {sleep}' & sleep {sleep}",
-    ));
-    spec.timeout = Duration::from_millis(500);
-    let result = run_spec(&ProcessExec::new(), spec).await.unwrap();
+    // util-linux is everywhere this runs: without it, fail rather than pass
+    // having checked nothing.
+    assert!(
+        has_setsid,
+        "setsid (util-linux) is needed to escape a group"
+    );
+    let cancel = CancellationToken::new();
+    let run = tokio::spawn({
+        let spec = setup.spec(&long(
+            "setsid sh -c 'echo $$ > escaped.pid; exec sleep {sleep}' & sleep {sleep}",
+        ));
+        let cancel = cancel.clone();
+        async move { ProcessExec::new().run(spec, cancel).await }
+    });
     let escaped = setup.pid_in("escaped.pid").await;
+    cancel.cancel();
+    let result = tokio::time::timeout(HANG_GUARD, run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
     kill(escaped);
-    assert!(result.timed_out);
+    assert!(result.cancelled);
     assert!(
         result.tail.iter().any(|l| l.contains("stopped reading")),
         "{:?}",

@@ -727,14 +727,18 @@ async fn a_silent_stream_times_out_and_is_retried() {
         let server = FakeModel::start(
             Scenario::new()
                 .reply(
-                    Reply::text("too slow to wait for").with_fault(Fault::Slow { delay_ms: 1_500 }),
+                    Reply::text("too slow to wait for")
+                        .with_fault(Fault::Slow { delay_ms: 60_000 }),
                 )
                 .reply(Reply::text("fast")),
         )
         .await
         .unwrap();
         let mut config = config(format, &server, true);
-        config.timeouts.idle = Duration::from_millis(300);
+        // Far from both replies: the slow one's gap is a minute, the fast
+        // one's are none, so a loaded machine can neither let the first
+        // through nor time out the second.
+        config.timeouts.idle = Duration::from_secs(2);
         let client = match format {
             Format::Anthropic => anthropic_client(&config).unwrap(),
             Format::OpenAi => openai_client(&config).unwrap(),
@@ -751,7 +755,7 @@ async fn a_silent_stream_times_out_and_is_retried() {
         }
         let reason = retry_reason.unwrap();
         assert!(
-            reason.contains("sent nothing for 300ms"),
+            reason.contains("sent nothing for 2s"),
             "{format:?}: {reason}"
         );
         assert_eq!(server.requests().len(), 2);
