@@ -11,7 +11,7 @@ use std::process::Command;
 
 use expect_test::{Expect, expect};
 use rein_testkit::fake_model::{FakeModel, Scenario};
-use rein_testkit::rein_binary;
+use rein_testkit::{ClosedPort, rein_binary};
 
 mod support;
 
@@ -196,16 +196,18 @@ async fn a_rejected_key_or_an_absent_server_fails() {
     let line = ran.report.lines().find(|l| l.starts_with("FAIL")).unwrap();
     assert!(line.contains("rejected the API key (401"), "{line}");
 
+    let closed = ClosedPort::new().unwrap();
     let ran = Doctor::new()
-        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .env("ANTHROPIC_BASE_URL", &closed.url())
         .env("ANTHROPIC_API_KEY", KEY)
         .run(None);
     assert_eq!(ran.code, 1, "{}", ran.report);
     let line = ran.report.lines().find(|l| l.starts_with("FAIL")).unwrap();
-    assert!(
-        line.starts_with("FAIL not reachable: could not connect to http://127.0.0.1:9/v1/models"),
-        "{line}"
+    let expected = format!(
+        "FAIL not reachable: could not connect to {}/v1/models",
+        closed.url()
     );
+    assert!(line.starts_with(&expected), "{line}");
     assert!(!ran.report.contains(KEY));
 }
 

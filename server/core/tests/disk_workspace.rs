@@ -215,18 +215,53 @@ async fn escapes_are_denied() {
     assert_eq!(found.hits, vec![]);
 }
 
+/// Printed by the check below once it has run, so a parent that ran it as
+/// `nobody` knows it did not pass by running nothing.
+const CHECKED_UNREADABLE: &str = "REIN-CHECKED-AN-UNREADABLE-FILE";
+
+/// Permission bits do not stop root (CI runs as root): there, the test runs
+/// itself again as `nobody` (`setpriv`) and passes only if that run made
+/// the check. A root that cannot do so fails, saying why, rather than pass
+/// having checked nothing.
 #[tokio::test]
 async fn unreadable_files_are_io_errors_with_the_os_message() {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let (dir, ws) = tree(&[("locked.txt", "x")]);
     let path = dir.path().join("locked.txt");
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
-    if fs::read(&path).is_ok() {
-        // Running as root: permissions do not stop us; nothing to test.
-        return;
+    // The file is owned by whoever this process runs as.
+    if fs::metadata(&path).unwrap().uid() == 0 {
+        return check_as_nobody("unreadable_files_are_io_errors_with_the_os_message");
     }
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
     expect!["locked.txt: Permission denied (os error 13)"]
         .assert_eq(&err_text(ws.read_file("locked.txt").await));
+    // The workspace's lints deny println!; this marker is all it prints.
+    use std::io::Write;
+    writeln!(std::io::stdout(), "{CHECKED_UNREADABLE}").unwrap();
+}
+
+/// Runs the test `name` of this binary as `nobody` (uid and gid 65534, no
+/// supplementary groups) and fails unless it passed having made its check.
+fn check_as_nobody(name: &str) {
+    let exe = std::env::current_exe().unwrap();
+    let output = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&exe)
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "running as root, where file permissions do not apply; dropping to nobody \
+                 needs setpriv (util-linux), which did not start: {e}"
+            )
+        });
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains(CHECKED_UNREADABLE),
+        "the check, run as nobody through setpriv ({}), did not pass:\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[tokio::test]
@@ -236,9 +271,9 @@ async fn special_files_are_not_read() {
         .arg(dir.path().join("pipe"))
         .status()
         .is_ok_and(|s| s.success());
-    if !made {
-        return;
-    }
+    // coreutils' mkfifo is everywhere this runs: without it, fail rather
+    // than pass having checked nothing.
+    assert!(made, "mkfifo could not make a pipe to test with");
     // Would block forever if opened.
     expect!["pipe: not a regular file (a device, socket or pipe)"]
         .assert_eq(&err_text(ws.read_file("pipe").await));

@@ -15,6 +15,7 @@ use rein_models::{
     Part, ProviderConfig, ProviderKind, StopReason, Timeouts, ToolCall, ToolResult, ToolSpec,
     Usage, anthropic_client, collect, openai_client,
 };
+use rein_testkit::ClosedPort;
 use rein_testkit::fake_model::{FakeModel, Fault, Reply, Scenario, Usage as FakeUsage};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -810,7 +811,8 @@ async fn a_rejected_key_and_an_absent_server_are_told_apart() {
 
         let mut nowhere = config(format, &server, true);
         drop(server);
-        nowhere.base_url = "http://127.0.0.1:9".into();
+        let closed = ClosedPort::new().unwrap();
+        nowhere.base_url = closed.url();
         let error = rein_models::list_models(&nowhere).await.unwrap_err();
         assert!(matches!(error, ModelError::Connect { .. }), "{error:?}");
         assert!(!format!("{error} {error:?}").contains(KEY));

@@ -10,12 +10,14 @@
 //! 127.0.0.1.
 
 mod bin;
+mod closed_port;
 pub mod editor;
 pub mod fake_model;
 mod lsp_client;
 mod project;
 
 pub use bin::{BinaryError, rein_binary};
+pub use closed_port::ClosedPort;
 pub use lsp_client::{ClientError, LspClient, frame};
 pub use project::copy_project;
 

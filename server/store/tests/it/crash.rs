@@ -193,10 +193,11 @@ const WRITER: &str = "writer";
 const ABORTING: &str = "REIN-STORE-CHILD-ABORTING";
 
 /// The child side of the test above: runs the first `CHILD_ARG` steps, then
-/// dies at once. Does nothing in a normal run.
+/// dies at once.
 #[test]
+#[ignore = "a child process's entry point, started by a_process_that_aborts_mid_sequence_leaves_exactly_its_committed_steps"]
 fn writer_child() {
-    let Some(path) = child_db(WRITER) else { return };
+    let path = child_db(WRITER);
     let steps: usize = std::env::var(CHILD_ARG).unwrap().parse().unwrap();
     let store = Store::open(&path).unwrap();
     for step in &STEPS[..steps] {

@@ -263,10 +263,11 @@ fn a_lease_held_by_another_process_is_respected_until_it_expires() {
     );
 }
 
-/// The child side of the test above; does nothing in a normal run.
+/// The child side of the test above.
 #[test]
+#[ignore = "a child process's entry point, started by a_lease_held_by_another_process_is_respected_until_it_expires"]
 fn lease_holder_child() {
-    let Some(path) = child_db(HOLDER) else { return };
+    let path = child_db(HOLDER);
     let store = Store::open(&path).unwrap();
     assert_eq!(
         store.acquire_lease("long", "child", MINUTE).unwrap(),

@@ -66,23 +66,34 @@ pub const CHILD_DB: &str = "REIN_STORE_TEST_CHILD_DB";
 pub const CHILD_ARG: &str = "REIN_STORE_TEST_CHILD_ARG";
 
 /// This test binary, set to run only the test `name` (a module path such as
-/// `crash::writer_child`) in the role `role` on the database `db`.
+/// `crash::writer_child`) in the role `role` on the database `db`. Child
+/// entry points are `#[ignore]`d, so they count in no normal run (nextest's
+/// default filter leaves them out even of `--run-ignored`): the child runs
+/// its one with `--ignored`.
 pub fn child(name: &str, role: &str, db: &std::path::Path) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            name,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ROLE, role)
         .env(CHILD_DB, db);
     command
 }
 
-/// In a child started by [`child`] for `role`: its database. `None` in a
-/// normal test run, where a child-only test then does nothing.
-pub fn child_db(role: &str) -> Option<PathBuf> {
+/// In a child started by [`child`] for `role`: its database. Run any other
+/// way (`cargo test -- --ignored`), a child entry point has nothing to do,
+/// and fails rather than pass having checked nothing.
+pub fn child_db(role: &str) -> PathBuf {
     let matches = std::env::var_os(CHILD_ROLE).is_some_and(|value| value == role);
-    if matches {
-        std::env::var_os(CHILD_DB).map(PathBuf::from)
-    } else {
-        None
+    match std::env::var_os(CHILD_DB) {
+        Some(db) if matches => PathBuf::from(db),
+        _ => panic!(
+            "a child process's entry point (role {role}): its parent test starts it; alone it checks nothing"
+        ),
     }
 }
