@@ -511,6 +511,65 @@ fn a_custom_command_that_ignores_its_target_is_not_verified() {
     );
 }
 
+/// The same quiet wrapper, but it has pytest write a JUnit report and the
+/// user says where (`test_report`): Rein reads the report the run wrote,
+/// sees the target pass, and the task is fixed.
+#[test]
+fn a_junit_report_the_wrapper_writes_verifies_the_fix() {
+    let pythonpath = pytest::pythonpath();
+    let project = Project::new();
+    std::fs::write(
+        project.root().join("run-tests.sh"),
+        "python3 -m pytest -q -p no:cacheprovider --junitxml=build/report.xml \"$1\" >/dev/null 2>&1\nstatus=$?\necho \"finished ($status)\"\nexit $status\n",
+    )
+    .unwrap();
+    project.user_config(
+        "test_command = \"sh run-tests.sh {target}\"\ntest_report = \"build/*.xml\"\n",
+    );
+    let env: Vec<(&str, &str)> = pythonpath
+        .iter()
+        .map(|p| ("PYTHONPATH", p.to_str().unwrap()))
+        .collect();
+    let out = project.run(
+        &demo_scenario(),
+        &[
+            "--yes",
+            "--fix-test",
+            "tests/test_cart.py::TestCart.test_total",
+        ],
+        "",
+        &env,
+    );
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    assert!(project.cart().contains(FIXED));
+}
+
+/// Attack: a report that says the target passed is already there (left
+/// by an earlier run, or committed with the repository) and the run does
+/// not write one: it proves nothing, and the task is not "fixed".
+#[test]
+fn a_report_the_run_did_not_write_proves_nothing() {
+    let project = Project::new();
+    std::fs::create_dir_all(project.root().join("build")).unwrap();
+    std::fs::write(
+        project.root().join("build/report.xml"),
+        r#"<testsuite><testcase classname="tests.test_cart.TestCart" name="test_total"/></testsuite>"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.root().join("run-tests.sh"),
+        "python3 -m unittest discover -s tests -t . >/dev/null 2>&1 && echo 'all tests passed'\n",
+    )
+    .unwrap();
+    project.user_config(
+        "test_command = \"sh run-tests.sh {target}\"\ntest_report = \"build/*.xml\"\n",
+    );
+    let out = project.fix_test_total(&demo_scenario());
+    out.assert_code(3);
+    out.assert_stdout("state:  unverified\n");
+}
+
 /// `allow_test_edits = true`: the user lets the task change the test
 /// itself. The model rewrites the expected value; the edit goes through
 /// and the task is verified on the test as it now is (it used to be

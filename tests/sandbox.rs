@@ -103,6 +103,7 @@ impl Machine {
             kind: CommandKind::Other,
             network,
             sandbox_mode: None,
+            report: None,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -364,6 +365,7 @@ fn a_rust_crates_cargo_test_runs() {
         kind: CommandKind::Test,
         network: false,
         sandbox_mode: None,
+        report: None,
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let r = runtime

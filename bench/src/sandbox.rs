@@ -80,6 +80,7 @@ pub fn run(opts: &Options) -> Result<String> {
                     kind: CommandKind::Other,
                     network: false,
                     sandbox_mode: None,
+                    report: None,
                 };
                 let started = Instant::now();
                 let result = exec.run(spec, CancellationToken::new()).await?;

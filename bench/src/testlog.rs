@@ -230,6 +230,7 @@ async fn one(exe: &Path, style: Style, total: u64) -> Result<Run> {
         },
         network: false,
         sandbox_mode: None,
+        report: None,
     };
     let exec = ProcessExec::new();
     reset_peak();

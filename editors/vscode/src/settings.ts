@@ -19,6 +19,7 @@ export interface ServerSettings {
     maxMinutes?: number;
     maxTokens?: number;
     testCommand?: string;
+    testReport?: string;
     allowTestEdits?: boolean;
     permissions?: { allow?: string[]; ask?: string[]; deny?: string[] };
     approvalTimeoutSecs?: number;
@@ -48,7 +49,7 @@ export interface Mapped {
     problems: Problem[];
 }
 
-const strings = ['model', 'baseUrl', 'testCommand', 'scenario'] as const;
+const strings = ['model', 'baseUrl', 'testCommand', 'testReport', 'scenario'] as const;
 const integers = ['maxTurns', 'maxMinutes', 'maxTokens'] as const;
 const numbers = [
     'maxCostUsd',

@@ -34,6 +34,10 @@ pub struct Settings {
     /// The test command, with `{target}` where the target goes.
     #[serde(alias = "testCommand")]
     pub test_command: Option<String>,
+    /// JUnit XML files the test command writes (a workspace-relative path
+    /// or glob), read when its output does not name the tests.
+    #[serde(alias = "testReport")]
+    pub test_report: Option<String>,
     #[serde(alias = "allowTestEdits")]
     pub allow_test_edits: Option<bool>,
     pub permissions: PermissionSettings,
@@ -85,6 +89,8 @@ pub struct Config {
     pub policy: Policy,
     /// `None`: detect from the project's files.
     pub test_command: Option<TestCommand>,
+    /// Where the test command writes JUnit XML reports, if it does.
+    pub test_report: Option<String>,
     pub allow_test_edits: bool,
     /// The sandbox commands run in.
     pub sandbox: SandboxConfig,
@@ -103,6 +109,10 @@ pub enum ConfigError {
     NotANumber { name: &'static str, value: String },
     #[error(transparent)]
     Sandbox(#[from] SandboxConfigError),
+    #[error(
+        "test_report must be a path or glob inside the workspace (relative, without `..`), got {0:?}"
+    )]
+    TestReport(String),
 }
 
 impl Config {
@@ -171,10 +181,18 @@ impl Config {
             .unwrap_or(false)
             && !restricted.iter().any(|l| l.allow_test_edits == Some(false));
 
+        let test_report = honoured.iter().find_map(|l| l.test_report.clone());
+        if let Some(report) = &test_report
+            && !crate::host::junit::valid_pattern(report)
+        {
+            return Err(ConfigError::TestReport(report.clone()));
+        }
+
         Ok(Self {
             provider,
             budgets,
             policy,
+            test_report,
             test_command: honoured
                 .iter()
                 .find_map(|l| l.test_command.clone())

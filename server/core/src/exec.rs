@@ -39,6 +39,10 @@ pub struct CommandSpec {
     /// A `[[sandbox.rules]]` mode for this command instead of the
     /// workspace's.
     pub sandbox_mode: Option<crate::sandbox_config::SandboxMode>,
+    /// JUnit XML reports the command writes (a workspace-relative path or
+    /// glob, the `test_report` setting): read after it ends, for the
+    /// tests they name as passed.
+    pub report: Option<String>,
 }
 
 /// What confines the commands an [`Exec`] runs.

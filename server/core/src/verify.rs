@@ -138,6 +138,11 @@ impl TestVerifier {
         &self.baseline
     }
 
+    /// The reports the test command writes, if the user said where.
+    fn report(&self) -> Option<String> {
+        self.test_command.as_ref().and_then(|c| c.report.clone())
+    }
+
     /// Runs the test command on `scope`; `None` when there is no test
     /// command, the scope is not a runnable target or the command cannot
     /// run.
@@ -166,6 +171,7 @@ impl TestVerifier {
             kind: CommandKind::Test,
             network: false,
             sandbox_mode: None,
+            report: self.report(),
         };
         let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
         Some(SuiteRun {
@@ -537,6 +543,7 @@ impl TestVerifier {
             kind: CommandKind::Test,
             network: false,
             sandbox_mode: None,
+            report: self.report(),
         };
         let result = cx
             .exec

@@ -54,6 +54,7 @@ impl Setup {
             kind: CommandKind::Other,
             network: false,
             sandbox_mode: None,
+            report: None,
         }
     }
 

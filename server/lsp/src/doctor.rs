@@ -143,7 +143,12 @@ async fn examine(root: &Path) -> Report {
     let (config, workspace_trusted) = configuration(root, &mut report);
     if let Some(config) = &config {
         provider(&config.provider, &mut report).await;
-        tests(root, config.test_command.as_ref(), &mut report);
+        tests(
+            root,
+            config.test_command.as_ref(),
+            config.test_report.as_deref(),
+            &mut report,
+        );
     }
     state(root, &mut report);
     sandbox(root, config.as_ref(), workspace_trusted, &mut report);
@@ -296,7 +301,12 @@ fn sample(models: &[String]) -> String {
     }
 }
 
-fn tests(root: &Path, configured: Option<&TestCommand>, report: &mut Report) {
+fn tests(
+    root: &Path,
+    configured: Option<&TestCommand>,
+    test_report: Option<&str>,
+    report: &mut Report,
+) {
     let (command, source) = match configured {
         Some(command) => (command.clone(), "configured"),
         None => match testcmd::detect(root) {
@@ -321,11 +331,19 @@ fn tests(root: &Path, configured: Option<&TestCommand>, report: &mut Report) {
         );
     }
     // Rein makes the runners it drives name their tests; a command of the
-    // user's or a package script must do it itself, or no fix is verified.
-    if matches!(command.runner, Runner::Custom | Runner::Npm) {
+    // user's or a package script must do it itself (or write a report),
+    // or no fix is verified.
+    if let Some(pattern) = test_report {
         report.add(
             Level::Info,
-            "tests: a fix counts as verified only if this command's output names the target test as passed (e.g. pytest -v, python -m unittest -v, go test -v, jest --verbose, vitest --reporter=verbose); otherwise a task ends `unverified`",
+            format!(
+                "tests: the JUnit XML reports a run writes to {pattern} show which tests passed"
+            ),
+        );
+    } else if matches!(command.runner, Runner::Custom | Runner::Npm) {
+        report.add(
+            Level::Info,
+            "tests: a fix counts as verified only if this command's output names the target test as passed (e.g. pytest -v, python -m unittest -v, go test -v, jest --verbose, vitest --reporter=verbose) or it writes a JUnit report named by `test_report`; otherwise a task ends `unverified`",
         );
     }
 }
@@ -488,7 +506,7 @@ mod tests {
     fn a_custom_test_command_is_told_it_must_name_its_tests() {
         let said = |command: TestCommand| {
             let mut report = Report { lines: Vec::new() };
-            tests(Path::new("."), Some(&command), &mut report);
+            tests(Path::new("."), Some(&command), None, &mut report);
             report.render().contains("names the target test as passed")
         };
         assert!(said(TestCommand::custom("make test T={target}")));

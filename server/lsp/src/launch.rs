@@ -74,7 +74,8 @@ pub async fn prepare_with(
     let test_command = config
         .test_command
         .clone()
-        .or_else(|| testcmd::detect(root));
+        .or_else(|| testcmd::detect(root))
+        .map(|c| c.with_report(config.test_report.clone()));
     let mut agent = AgentConfig::new(config.policy.clone());
     agent.redactor = redactor(config);
     let exec = Arc::new(executor(rein, root, config)?.with_redactor(agent.redactor.clone()));

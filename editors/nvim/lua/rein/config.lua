@@ -16,6 +16,7 @@ M.server_keys = {
   'maxMinutes',
   'maxTokens',
   'testCommand',
+  'testReport',
   'allowTestEdits',
   'permissions',
   'approvalTimeoutSecs',

@@ -7,6 +7,7 @@ mod atomic;
 pub mod disk;
 pub mod failures;
 pub mod instructions;
+pub mod junit;
 pub mod passes;
 pub mod process;
 pub mod tally;

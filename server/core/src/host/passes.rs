@@ -41,6 +41,9 @@ struct Passed {
     /// Only the test's own title (jest, mocha): its describe blocks and
     /// file are on other lines.
     title_only: bool,
+    /// A JUnit report's `classname` (a module, class, package or the
+    /// describe blocks), apart from the name.
+    class: Option<String>,
 }
 
 impl Passes {
@@ -79,7 +82,22 @@ impl Passes {
             self.dropped = self.dropped.saturating_add(1);
             return;
         }
-        self.names.push(Passed { id, title_only });
+        self.names.push(Passed {
+            id,
+            title_only,
+            class: None,
+        });
+    }
+
+    /// A passed `<testcase classname=… name=…>` of a JUnit report.
+    pub fn report_case(&mut self, class: &str, name: &str) {
+        self.add(name.to_owned(), false);
+        if let Some(last) = self.names.last_mut()
+            && last.id == name
+            && last.class.is_none()
+        {
+            last.class = Some(class.to_owned());
+        }
     }
 
     /// The test this line reports as passed, if it does.
@@ -164,6 +182,9 @@ impl Passes {
             return false;
         }
         self.names.iter().any(|p| {
+            if let Some(class) = &p.class {
+                return report_case_is(class, &p.id, path, &target, lang);
+            }
             let (file, parts) = split_id(&p.id, lang);
             if let Some(file) = file
                 && !same_file(file, path)
@@ -182,6 +203,30 @@ impl Passes {
             let module = &parts[..parts.len() - target.len()];
             lang != Some(Lang::Python) || file.is_some() || module_is_file(module, path)
         })
+    }
+}
+
+/// Whether a JUnit case is the target. Reports spell it their runner's
+/// way: pytest `classname="tests.test_cart.TestCart" name="test_total"`,
+/// go `classname="example.com/cart" name="TestTotal/empty"`, nextest
+/// `name="tests::total"`, vitest `name="Cart > adds prices"`, jest-junit
+/// `name="Cart adds prices"` (describe blocks and title joined by spaces).
+fn report_case_is(
+    class: &str,
+    name: &str,
+    path: &str,
+    target: &[String],
+    lang: Option<Lang>,
+) -> bool {
+    let ends_with_target = |id: &str| components(id, lang).ends_with(target);
+    match lang {
+        Some(Lang::Python) => {
+            let dotted = format!("{class}.{name}");
+            let parts = components(&dotted, lang);
+            parts.ends_with(target) && module_is_file(&parts[..parts.len() - target.len()], path)
+        }
+        Some(Lang::JavaScript) => ends_with_target(name) || name == target.join(" "),
+        _ => ends_with_target(name) || ends_with_target(&format!("{class}::{name}")),
     }
 }
 
@@ -529,6 +574,94 @@ mod tests {
                 Passes::of(output).includes(path, name),
                 *shown,
                 "{path} {name} in {output:?}"
+            );
+        }
+    }
+
+    /// (task's test file and name, a report's classname and name, whether
+    /// that case is the target).
+    const REPORT_CASES: &[(&str, &str, &str, &str, bool)] = &[
+        (
+            "tests/test_cart.py",
+            "TestCart.test_total",
+            "tests.test_cart.TestCart",
+            "test_total",
+            true,
+        ),
+        (
+            "tests/test_cart.py",
+            "TestCart.test_total",
+            "tests.test_shop.TestCart",
+            "test_total",
+            false,
+        ),
+        (
+            "tests/test_cart.py",
+            "TestCart.test_total",
+            "tests.test_cart.TestCart",
+            "test_total_tax",
+            false,
+        ),
+        (
+            "tests/test_cart.py",
+            "test_total",
+            "tests.test_cart",
+            "test_total[1]",
+            true,
+        ),
+        (
+            "cart_test.go",
+            "TestTotal/empty",
+            "example.com/cart",
+            "TestTotal/empty",
+            true,
+        ),
+        (
+            "cart_test.go",
+            "TestTotal",
+            "example.com/cart",
+            "TestTotalTax",
+            false,
+        ),
+        (
+            "src/cart.rs",
+            "tests::total",
+            "cart::cart",
+            "tests::total",
+            true,
+        ),
+        (
+            "src/cart.test.ts",
+            "Cart > adds prices",
+            "src/cart.test.ts",
+            "Cart > adds prices",
+            true,
+        ),
+        (
+            "src/cart.test.js",
+            "Cart > adds prices",
+            "Cart adds prices",
+            "Cart adds prices",
+            true,
+        ),
+        (
+            "src/cart.test.js",
+            "Cart > adds prices",
+            "Cart adds prices twice",
+            "Cart adds prices twice",
+            false,
+        ),
+    ];
+
+    #[test]
+    fn a_report_case_is_the_target_only_by_its_own_name() {
+        for (path, name, class, case, shown) in REPORT_CASES {
+            let mut passes = Passes::default();
+            passes.report_case(class, case);
+            assert_eq!(
+                passes.includes(path, name),
+                *shown,
+                "{path} {name} vs {class} {case}"
             );
         }
     }

@@ -43,6 +43,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::failures::{FailureScanner, strip_ansi};
+use super::junit;
 use super::passes::Passes;
 use super::tally::Tally;
 use crate::exec::{
@@ -257,6 +258,19 @@ impl Exec for ProcessExec {
         if cancel.is_cancelled() {
             return Ok(cancelled_before_start(&spec, started));
         }
+        // The reports there before the run, to read only what it writes.
+        let report = match (&spec.report, spec.kind) {
+            (Some(pattern), CommandKind::Test) => {
+                let (root, pattern) = (spec.cwd.clone(), pattern.clone());
+                tokio::task::spawn_blocking(move || {
+                    let before = junit::snapshot(&root, &pattern);
+                    (root, pattern, before)
+                })
+                .await
+                .ok()
+            }
+            _ => None,
+        };
         let mut child = self.spawn(&spec)?;
         let (tx, rx) = mpsc::channel(CHANNEL_DEPTH);
         let readers = Readers::start(&mut child, &tx);
@@ -291,7 +305,15 @@ impl Exec for ProcessExec {
             Ok(Err(e)) => return Err(log_error(&spec.log_path, &e)),
             Err(e) => return Err(log_error(&spec.log_path, &io::Error::other(e))),
         };
-        Ok(end.result(status, output, spec.log_path, started.elapsed()))
+        let mut result = end.result(status, output, spec.log_path, started.elapsed());
+        if let Some((root, pattern, before)) = report {
+            let reports =
+                tokio::task::spawn_blocking(move || junit::collect(&root, &pattern, &before))
+                    .await
+                    .unwrap_or_default();
+            add_reports(&mut result, &reports);
+        }
+        Ok(result)
     }
 
     fn confinement(&self) -> Confinement {
@@ -358,6 +380,35 @@ impl End {
             total_lines: output.total_lines,
             total_bytes: output.total_bytes,
         }
+    }
+}
+
+/// What the JUnit reports say, added to what the output said: the cases
+/// they name as passed, their counts, and a line in the tail saying which
+/// reports were read (or could not be).
+fn add_reports(result: &mut CommandResult, reports: &junit::Reports) {
+    let (mut passed, mut failed, mut skipped) = (0u32, 0u32, 0u32);
+    for case in &reports.cases {
+        match case.outcome {
+            junit::CaseOutcome::Passed => {
+                passed = passed.saturating_add(1);
+                result.passes.report_case(&case.class, &case.name);
+            }
+            junit::CaseOutcome::Failed => failed = failed.saturating_add(1),
+            junit::CaseOutcome::Skipped => skipped = skipped.saturating_add(1),
+        }
+    }
+    if !reports.files.is_empty() {
+        result.tally.report(passed, failed, skipped);
+        result.tail.push(format!(
+            "[rein: read {} ({passed} passed, {failed} failed, {skipped} skipped)]",
+            reports.files.join(", ")
+        ));
+    }
+    for why in &reports.unreadable {
+        result
+            .tail
+            .push(format!("[rein: a test report could not be read: {why}]"));
     }
 }
 

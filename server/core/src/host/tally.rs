@@ -46,6 +46,14 @@ impl Tally {
         tally
     }
 
+    /// Counts of a JUnit report's cases, read after the run.
+    pub fn report(&mut self, passed: u32, failed: u32, skipped: u32) {
+        self.passed = self.passed.saturating_add(passed);
+        self.failed = self.failed.saturating_add(failed);
+        self.skipped = self.skipped.saturating_add(skipped);
+        self.summaries += 1;
+    }
+
     /// Feeds one line of output, without its line terminator.
     pub fn line(&mut self, line: &str) {
         let line = strip_ansi(line);

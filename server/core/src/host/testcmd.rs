@@ -61,6 +61,9 @@ pub struct TestCommand {
     /// The command that runs every test; for [`Runner::Custom`], the
     /// template with its `{target}` placeholder.
     pub base: String,
+    /// JUnit XML files the command writes (the `test_report` setting), for
+    /// the verifier when its output does not name the tests.
+    pub report: Option<String>,
 }
 
 /// Where a target goes in a custom command.
@@ -72,6 +75,7 @@ impl TestCommand {
         Self {
             runner,
             base: runner.default_command().to_owned(),
+            report: None,
         }
     }
 
@@ -80,7 +84,13 @@ impl TestCommand {
         Self {
             runner: Runner::Custom,
             base: template.into(),
+            report: None,
         }
+    }
+
+    /// The same command, with the reports it writes.
+    pub fn with_report(self, report: Option<String>) -> Self {
+        Self { report, ..self }
     }
 
     /// The command running `target` (every test when `None`).
@@ -769,7 +779,8 @@ mod tests {
             detect(project.0.path()),
             Some(TestCommand {
                 runner: Runner::Go,
-                base: "go test ./...".into()
+                base: "go test ./...".into(),
+                report: None,
             })
         );
         assert_eq!(detect(Path::new("/nonexistent/rein/project")), None);

@@ -94,6 +94,7 @@ impl Run {
             kind: self.kind,
             network: self.network,
             sandbox_mode: self.sandbox_mode,
+            report: None,
         };
         let result = match cx.exec.run(spec, cx.cancel.clone()).await {
             Ok(result) => result,
