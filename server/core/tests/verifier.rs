@@ -626,3 +626,106 @@ async fn the_verifiers_runs_end_with_the_task_time_budget() {
         "{gap}"
     );
 }
+
+/// The task's time ran out before the check: nothing runs, and the gap
+/// says why rather than reporting a failure.
+#[tokio::test]
+async fn no_time_left_runs_nothing_and_says_so() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let exec = runner(Arc::clone(&c.ws));
+    let touched = vec!["cart.py".to_owned()];
+    let verdict = c
+        .verifier
+        .verify(VerifyContext {
+            task: &c.task,
+            touched: &touched,
+            workspace: c.ws.as_ref(),
+            exec: &exec,
+            artifacts_dir: ".rein/artifacts/t-v".into(),
+            cancel: CancellationToken::new(),
+            time: TimeBudget::ending(std::time::Instant::now(), Duration::ZERO),
+        })
+        .await;
+    let Verdict::Gap { gap, .. } = verdict else {
+        panic!("verified without running: {verdict:?}")
+    };
+    assert!(
+        gap.starts_with(
+            "the time budget (0 s) ran out before Rein could run `TestCart.test_total`"
+        ) || gap.contains("ran out before Rein could run `TestCart.test_total`"),
+        "{gap}"
+    );
+    assert!(
+        !exec.commands().iter().any(|c| c.ends_with("::test_total")),
+        "{:?}",
+        exec.commands()
+    );
+}
+
+/// A run killed by its own timeout (not the task's time) still fails the
+/// check, with no exit code of its own (-1 in the evidence).
+#[tokio::test]
+async fn a_run_that_timed_out_is_a_failure_without_an_exit_code() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let exec = ScriptedExec::new(|_| CommandResult {
+        exit_code: None,
+        timed_out: true,
+        tail: vec!["still running…".into()],
+        ..CommandResult::default()
+    });
+    let Verdict::Gap { gap, evidence } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("verified a run that timed out")
+    };
+    assert!(
+        gap.starts_with("`TestCart.test_total` still fails (exit -1):\nstill running…"),
+        "{gap}"
+    );
+    assert_eq!(evidence[0].exit_code, Some(-1));
+}
+
+/// A failure's gap quotes the lines that say why (errors, assertions,
+/// expectations, panics), not the noise around them.
+#[tokio::test]
+async fn a_failure_quotes_the_lines_that_say_why() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let noise = "step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6";
+    for telling in [
+        "Error: total is wrong",
+        "AssertionError: 2 != 30",
+        "expected 30, got 2",
+        "thread 'tests::total' panicked at src/cart.rs:9:5",
+    ] {
+        let output = format!("{telling}\n{noise}");
+        let exec = ScriptedExec::new(move |_| command_result(1, &output, &[]));
+        let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
+            panic!("verified a failing run")
+        };
+        assert!(gap.contains(telling), "{telling}: {gap}");
+        assert!(!gap.contains("step 6"), "{telling}: {gap}");
+    }
+}
+
+/// When the run names many other tests but not the target, the verdict
+/// lists a few and says there are more.
+#[tokio::test]
+async fn many_other_passes_are_listed_in_part() {
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let output: String = (1..=7)
+        .map(|i| format!("test_other{i} (tests.test_cart.TestCart.test_other{i}) ... ok\n"))
+        .collect::<String>()
+        + "\nRan 7 tests in 0.001s\n\nOK";
+    let exec = ScriptedExec::new(move |_| command_result(0, &output, &[]));
+    let Verdict::Unconfirmed { summary, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("not unconfirmed")
+    };
+    assert!(summary.contains("is not among the 7 test(s)"), "{summary}");
+    assert!(
+        summary.contains("`tests.test_cart.TestCart.test_other5`, …)"),
+        "{summary}"
+    );
+    assert!(!summary.contains("test_other6"), "{summary}");
+}
