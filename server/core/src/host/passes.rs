@@ -61,10 +61,6 @@ impl Passes {
         self.names.iter().map(|p| p.id.as_str())
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
     /// Feeds one line of output, without its line terminator.
     pub fn line(&mut self, line: &str) {
         let line = strip_ansi(line);
@@ -198,10 +194,14 @@ impl Passes {
             if !parts.ends_with(&target) {
                 return false;
             }
-            // unittest's dotted names start with the module: it must be
-            // the target's file.
+            // What comes before the name is a module: it must be the
+            // target file's (another file's test may have the same name).
             let module = &parts[..parts.len() - target.len()];
-            lang != Some(Lang::Python) || file.is_some() || module_is_file(module, path)
+            match lang {
+                Some(Lang::Python) => file.is_some() || module_is_file(module, path),
+                Some(Lang::Rust) => rust_module_is_file(module, path),
+                _ => true,
+            }
         })
     }
 }
@@ -349,6 +349,27 @@ fn same_file(a: &str, b: &str) -> bool {
     a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
 }
 
+/// Whether libtest's module path before the test's own (`cart` in
+/// `cart::tests::total`, `rein-core::cart` from nextest) is the target
+/// file's module (`src/cart.rs`, `src/cart/mod.rs`); a file that is a
+/// crate root or outside `src/` (an integration test) has none to check.
+fn rust_module_is_file(module: &[String], path: &str) -> bool {
+    let Some((_, in_src)) = path.rsplit_once("src/") else {
+        return true;
+    };
+    let stem = in_src.strip_suffix(".rs").unwrap_or(in_src);
+    let stem = stem.strip_suffix("/mod").unwrap_or(stem);
+    let file: Vec<&str> = stem.split('/').collect();
+    if matches!(file.as_slice(), ["lib" | "main"] | ["bin", _]) || module.is_empty() {
+        return true;
+    }
+    module.len() >= file.len()
+        && module[module.len() - file.len()..]
+            .iter()
+            .zip(&file)
+            .all(|(m, f)| m == f)
+}
+
 /// Whether unittest's module parts (`tests`, `test_cart`) are the file
 /// `path` (`tests/test_cart.py`), from the same root or a deeper one.
 fn module_is_file(module: &[String], path: &str) -> bool {
@@ -392,8 +413,11 @@ mod tests {
         ),
         (
             "unittest -v with a docstring and output",
-            "test_total (test_cart.TestCart.test_total)\nSums the prices. ... computing\nok\ntest_count (test_cart.TestCart.test_count)\nCounts. ... FAIL\nok",
-            &["test_cart.TestCart.test_total"],
+            "test_total (test_cart.TestCart.test_total)\nSums the prices. ... computing\nok\ntest_count (test_cart.TestCart.test_count)\nCounts. ... FAIL\nok\ntest_empty (test_cart.TestCart.test_empty) ... printing\nok",
+            &[
+                "test_cart.TestCart.test_total",
+                "test_cart.TestCart.test_empty",
+            ],
         ),
         (
             "libtest",
@@ -456,10 +480,16 @@ mod tests {
             "Tests: 2 passed, 2 total",
             // A test's own output is not unittest's verdict.
             "ok",
+            "test_x (a.B.test_x) ... FAIL\nok",
+            "test_x (a.B.test_x)\n----------------------------------------------------------------------\nok",
+            "test_x (a.B.test_x)\nRan 1 test in 0.001s\nok",
             "building... ok",
         ] {
             let passes = Passes::of(output);
-            assert!(passes.is_empty(), "{output:?} gave {passes:?}");
+            assert!(
+                passes.names().next().is_none(),
+                "{output:?} gave {passes:?}"
+            );
         }
     }
 
@@ -528,6 +558,33 @@ mod tests {
             "tests::total",
             "test tests::total_with_tax ... ok",
             false,
+        ),
+        (
+            // Another module's test of the same name.
+            "src/cart.rs",
+            "tests::total",
+            "test shop::tests::total ... ok",
+            false,
+        ),
+        (
+            "server/core/src/host/cart/mod.rs",
+            "tests::total",
+            "PASS [   0.010s] rein-core host::cart::tests::total",
+            true,
+        ),
+        (
+            "src/lib.rs",
+            "tests::total",
+            "test tests::total ... ok",
+            true,
+        ),
+        ("tests/cart.rs", "total", "test total ... ok", true),
+        (
+            // A package deeper than the test run's root.
+            "src/shop/tests/test_cart.py",
+            "TestCart.test_total",
+            "test_total (src.shop.tests.test_cart.TestCart.test_total) ... ok",
+            true,
         ),
         (
             "cart_test.go",
@@ -669,10 +726,12 @@ mod tests {
     #[test]
     fn names_are_bounded() {
         let mut passes = Passes::default();
-        for i in 0..MAX_NAMES + 5 {
+        passes.line(&format!("test {} ... ok", "x".repeat(MAX_NAME_BYTES + 1)));
+        passes.line(&format!("test {} ... ok", "y".repeat(MAX_NAME_BYTES)));
+        assert_eq!(passes.names().count(), 1, "only the name within bounds");
+        for i in 1..MAX_NAMES + 5 {
             passes.line(&format!("test t{i} ... ok"));
         }
-        passes.line(&format!("test {} ... ok", "x".repeat(MAX_NAME_BYTES + 1)));
         assert_eq!(passes.names().count(), MAX_NAMES);
         assert_eq!(passes.dropped, 5);
     }
