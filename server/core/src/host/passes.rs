@@ -451,8 +451,8 @@ mod tests {
         ),
         (
             "mocha",
-            "  Cart\n    ✔ adds prices\n    1) counts",
-            &["adds prices"],
+            "  Cart\n    ✔ adds prices\n    ✔ handles programs\n    1) counts",
+            &["adds prices", "handles programs"],
         ),
     ];
 
@@ -483,6 +483,9 @@ mod tests {
             "test_x (a.B.test_x) ... FAIL\nok",
             "test_x (a.B.test_x)\n----------------------------------------------------------------------\nok",
             "test_x (a.B.test_x)\nRan 1 test in 0.001s\nok",
+            // Parentheses that hold no dotted name of identifiers.
+            "building (release) ... ok",
+            "test_x (a.1b.test_x) ... ok",
             "building... ok",
         ] {
             let passes = Passes::of(output);
