@@ -396,3 +396,34 @@ async fn a_journaled_run_records_every_step() {
         "each request is kept"
     );
 }
+
+/// A test run that started is reported as interrupted (harmless to run
+/// again, the model decides); one that was only requested never ran.
+#[tokio::test]
+async fn a_test_run_is_interrupted_only_if_it_started() {
+    let op = |state| rein_store::OpRecord {
+        id: 1,
+        task_id: "t-crash".into(),
+        turn: 3,
+        call_id: "toolu_9".into(),
+        tool: "run_tests".into(),
+        args_json: "{}".into(),
+        state,
+        pre: Vec::new(),
+        post: Vec::new(),
+        result_json: None,
+        outcome: None,
+        requested_ms: 0,
+        started_ms: None,
+        finished_ms: None,
+    };
+    let ws = cart_workspace();
+    assert_eq!(
+        resume::reconcile(&op(rein_store::OpState::Started), &ws).await,
+        resume::Reconciled::Interrupted("the test run was interrupted before it finished".into())
+    );
+    assert_eq!(
+        resume::reconcile(&op(rein_store::OpState::Requested), &ws).await,
+        resume::Reconciled::NotRun
+    );
+}
