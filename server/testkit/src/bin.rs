@@ -95,7 +95,30 @@ fn build(root: &Path, profile_dir: &Path) -> Result<(), BinaryError> {
         Path::new(&cargo).display(),
         target_dir.display()
     );
-    let output = Command::new(&cargo)
+    let mut command = Command::new(&cargo);
+    // What Cargo sets for the running test is not the outer build's
+    // environment: a dependency's build script that watches one of these
+    // (ring watches CARGO_MANIFEST_DIR) would make this build differ from
+    // `cargo build --workspace`, and each would rebuild over the other.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_BIN_")
+            || name.starts_with("NEXTEST")
+            || matches!(
+                name.as_ref(),
+                "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_PRIMARY_PACKAGE"
+                    | "CARGO_TARGET_TMPDIR"
+                    | "OUT_DIR"
+            )
+        {
+            command.env_remove(name.as_ref());
+        }
+    }
+    let output = command
         .args(["build", "--quiet", "-p", "rein", "--bin", "rein"])
         .args(["--profile", profile])
         .arg("--target-dir")
