@@ -397,16 +397,14 @@ async fn a_journaled_run_records_every_step() {
     );
 }
 
-/// A test run that started is reported as interrupted (harmless to run
-/// again, the model decides); one that was only requested never ran.
-#[tokio::test]
-async fn a_test_run_is_interrupted_only_if_it_started() {
-    let op = |state| rein_store::OpRecord {
-        id: 1,
+/// An op of the log as a crash left it.
+fn op(id: i64, call_id: &str, tool: &str, state: OpState) -> rein_store::OpRecord {
+    rein_store::OpRecord {
+        id,
         task_id: "t-crash".into(),
         turn: 3,
-        call_id: "toolu_9".into(),
-        tool: "run_tests".into(),
+        call_id: call_id.into(),
+        tool: tool.into(),
         args_json: "{}".into(),
         state,
         pre: Vec::new(),
@@ -416,14 +414,75 @@ async fn a_test_run_is_interrupted_only_if_it_started() {
         requested_ms: 0,
         started_ms: None,
         finished_ms: None,
-    };
+    }
+}
+
+/// A test run that started is reported as interrupted (harmless to run
+/// again, the model decides); one that was only requested never ran.
+#[tokio::test]
+async fn a_test_run_is_interrupted_only_if_it_started() {
     let ws = cart_workspace();
     assert_eq!(
-        resume::reconcile(&op(rein_store::OpState::Started), &ws).await,
+        resume::reconcile(&op(1, "c", "run_tests", OpState::Started), &ws).await,
         resume::Reconciled::Interrupted("the test run was interrupted before it finished".into())
     );
     assert_eq!(
-        resume::reconcile(&op(rein_store::OpState::Requested), &ws).await,
+        resume::reconcile(&op(1, "c", "run_tests", OpState::Requested), &ws).await,
         resume::Reconciled::NotRun
     );
+}
+
+/// A turn cut short by a crash is completed with one result per call: a
+/// call that finished keeps the result it had, one that did not gets what
+/// recovery found.
+#[test]
+fn a_finished_call_keeps_its_recorded_result() {
+    let mut snapshot = crashed_mid_edit(
+        &Arc::new(Store::open_in_memory().unwrap()),
+        "read_file",
+        json!({"path": "cart.py"}),
+    );
+    let Some(Item::Assistant { parts, .. }) = snapshot.history.items.last_mut() else {
+        panic!("no model reply")
+    };
+    parts.push(Part::ToolCall(ToolCall {
+        id: "toolu_10".into(),
+        name: "run_command".into(),
+        arguments: json!({"command": "make migrate"}),
+    }));
+    let mut finished = op(1, "toolu_9", "read_file", OpState::Finished);
+    finished.result_json = Some(
+        serde_json::to_string(&rein_core::context::history::RecordedResult::new(
+            "toolu_9".into(),
+            "read_file".into(),
+            "cart.py (v1): the text".into(),
+            false,
+            rein_core::context::history::ResultMeta::Plain,
+        ))
+        .unwrap(),
+    );
+    let interrupted = op(2, "toolu_10", "run_command", OpState::Started);
+    let unknowns = resume::complete_turn(
+        &mut snapshot,
+        &[finished, interrupted],
+        &[(2, resume::Reconciled::Unknown("it may have run".into()))],
+    );
+    assert_eq!(
+        unknowns,
+        vec!["run_command (toolu_10): it may have run".to_owned()]
+    );
+    let Some(Item::Results { results, .. }) = snapshot.history.items.last() else {
+        panic!("the turn was not completed")
+    };
+    assert_eq!(results[0].content, "cart.py (v1): the text");
+    assert!(!results[0].is_error);
+    assert_eq!(results[1].call_id, "toolu_10");
+    assert!(results[1].is_error);
+}
+
+/// Only a checkpoint taken right after the model's reply lacks results.
+#[test]
+fn only_a_checkpoint_after_the_model_needs_results() {
+    assert!(resume::needs_results(CheckpointPhase::AfterModel));
+    assert!(!resume::needs_results(CheckpointPhase::AfterTools));
 }
