@@ -18,8 +18,9 @@ cd "$root"
 version=27.1.0
 tools="${REIN_BENCH_TOOLS:-$root/target/bench-tools}"
 mutants="$tools/bin/cargo-mutants"
-if ! "$mutants" --version 2>/dev/null | grep -q "$version"; then
-    if cargo-mutants --version 2>/dev/null | grep -q "$version"; then
+# (Compared as strings: `| grep -q` fails under pipefail when grep exits early.)
+if [[ "$("$mutants" --version 2>/dev/null)" != *"$version"* ]]; then
+    if [[ "$(cargo-mutants --version 2>/dev/null)" == *"$version"* ]]; then
         mutants=cargo-mutants
     else
         echo "installing cargo-mutants $version into $tools (several minutes, once)" >&2
