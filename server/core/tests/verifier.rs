@@ -727,3 +727,39 @@ async fn many_other_passes_are_listed_in_part() {
     );
     assert!(!summary.contains("test_other6"), "{summary}");
 }
+
+/// A test that already failed before the task and still fails is not a
+/// regression: only what passed before must pass now.
+#[tokio::test]
+async fn a_failure_that_was_there_before_is_not_a_regression() {
+    let c = case(cart_workspace()).await;
+    // `count` breaks before the baseline is taken: a second failure.
+    let broken_count = c.ws.text("cart.py").unwrap().replace(
+        "def count(items):\n    return len(items)",
+        "def count(items):\n    return 0",
+    );
+    c.ws.set("cart.py", &broken_count);
+    let c = Case {
+        verifier: TestVerifier::prepare(
+            &c.task,
+            c.ws.as_ref(),
+            &c.exec,
+            Some(TestCommand::custom("run-tests {target}")),
+            Duration::from_secs(60),
+            Path::new(".rein/artifacts/t-v"),
+            &CancellationToken::new(),
+        )
+        .await,
+        ..c
+    };
+    assert_eq!(
+        c.verifier.baseline().suite.as_ref().unwrap().failures,
+        vec![
+            "tests.test_cart.TestCart.test_total",
+            "tests.test_cart.TestCart.test_count"
+        ]
+    );
+    c.fix();
+    let verdict = c.verify().await;
+    assert!(matches!(verdict, Verdict::Verified { .. }), "{verdict:?}");
+}
