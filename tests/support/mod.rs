@@ -474,18 +474,7 @@ impl Server {
 
 /// A task's final (or `waiting_user`) `rein/taskStatus`.
 fn is_end(m: &Value) -> bool {
-    m["method"] == "rein/taskStatus"
-        && matches!(
-            m["params"]["state"].as_str(),
-            Some(
-                "succeeded"
-                    | "unverified"
-                    | "failed"
-                    | "cancelled"
-                    | "budget_exhausted"
-                    | "waiting_user"
-            )
-        )
+    rein_testkit::editor::task_ended(m)
 }
 
 /// Longer than any wait in these tests should take: reaching it is a hang.

@@ -48,6 +48,19 @@ fn cart_run(ws: &MemoryWorkspace, spec: &CommandSpec) -> CommandResult {
 /// unittest -v's output when the cart tests pass.
 const UNITTEST_PASSED: &str = "test_count (tests.test_cart.TestCart.test_count) ... ok\ntest_total (tests.test_cart.TestCart.test_total) ... ok\n\nRan 2 tests in 0.001s\n\nOK";
 
+/// The cart runner, except that the target's own run exits 0 printing
+/// `output`.
+fn target_run_prints(ws: &Arc<MemoryWorkspace>, output: &'static str) -> ScriptedExec {
+    let ws = Arc::clone(ws);
+    ScriptedExec::new(move |spec| {
+        if spec.command.ends_with("::test_total") {
+            command_result(0, output, &[])
+        } else {
+            cart_run(&ws, spec)
+        }
+    })
+}
+
 /// The cart runner, with someone typing `edits` into cart.py while the
 /// first runs go (one edit per run, after the run read the file).
 fn typing_runner(ws: Arc<MemoryWorkspace>, edits: Vec<String>) -> ScriptedExec {
@@ -357,14 +370,7 @@ async fn a_skipped_or_missing_test_is_not_a_pass() {
             "`TestCart.test_total` did not run: `run-tests tests/test_cart.py::TestCart::test_total` exited 0 but ran no test",
         ),
     ] {
-        let ws = Arc::clone(&c.ws);
-        let exec = ScriptedExec::new(move |spec| {
-            if spec.command.ends_with("::test_total") {
-                command_result(0, output, &[])
-            } else {
-                cart_run(&ws, spec)
-            }
-        });
+        let exec = target_run_prints(&c.ws, output);
         let Verdict::Gap { gap, evidence } = c.verify_with(&["cart.py"], &exec).await else {
             panic!("verified a test that did not pass: {output:?}")
         };
@@ -407,14 +413,7 @@ async fn a_run_that_does_not_name_the_target_passing_is_not_verified() {
             "is not among the 1 test(s)",
         ),
     ] {
-        let ws = Arc::clone(&c.ws);
-        let exec = ScriptedExec::new(move |spec| {
-            if spec.command.ends_with("::test_total") {
-                command_result(0, output, &[])
-            } else {
-                cart_run(&ws, spec)
-            }
-        });
+        let exec = target_run_prints(&c.ws, output);
         let Verdict::Unconfirmed { summary, evidence } = c.verify_with(&["cart.py"], &exec).await
         else {
             panic!("{why}: not an unconfirmed verdict")

@@ -468,23 +468,9 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
     /// Runs until the task's `rein/taskStatus` reaches a final state;
     /// returns that status.
     pub async fn until_task_ends(&mut self, task_id: &str) -> Result<Value, ClientError> {
-        self.pump_until(|m| {
-            m["method"] == "rein/taskStatus"
-                && m["params"]["taskId"] == task_id
-                && matches!(
-                    m["params"]["state"].as_str(),
-                    Some(
-                        "succeeded"
-                            | "unverified"
-                            | "failed"
-                            | "cancelled"
-                            | "budget_exhausted"
-                            | "waiting_user"
-                    )
-                )
-        })
-        .await
-        .map(|m| m["params"].clone())
+        self.pump_until(|m| task_ended(m) && m["params"]["taskId"] == task_id)
+            .await
+            .map(|m| m["params"].clone())
     }
 
     /// Answers a server request, unless the options hold it back for the
@@ -715,4 +701,21 @@ pub fn byte_offset(text: &str, line: u32, character: u32) -> usize {
     let rope = Rope::from_str(text);
     let (c, _) = position_to_char(&rope, Position::new(line, character), OffsetEncoding::Utf16);
     rope.char_to_byte(c)
+}
+
+/// Whether `m` is a `rein/taskStatus` in which a task stops: a final
+/// state, or `waiting_user` (nothing happens until someone answers).
+pub fn task_ended(m: &Value) -> bool {
+    m["method"] == "rein/taskStatus"
+        && matches!(
+            m["params"]["state"].as_str(),
+            Some(
+                "succeeded"
+                    | "unverified"
+                    | "failed"
+                    | "cancelled"
+                    | "budget_exhausted"
+                    | "waiting_user"
+            )
+        )
 }
