@@ -69,6 +69,31 @@ impl Setup {
     }
 
     /// The pid a command wrote to `name`, once it exists.
+    /// Runs `command`, cancels it once it has written the pid in
+    /// `pid_file` (so the cancel lands while it runs, not before), and
+    /// returns that pid and the result.
+    async fn cancel_once_written(
+        &self,
+        exec: ProcessExec,
+        command: &str,
+        pid_file: &str,
+    ) -> (i32, rein_core::exec::CommandResult) {
+        let cancel = CancellationToken::new();
+        let run = tokio::spawn({
+            let spec = self.spec(command);
+            let cancel = cancel.clone();
+            async move { exec.run(spec, cancel).await }
+        });
+        let pid = self.pid_in(pid_file).await;
+        cancel.cancel();
+        let result = tokio::time::timeout(HANG_GUARD, run)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        (pid, result)
+    }
+
     async fn pid_in(&self, name: &str) -> i32 {
         let path = self.path().join(name);
         let read = async {
@@ -285,20 +310,10 @@ async fn processes_ignoring_sigterm_get_sigkill() {
     let setup = Setup::new();
     let command =
         "sh -c 'trap \"\" TERM; echo $$ > stubborn.pid; while :; do sleep 1; done' & wait";
-    let cancel = CancellationToken::new();
-    let run = tokio::spawn({
-        let spec = setup.spec(command);
-        let cancel = cancel.clone();
-        let exec = ProcessExec::new().with_kill_grace(Duration::from_millis(200));
-        async move { exec.run(spec, cancel).await }
-    });
-    let stubborn = setup.pid_in("stubborn.pid").await;
-    cancel.cancel();
-    let result = tokio::time::timeout(HANG_GUARD, run)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let exec = ProcessExec::new().with_kill_grace(Duration::from_millis(200));
+    let (stubborn, result) = setup
+        .cancel_once_written(exec, command, "stubborn.pid")
+        .await;
     assert!(result.cancelled);
     assert_dies(stubborn, "a process ignoring SIGTERM").await;
 }
@@ -306,21 +321,10 @@ async fn processes_ignoring_sigterm_get_sigkill() {
 #[tokio::test]
 async fn cancellation_kills_the_whole_group_and_returns() {
     let setup = Setup::new();
-    let cancel = CancellationToken::new();
-    let run = tokio::spawn({
-        let spec = setup.spec(&long(
-            "sleep {sleep} & echo $! > grandchild.pid; sleep {sleep}",
-        ));
-        let cancel = cancel.clone();
-        async move { ProcessExec::new().run(spec, cancel).await }
-    });
-    let grandchild = setup.pid_in("grandchild.pid").await;
-    cancel.cancel();
-    let result = tokio::time::timeout(HANG_GUARD, run)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let command = long("sleep {sleep} & echo $! > grandchild.pid; sleep {sleep}");
+    let (grandchild, result) = setup
+        .cancel_once_written(ProcessExec::new(), &command, "grandchild.pid")
+        .await;
     assert!(result.cancelled);
     assert!(!result.timed_out);
     assert_eq!(result.exit_code, None);
@@ -395,21 +399,10 @@ async fn an_escaped_process_holding_the_pipes_does_not_hang_the_call() {
         has_setsid,
         "setsid (util-linux) is needed to escape a group"
     );
-    let cancel = CancellationToken::new();
-    let run = tokio::spawn({
-        let spec = setup.spec(&long(
-            "setsid sh -c 'echo $$ > escaped.pid; exec sleep {sleep}' & sleep {sleep}",
-        ));
-        let cancel = cancel.clone();
-        async move { ProcessExec::new().run(spec, cancel).await }
-    });
-    let escaped = setup.pid_in("escaped.pid").await;
-    cancel.cancel();
-    let result = tokio::time::timeout(HANG_GUARD, run)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let command = long("setsid sh -c 'echo $$ > escaped.pid; exec sleep {sleep}' & sleep {sleep}");
+    let (escaped, result) = setup
+        .cancel_once_written(ProcessExec::new(), &command, "escaped.pid")
+        .await;
     kill(escaped);
     assert!(result.cancelled);
     assert!(
