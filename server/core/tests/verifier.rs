@@ -762,3 +762,49 @@ async fn a_failure_that_was_there_before_is_not_a_regression() {
     let verdict = c.verify().await;
     assert!(matches!(verdict, Verdict::Verified { .. }), "{verdict:?}");
 }
+
+/// Where the user said the test command writes its JUnit reports goes with
+/// every run the verifier makes (the runner reads them after the run).
+#[tokio::test]
+async fn every_verifier_run_is_told_where_the_reports_are() {
+    let ws = Arc::new(cart_workspace());
+    let reports = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let exec = ScriptedExec::new({
+        let reports = Arc::clone(&reports);
+        move |spec| {
+            reports.lock().unwrap().push(spec.report.clone());
+            command_result(0, UNITTEST_PASSED, &[])
+        }
+    });
+    let task = TaskSpec::fix_test(TaskId("t-v".into()), TEST_FILE, "TestCart.test_total");
+    let command =
+        TestCommand::custom("make test T={target}").with_report(Some("build/*.xml".into()));
+    let verifier = TestVerifier::prepare(
+        &task,
+        ws.as_ref(),
+        &exec,
+        Some(command),
+        Duration::from_secs(60),
+        Path::new(".rein/artifacts/t-v"),
+        &CancellationToken::new(),
+    )
+    .await;
+    let touched = vec!["cart.py".to_owned()];
+    verifier
+        .verify(VerifyContext {
+            task: &task,
+            touched: &touched,
+            workspace: ws.as_ref(),
+            exec: &exec,
+            artifacts_dir: ".rein/artifacts/t-v".into(),
+            cancel: CancellationToken::new(),
+            time: TimeBudget::unlimited(),
+        })
+        .await;
+    let reports = reports.lock().unwrap().clone();
+    assert_eq!(reports.len(), 3, "baseline, target, suite");
+    assert!(
+        reports.iter().all(|r| r.as_deref() == Some("build/*.xml")),
+        "{reports:?}"
+    );
+}
