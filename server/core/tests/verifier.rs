@@ -239,6 +239,19 @@ async fn a_suite_that_passed_before_and_now_fails_silently_is_a_regression() {
         gap,
         "tests/test_cart.py passed before the task and fails now"
     );
+    // And a suite that still passes is no regression.
+    let verdict = verifier
+        .verify(VerifyContext {
+            task: &task,
+            touched: &touched,
+            workspace: ws.as_ref(),
+            exec: &passing,
+            artifacts_dir: ".rein/artifacts/t-v".into(),
+            cancel: CancellationToken::new(),
+            time: TimeBudget::unlimited(),
+        })
+        .await;
+    assert!(matches!(verdict, Verdict::Verified { .. }), "{verdict:?}");
 }
 
 #[tokio::test]
