@@ -605,12 +605,14 @@ const NAMING_FLAGS: &str = "pytest -v or -rA, python -m unittest -v, cargo test,
 /// passes shows it passing.
 fn passed_by_name(result: &CommandResult, path: &str, name: &str, evidence: &Evidence) -> TestRun {
     let (tally, command, log) = (&result.tally, &evidence.command, &evidence.log_path);
-    if result.passes.includes(path, name) {
-        // The runner's closing summary too: a run cut short after a pass
-        // line (or code under test printing one, then exiting 0) has none.
-        if tally.known() && tally.passed > 0 {
-            return TestRun::Passed;
-        }
+    // The runner's closing summary too: a run cut short after a pass line
+    // (or code under test printing one, then exiting 0) has none, and a
+    // summary of 0 passed outweighs the line.
+    let named = result.passes.includes(path, name);
+    if named && tally.known() && tally.passed > 0 {
+        return TestRun::Passed;
+    }
+    if named && !tally.known() {
         return TestRun::Unconfirmed(format!(
             "`{command}` exited 0 and named `{name}` as passed, but printed no closing summary of the run (it may have been cut short), so Rein could not confirm that `{name}` passed\nfull log: {log}"
         ));

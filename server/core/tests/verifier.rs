@@ -462,6 +462,21 @@ async fn a_run_that_does_not_name_the_target_passing_is_not_verified() {
         summary.contains("named `TestCart.test_total` as passed, but printed no closing summary"),
         "{summary}"
     );
+    // Nor a pass line under a summary of nothing run: the summary wins.
+    let exec = ScriptedExec::new(|_| {
+        command_result(
+            0,
+            "test_total (tests.test_cart.TestCart.test_total) ... ok\n\nRan 0 tests in 0.000s\n\nOK",
+            &[],
+        )
+    });
+    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("a pass line under a summary of 0 passed was taken as a pass")
+    };
+    assert!(
+        gap.starts_with("`TestCart.test_total` did not run"),
+        "{gap}"
+    );
     // What the model can still fix comes first: a weakened test is a gap.
     c.ws.set(TEST_FILE, &TEST_TEXT.replace("30)", "3)"));
     let exec = ScriptedExec::new(|_| command_result(0, "all tests passed", &[]));
