@@ -18,9 +18,11 @@ cd "$root"
 version=27.1.0
 tools="${REIN_BENCH_TOOLS:-$root/target/bench-tools}"
 mutants="$tools/bin/cargo-mutants"
-# (Compared as strings: `| grep -q` fails under pipefail when grep exits early.)
-if [[ "$("$mutants" --version 2>/dev/null)" != *"$version"* ]]; then
-    if [[ "$(cargo-mutants --version 2>/dev/null)" == *"$version"* ]]; then
+# Compared as strings (`| grep -q` fails under pipefail when grep exits
+# early); a binary installed with --root wants the `mutants` subcommand first.
+installed() { [[ "$("$1" --version 2>/dev/null || "$1" mutants --version 2>/dev/null)" == *"$version"* ]]; }
+if ! installed "$mutants"; then
+    if installed cargo-mutants; then
         mutants=cargo-mutants
     else
         echo "installing cargo-mutants $version into $tools (several minutes, once)" >&2
