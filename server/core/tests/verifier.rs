@@ -48,6 +48,28 @@ fn cart_run(ws: &MemoryWorkspace, spec: &CommandSpec) -> CommandResult {
 /// unittest -v's output when the cart tests pass.
 const UNITTEST_PASSED: &str = "test_count (tests.test_cart.TestCart.test_count) ... ok\ntest_total (tests.test_cart.TestCart.test_total) ... ok\n\nRan 2 tests in 0.001s\n\nOK";
 
+/// Verifies a claim that touched cart.py, with `verifier` on `ws`.
+async fn verify_cart(
+    verifier: &TestVerifier,
+    task: &TaskSpec,
+    ws: &MemoryWorkspace,
+    exec: &dyn Exec,
+    time: TimeBudget,
+) -> Verdict {
+    let touched = vec!["cart.py".to_owned()];
+    verifier
+        .verify(VerifyContext {
+            task,
+            touched: &touched,
+            workspace: ws,
+            exec,
+            artifacts_dir: ".rein/artifacts/t-v".into(),
+            cancel: CancellationToken::new(),
+            time,
+        })
+        .await
+}
+
 /// The cart runner, except that the target's own run exits 0 printing
 /// `output`.
 fn target_run_prints(ws: &Arc<MemoryWorkspace>, output: &'static str) -> ScriptedExec {
@@ -220,18 +242,14 @@ async fn a_suite_that_passed_before_and_now_fails_silently_is_a_regression() {
             command_result(1, "ImportError: cannot import name 'count'", &[])
         }
     });
-    let touched = vec!["cart.py".to_owned()];
-    let verdict = verifier
-        .verify(VerifyContext {
-            task: &task,
-            touched: &touched,
-            workspace: ws.as_ref(),
-            exec: &exec,
-            artifacts_dir: ".rein/artifacts/t-v".into(),
-            cancel: CancellationToken::new(),
-            time: TimeBudget::unlimited(),
-        })
-        .await;
+    let verdict = verify_cart(
+        &verifier,
+        &task,
+        ws.as_ref(),
+        &exec,
+        TimeBudget::unlimited(),
+    )
+    .await;
     let Verdict::Gap { gap, .. } = verdict else {
         panic!("a suite that broke was not a regression: {verdict:?}")
     };
@@ -240,17 +258,14 @@ async fn a_suite_that_passed_before_and_now_fails_silently_is_a_regression() {
         "tests/test_cart.py passed before the task and fails now"
     );
     // And a suite that still passes is no regression.
-    let verdict = verifier
-        .verify(VerifyContext {
-            task: &task,
-            touched: &touched,
-            workspace: ws.as_ref(),
-            exec: &passing,
-            artifacts_dir: ".rein/artifacts/t-v".into(),
-            cancel: CancellationToken::new(),
-            time: TimeBudget::unlimited(),
-        })
-        .await;
+    let verdict = verify_cart(
+        &verifier,
+        &task,
+        ws.as_ref(),
+        &passing,
+        TimeBudget::unlimited(),
+    )
+    .await;
     assert!(matches!(verdict, Verdict::Verified { .. }), "{verdict:?}");
 }
 
@@ -447,36 +462,27 @@ async fn a_run_that_does_not_name_the_target_passing_is_not_verified() {
         );
     }
     // A pass line alone is not enough: code under test can print one and
-    // exit 0 before the runner gets to its summary.
-    let exec = ScriptedExec::new(|_| {
-        command_result(
-            0,
+    // exit 0 before the runner gets to its summary; and a summary of
+    // nothing run outweighs it.
+    for (output, says) in [
+        (
             "test_total (tests.test_cart.TestCart.test_total) ... ok",
-            &[],
-        )
-    });
-    let Verdict::Unconfirmed { summary, .. } = c.verify_with(&["cart.py"], &exec).await else {
-        panic!("a pass line without the runner's summary was taken as a pass")
-    };
-    assert!(
-        summary.contains("named `TestCart.test_total` as passed, but printed no closing summary"),
-        "{summary}"
-    );
-    // Nor a pass line under a summary of nothing run: the summary wins.
-    let exec = ScriptedExec::new(|_| {
-        command_result(
-            0,
+            "named `TestCart.test_total` as passed, but printed no closing summary",
+        ),
+        (
             "test_total (tests.test_cart.TestCart.test_total) ... ok\n\nRan 0 tests in 0.000s\n\nOK",
-            &[],
-        )
-    });
-    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
-        panic!("a pass line under a summary of 0 passed was taken as a pass")
-    };
-    assert!(
-        gap.starts_with("`TestCart.test_total` did not run"),
-        "{gap}"
-    );
+            "`TestCart.test_total` did not run",
+        ),
+    ] {
+        let verdict = c
+            .verify_with(&["cart.py"], &target_run_prints(&c.ws, output))
+            .await;
+        let (Verdict::Unconfirmed { summary: said, .. } | Verdict::Gap { gap: said, .. }) = verdict
+        else {
+            panic!("a pass line was taken as a pass: {output:?}")
+        };
+        assert!(said.contains(says), "{said}");
+    }
     // What the model can still fix comes first: a weakened test is a gap.
     c.ws.set(TEST_FILE, &TEST_TEXT.replace("30)", "3)"));
     let exec = ScriptedExec::new(|_| command_result(0, "all tests passed", &[]));
@@ -538,18 +544,14 @@ async fn a_test_weakened_through_its_inputs_is_refused() {
         TEST_FILE,
         &TEST_TEXT.replace("total(items), 30)", "total(items), 3)"),
     );
-    let touched = vec!["cart.py".to_owned()];
-    let verdict = resumed
-        .verify(VerifyContext {
-            task: &c.task,
-            touched: &touched,
-            workspace: c.ws.as_ref(),
-            exec: &c.exec,
-            artifacts_dir: ".rein/artifacts/t-v".into(),
-            cancel: CancellationToken::new(),
-            time: TimeBudget::unlimited(),
-        })
-        .await;
+    let verdict = verify_cart(
+        &resumed,
+        &c.task,
+        c.ws.as_ref(),
+        &c.exec,
+        TimeBudget::unlimited(),
+    )
+    .await;
     let Verdict::Gap { gap, .. } = verdict else {
         panic!("accepted a changed assertion")
     };
@@ -627,19 +629,14 @@ async fn the_verifiers_runs_end_with_the_task_time_budget() {
             ..CommandResult::default()
         }
     });
-    let touched = vec!["cart.py".to_owned()];
-    let verdict = c
-        .verifier
-        .verify(VerifyContext {
-            task: &c.task,
-            touched: &touched,
-            workspace: c.ws.as_ref(),
-            exec: &killed_at_the_limit,
-            artifacts_dir: ".rein/artifacts/t-v".into(),
-            cancel: CancellationToken::new(),
-            time: TimeBudget::from_now(Duration::from_secs(5)),
-        })
-        .await;
+    let verdict = verify_cart(
+        &c.verifier,
+        &c.task,
+        c.ws.as_ref(),
+        &killed_at_the_limit,
+        TimeBudget::from_now(Duration::from_secs(5)),
+    )
+    .await;
     let timeouts = timeouts.lock().unwrap().clone();
     assert_eq!(timeouts.len(), 2, "the target test and its file");
     for timeout in &timeouts {
@@ -661,19 +658,14 @@ async fn no_time_left_runs_nothing_and_says_so() {
     let c = case(cart_workspace()).await;
     c.fix();
     let exec = runner(Arc::clone(&c.ws));
-    let touched = vec!["cart.py".to_owned()];
-    let verdict = c
-        .verifier
-        .verify(VerifyContext {
-            task: &c.task,
-            touched: &touched,
-            workspace: c.ws.as_ref(),
-            exec: &exec,
-            artifacts_dir: ".rein/artifacts/t-v".into(),
-            cancel: CancellationToken::new(),
-            time: TimeBudget::ending(std::time::Instant::now(), Duration::ZERO),
-        })
-        .await;
+    let verdict = verify_cart(
+        &c.verifier,
+        &c.task,
+        c.ws.as_ref(),
+        &exec,
+        TimeBudget::ending(std::time::Instant::now(), Duration::ZERO),
+    )
+    .await;
     let Verdict::Gap { gap, .. } = verdict else {
         panic!("verified without running: {verdict:?}")
     };
@@ -817,18 +809,14 @@ async fn every_verifier_run_is_told_where_the_reports_are() {
         &CancellationToken::new(),
     )
     .await;
-    let touched = vec!["cart.py".to_owned()];
-    verifier
-        .verify(VerifyContext {
-            task: &task,
-            touched: &touched,
-            workspace: ws.as_ref(),
-            exec: &exec,
-            artifacts_dir: ".rein/artifacts/t-v".into(),
-            cancel: CancellationToken::new(),
-            time: TimeBudget::unlimited(),
-        })
-        .await;
+    verify_cart(
+        &verifier,
+        &task,
+        ws.as_ref(),
+        &exec,
+        TimeBudget::unlimited(),
+    )
+    .await;
     let reports = reports.lock().unwrap().clone();
     assert_eq!(reports.len(), 3, "baseline, target, suite");
     assert!(
