@@ -48,6 +48,25 @@ fn cart_run(ws: &MemoryWorkspace, spec: &CommandSpec) -> CommandResult {
 /// unittest -v's output when the cart tests pass.
 const UNITTEST_PASSED: &str = "test_count (tests.test_cart.TestCart.test_count) ... ok\ntest_total (tests.test_cart.TestCart.test_total) ... ok\n\nRan 2 tests in 0.001s\n\nOK";
 
+/// A verifier for `task` with its baseline taken on `ws` by `exec`.
+async fn prepared(
+    task: &TaskSpec,
+    ws: &MemoryWorkspace,
+    exec: &dyn Exec,
+    command: TestCommand,
+) -> TestVerifier {
+    TestVerifier::prepare(
+        task,
+        ws,
+        exec,
+        Some(command),
+        Duration::from_secs(60),
+        Path::new(".rein/artifacts/t-v"),
+        &CancellationToken::new(),
+    )
+    .await
+}
+
 /// Verifies a claim that touched cart.py, with `verifier` on `ws`.
 async fn verify_cart(
     verifier: &TestVerifier,
@@ -56,7 +75,19 @@ async fn verify_cart(
     exec: &dyn Exec,
     time: TimeBudget,
 ) -> Verdict {
-    let touched = vec!["cart.py".to_owned()];
+    verify_touching(verifier, task, ws, &["cart.py"], exec, time).await
+}
+
+/// Verifies a claim that touched `touched`, with `verifier` on `ws`.
+async fn verify_touching(
+    verifier: &TestVerifier,
+    task: &TaskSpec,
+    ws: &MemoryWorkspace,
+    touched: &[&str],
+    exec: &dyn Exec,
+    time: TimeBudget,
+) -> Verdict {
+    let touched: Vec<String> = touched.iter().map(|p| (*p).to_owned()).collect();
     verifier
         .verify(VerifyContext {
             task,
@@ -113,14 +144,11 @@ async fn case(ws: MemoryWorkspace) -> Case {
     ));
     let exec = runner(Arc::clone(&ws));
     let task = TaskSpec::fix_test(TaskId("t-v".into()), TEST_FILE, "TestCart.test_total");
-    let verifier = TestVerifier::prepare(
+    let verifier = prepared(
         &task,
         ws.as_ref(),
         &exec,
-        Some(TestCommand::custom("run-tests {target}")),
-        Duration::from_secs(60),
-        Path::new(".rein/artifacts/t-v"),
-        &tokio_util::sync::CancellationToken::new(),
+        TestCommand::custom("run-tests {target}"),
     )
     .await;
     Case {
@@ -141,18 +169,15 @@ impl Case {
     }
 
     async fn verify_with(&self, touched: &[&str], exec: &dyn Exec) -> Verdict {
-        let touched: Vec<String> = touched.iter().map(|p| (*p).to_owned()).collect();
-        self.verifier
-            .verify(VerifyContext {
-                task: &self.task,
-                touched: &touched,
-                workspace: self.ws.as_ref(),
-                exec,
-                artifacts_dir: ".rein/artifacts/t-v".into(),
-                cancel: CancellationToken::new(),
-                time: TimeBudget::unlimited(),
-            })
-            .await
+        verify_touching(
+            &self.verifier,
+            &self.task,
+            &self.ws,
+            touched,
+            exec,
+            TimeBudget::unlimited(),
+        )
+        .await
     }
 
     fn fix(&self) {
@@ -225,14 +250,11 @@ async fn a_suite_that_passed_before_and_now_fails_silently_is_a_regression() {
     let ws = Arc::new(cart_workspace());
     let passing = ScriptedExec::new(|_| command_result(0, UNITTEST_PASSED, &[]));
     let task = TaskSpec::fix_test(TaskId("t-v".into()), TEST_FILE, "TestCart.test_total");
-    let verifier = TestVerifier::prepare(
+    let verifier = prepared(
         &task,
         ws.as_ref(),
         &passing,
-        Some(TestCommand::custom("run-tests {target}")),
-        Duration::from_secs(60),
-        Path::new(".rein/artifacts/t-v"),
-        &CancellationToken::new(),
+        TestCommand::custom("run-tests {target}"),
     )
     .await;
     let exec = ScriptedExec::new(|spec| {
@@ -759,14 +781,11 @@ async fn a_failure_that_was_there_before_is_not_a_regression() {
     );
     c.ws.set("cart.py", &broken_count);
     let c = Case {
-        verifier: TestVerifier::prepare(
+        verifier: prepared(
             &c.task,
             c.ws.as_ref(),
             &c.exec,
-            Some(TestCommand::custom("run-tests {target}")),
-            Duration::from_secs(60),
-            Path::new(".rein/artifacts/t-v"),
-            &CancellationToken::new(),
+            TestCommand::custom("run-tests {target}"),
         )
         .await,
         ..c
@@ -799,16 +818,7 @@ async fn every_verifier_run_is_told_where_the_reports_are() {
     let task = TaskSpec::fix_test(TaskId("t-v".into()), TEST_FILE, "TestCart.test_total");
     let command =
         TestCommand::custom("make test T={target}").with_report(Some("build/*.xml".into()));
-    let verifier = TestVerifier::prepare(
-        &task,
-        ws.as_ref(),
-        &exec,
-        Some(command),
-        Duration::from_secs(60),
-        Path::new(".rein/artifacts/t-v"),
-        &CancellationToken::new(),
-    )
-    .await;
+    let verifier = prepared(&task, ws.as_ref(), &exec, command).await;
     verify_cart(
         &verifier,
         &task,
