@@ -486,3 +486,29 @@ fn only_a_checkpoint_after_the_model_needs_results() {
     assert!(resume::needs_results(CheckpointPhase::AfterModel));
     assert!(!resume::needs_results(CheckpointPhase::AfterTools));
 }
+
+/// After a second crash, what the files should hold counts an edit that
+/// the first recovery found applied, and not one it found not applied.
+#[test]
+fn an_edit_recovery_found_applied_still_counts_after_another_crash() {
+    let edit = |id, outcome: &str, hash: &str| {
+        let mut op = op(id, "toolu_9", "edit_file", OpState::Recovered);
+        op.args_json = json!({"arguments": {}, "expected_after": {"cart.py": hash}}).to_string();
+        op.outcome = Some(outcome.into());
+        op
+    };
+    let expected = |ops: &[rein_store::OpRecord]| {
+        resume::expected_contents(ops)
+            .into_iter()
+            .map(|f| (f.path, f.hash))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        expected(&[edit(1, "applied", "h1")]),
+        vec![("cart.py".to_owned(), "h1".to_owned())]
+    );
+    assert_eq!(
+        expected(&[edit(1, "applied", "h1"), edit(2, "not_applied", "h2")]),
+        vec![("cart.py".to_owned(), "h1".to_owned())]
+    );
+}
