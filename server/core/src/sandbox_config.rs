@@ -255,34 +255,33 @@ pub fn loosening(layer: &SandboxSettings, mine: &SandboxConfig) -> Vec<(String, 
             format!("let commands read {}", crate::trust::shown(path)),
         ));
     }
-    let raised = |theirs: Option<u64>, yours: Option<u64>| match (theirs, yours) {
-        (Some(t), Some(y)) => t > y,
-        (Some(_), None) => false,
-        _ => false,
-    };
-    if raised(layer.max_processes, mine.max_processes) {
-        out.push((
-            "sandbox.max_processes".to_owned(),
-            "raise the process limit".to_owned(),
-        ));
-    }
-    if raised(
-        layer.max_file_mb.map(|m| m.saturating_mul(1 << 20)),
-        mine.max_file_bytes,
-    ) {
-        out.push((
-            "sandbox.max_file_mb".to_owned(),
-            "raise the file size limit".to_owned(),
-        ));
-    }
-    if raised(
-        layer.max_memory_mb.map(|m| m.saturating_mul(1 << 20)),
-        mine.max_memory_bytes,
-    ) {
-        out.push((
-            "sandbox.max_memory_mb".to_owned(),
-            "raise the memory limit".to_owned(),
-        ));
+    // Only a limit both set can be raised: without one of yours, the
+    // workspace's is the only limit, which tightens.
+    let raised = |theirs: Option<u64>, yours: Option<u64>| matches!((theirs, yours), (Some(t), Some(y)) if t > y);
+    let mb = |m: Option<u64>| m.map(|m| m.saturating_mul(1 << 20));
+    for (setting, effect, theirs, yours) in [
+        (
+            "max_processes",
+            "raise the process limit",
+            layer.max_processes,
+            mine.max_processes,
+        ),
+        (
+            "max_file_mb",
+            "raise the file size limit",
+            mb(layer.max_file_mb),
+            mine.max_file_bytes,
+        ),
+        (
+            "max_memory_mb",
+            "raise the memory limit",
+            mb(layer.max_memory_mb),
+            mine.max_memory_bytes,
+        ),
+    ] {
+        if raised(theirs, yours) {
+            out.push((format!("sandbox.{setting}"), effect.to_owned()));
+        }
     }
     out
 }

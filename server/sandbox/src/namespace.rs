@@ -119,47 +119,35 @@ fn hide(path: &Path) -> Result<(), SandboxError> {
         )
         .map_err(fail)
     } else {
-        mount(
-            Some("/dev/null"),
-            path,
-            None::<&str>,
-            MsFlags::MS_BIND,
-            None::<&str>,
-        )
-        .map_err(fail)?;
-        mount(
-            None::<&str>,
-            path,
-            None::<&str>,
-            MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY,
-            None::<&str>,
-        )
-        .map_err(fail)
+        bind_read_only(Path::new("/dev/null"), path, MsFlags::empty()).map_err(fail)
     }
 }
 
 /// Makes `path` a read-only bind mount of itself.
 fn read_only_mount(path: &Path) -> Result<(), SandboxError> {
-    let fail = |e: nix::Error| SandboxError::Apply {
+    bind_read_only(path, path, MsFlags::MS_REC).map_err(|e| SandboxError::Apply {
         step: "read-only paths",
         reason: format!("{}: {e}", path.display()),
-    };
+    })
+}
+
+/// Binds `source` over `target` (with `flags`, e.g. recursively), then
+/// remounts it read-only: a bind mount takes `MS_RDONLY` only on remount.
+fn bind_read_only(source: &Path, target: &Path, flags: MsFlags) -> Result<(), nix::Error> {
     mount(
-        Some(path),
-        path,
+        Some(source),
+        target,
         None::<&str>,
-        MsFlags::MS_BIND | MsFlags::MS_REC,
+        MsFlags::MS_BIND | flags,
         None::<&str>,
-    )
-    .map_err(fail)?;
+    )?;
     mount(
         None::<&str>,
-        path,
+        target,
         None::<&str>,
         MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY,
         None::<&str>,
     )
-    .map_err(fail)
 }
 
 /// `ip link set lo up`, by one netlink request (`RTM_NEWLINK` with
