@@ -10,8 +10,48 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
+use rein_testkit::editor::EditDecision;
 use rein_testkit::rein_binary;
+use serde_json::Value;
+use support::{Server, Setup, demo_cart, demo_project, demo_scenario};
 use tokio::process::Command;
+
+mod support;
+
+/// 0-based line of `def test_total` in the demo project's test file.
+const TEST_TOTAL_LINE: u32 = 6;
+const CART_TEST: &str = "tests/test_cart.py";
+
+/// Runs until the task ends: a final state, or a question to answer (a
+/// review or an approval the editor gives is not an end).
+async fn until_end(s: &mut Server, task: &str) -> Value {
+    s.until_status(task, |status| {
+        matches!(
+            status["state"].as_str(),
+            Some("succeeded" | "unverified" | "failed" | "cancelled" | "budget_exhausted")
+        ) || (status["state"] == "waiting_user"
+            && !matches!(
+                status["waitingFor"]["kind"].as_str(),
+                Some("review" | "approval")
+            ))
+    })
+    .await
+}
+
+/// What the editor was told, all of it: statuses, messages, progress.
+fn everything_said(s: &Server) -> String {
+    [
+        "rein/taskStatus",
+        "window/showMessage",
+        "window/showMessageRequest",
+        "$/progress",
+    ]
+    .iter()
+    .flat_map(|method| s.messages(method))
+    .map(|m| m.to_string())
+    .collect::<Vec<_>>()
+    .join("\n")
+}
 
 #[tokio::test]
 async fn the_demo_fixes_the_sample_project_with_the_scripted_model() {
@@ -118,4 +158,75 @@ async fn the_demo_fixes_the_sample_project_with_the_scripted_model() {
 
     // The demo keeps the project for the user; the test cleans up.
     let _ = std::fs::remove_dir_all(&project);
+}
+
+/// Issue 16, point 10: the demo project with the bundled scenario, in an
+/// editor whose user rejects the proposed edit. The task ends naming the
+/// rejection as its cause; it never blames Anthropic (the scripted model
+/// only borrows its wire format) nor a script that ran out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_demo_edit_ends_naming_the_rejection() {
+    let mut setup = Setup::new(demo_project(), demo_scenario());
+    setup.decide_edit = Box::new(|_| EditDecision::Reject);
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let task = s
+        .fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
+        .await;
+
+    let status = until_end(&mut s, &task).await;
+    let context = format!("final status: {status}\nlog:\n{}", s.log());
+    assert_eq!(status["state"], "failed", "{context}");
+    let reason = status["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("You rejected the edit to cart.py, so nothing was changed"),
+        "{context}"
+    );
+    let said = everything_said(&s);
+    for wrong in ["Anthropic", "scenario exhausted", "gave up after"] {
+        assert!(!said.contains(wrong), "{wrong:?} was said:\n{said}");
+    }
+    assert_eq!(s.disk("cart.py"), demo_cart());
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// A scripted scenario that has run out is not an outage: the task fails
+/// at its first request past the end (no retries), and says the scripted
+/// model refused, not that Anthropic is unavailable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_that_runs_out_fails_at_once_naming_the_scripted_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("short.json");
+    std::fs::write(
+        &scenario,
+        r#"{"replies": [{"text": "Reading cart.py.", "tool_calls": [{"name": "read_file", "input": {"path": "cart.py"}}]}]}"#,
+    )
+    .unwrap();
+    let mut s = Server::start(Setup::new(demo_project(), scenario)).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let task = s
+        .fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
+        .await;
+
+    let status = until_end(&mut s, &task).await;
+    assert_eq!(status["state"], "failed", "{status}");
+    let reason = status["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the model call failed: the scripted model refused the request"),
+        "{status}"
+    );
+    assert!(
+        reason.contains("scenario exhausted after 1 replies"),
+        "{status}"
+    );
+    let retries: Vec<Value> = s
+        .messages("$/progress")
+        .into_iter()
+        .filter(|m| m.to_string().contains("retry"))
+        .collect();
+    assert!(retries.is_empty(), "retried: {retries:?}");
+    let said = everything_said(&s);
+    assert!(!said.contains("Anthropic"), "{said}");
+    assert!(!said.contains("gave up after"), "{said}");
+    assert_eq!(s.shutdown().await, 0);
 }

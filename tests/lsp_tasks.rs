@@ -810,8 +810,10 @@ async fn two_tasks_on_different_files_both_succeed() {
     let held = edits(&s);
     assert_eq!(held.len(), 2);
     for task in [&cart_task, &tax_task] {
+        // Running, then waiting for the user's review.
         assert!(
-            s.statuses(task).iter().all(|st| st["state"] == "running"),
+            s.statuses(task).iter().all(|st| st["state"] == "running"
+                || (st["state"] == "waiting_user" && st["waitingFor"]["kind"] == "review")),
             "{:?}",
             s.statuses(task)
         );
@@ -994,4 +996,162 @@ async fn a_key_read_by_the_model_reaches_no_file() {
     for needle in [EDITOR_KEY, ENV_SECRET, GITHUB_TOKEN, PEM_BODY] {
         assert!(!log.contains(needle), "{needle} is in the server's stderr");
     }
+}
+
+/// The code actions at `range` of `rel`, by title (none: the server
+/// answers `null`).
+async fn action_titles(s: &mut Server, rel: &str, range: Value) -> Vec<String> {
+    let uri = s.editor.uri(rel);
+    let actions = s
+        .editor
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
+        )
+        .await
+        .unwrap();
+    if actions["result"].is_null() {
+        return Vec::new();
+    }
+    actions["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not code actions: {actions}"))
+        .iter()
+        .filter_map(|a| a["title"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn cursor(line: u32, character: u32) -> Value {
+    json!({"start": {"line": line, "character": character}, "end": {"line": line, "character": character}})
+}
+
+/// Regression (issue 16, "the light bulb everywhere"): an editor asks for
+/// code actions wherever the cursor goes, so "Ask Rein…" offered at every
+/// cursor was a light bulb on every line. With only a cursor, nothing is
+/// offered outside a test and only "Fix test" inside one; "Ask Rein…"
+/// comes with a selection (the editors also have it as a command).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_rein_is_offered_on_a_selection_and_fix_test_only_in_a_test() {
+    let mut s = Server::start(Setup::new(demo_project(), demo_scenario())).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let text = s.editor.buffer(CART_TEST).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32;
+    for (place, line) in [
+        ("the import", line_of("import unittest")),
+        ("the class line", line_of("class TestCart")),
+        ("unittest.main()", line_of("unittest.main()")),
+        ("a blank line between tests", TEST_TOTAL_LINE + 3),
+    ] {
+        let titles = action_titles(&mut s, CART_TEST, cursor(line, 4)).await;
+        assert_eq!(titles, Vec::<String>::new(), "at {place}");
+    }
+    assert_eq!(
+        action_titles(&mut s, CART_TEST, cursor(TEST_TOTAL_LINE + 1, 8)).await,
+        ["Fix test test_total with Rein"]
+    );
+    assert_eq!(
+        action_titles(&mut s, "cart.py", cursor(12, 4)).await,
+        Vec::<String>::new(),
+        "a file without tests"
+    );
+    let selection =
+        json!({"start": {"line": 12, "character": 4}, "end": {"line": 12, "character": 40}});
+    assert_eq!(
+        action_titles(&mut s, "cart.py", selection).await,
+        ["Ask Rein…"]
+    );
+    let in_test = json!({"start": {"line": TEST_TOTAL_LINE + 1, "character": 8}, "end": {"line": TEST_TOTAL_LINE + 2, "character": 8}});
+    assert_eq!(
+        action_titles(&mut s, CART_TEST, in_test).await,
+        ["Fix test test_total with Rein", "Ask Rein…"]
+    );
+    assert_eq!(s.shutdown().await, 0);
+}
+
+/// Regression (issue 16): "Fix test" on a test that already passes
+/// started a full agent run. Now the task ends at once, succeeded,
+/// "already passing", with the evidence of the test's run on the text as
+/// it is, and the model — here a fake Anthropic API this test watches —
+/// gets no request at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixing_a_test_that_already_passes_ends_at_once_without_a_model_call() {
+    use rein_testkit::fake_model::{FakeModel, Reply, Scenario};
+
+    // If it were called, the model would claim the task done at once.
+    let model = FakeModel::start(Scenario::new().reply(Reply::text("It passes already.")))
+        .await
+        .unwrap();
+    let mut setup = Setup::new(demo_project(), demo_scenario());
+    setup.before_start = Some(Box::new(|root| {
+        std::fs::write(root.join("cart.py"), fixed_cart()).unwrap();
+    }));
+    setup.settings = vec![
+        ("provider", json!("anthropic")),
+        ("baseUrl", json!(model.base_url())),
+        ("apiKey", json!("sk-ant-test-key-000000")),
+    ];
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    let task = fix_test_total(&mut s).await;
+    let status = s.until_end(&task).await;
+    assert_state(&status, "succeeded");
+    assert_eq!(
+        status["reason"],
+        "already passing: `TestCart.test_total` passes; nothing to change"
+    );
+    assert_eq!(
+        (
+            &status["turn"],
+            &status["inputTokens"],
+            &status["outputTokens"]
+        ),
+        (&json!(0), &json!(0), &json!(0))
+    );
+    assert_eq!(model.requests().len(), 0, "the model was called");
+
+    // What proved it, as the editor is shown it.
+    let verdict = s
+        .messages("rein/verification")
+        .into_iter()
+        .map(|m| m["params"].clone())
+        .find(|p| p["taskId"] == task)
+        .expect("no rein/verification");
+    assert_eq!(verdict["passed"], true, "{verdict}");
+    assert_eq!(verdict["detail"], status["reason"]);
+    let evidence = &verdict["evidence"][0];
+    assert_eq!(
+        evidence["check"],
+        "test_passes tests/test_cart.py::TestCart.test_total"
+    );
+    assert_eq!(evidence["exitCode"], 0, "{evidence}");
+    let log = s.disk(evidence["logPath"].as_str().unwrap());
+    assert!(log.contains("test_total") && log.contains("OK"), "{log}");
+    // The progress ends with the outcome; nothing was proposed or changed.
+    let progress = s.progress(&task);
+    let end = progress.last().unwrap();
+    assert_eq!(end["kind"], "end");
+    assert!(
+        end["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("already passing: `TestCart.test_total` passes"),
+        "{end}"
+    );
+    let states: Vec<String> = s
+        .statuses(&task)
+        .iter()
+        .map(|st| st["state"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(states, ["running", "verifying", "succeeded"]);
+    assert!(s.messages("workspace/applyEdit").is_empty());
+    assert_eq!(s.disk("cart.py"), fixed_cart());
+    // The trace ends with the final state too.
+    let trace = s.disk(&format!(".rein/traces/{task}.jsonl"));
+    let last = trace.lines().last().unwrap();
+    assert!(
+        last.contains("\"succeeded\"") && last.contains("already passing"),
+        "{last}"
+    );
+    assert_eq!(s.shutdown().await, 0);
 }

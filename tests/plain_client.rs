@@ -360,13 +360,32 @@ async fn an_unsaved_buffer_is_written_for_the_tests_when_the_user_lets_rein() {
 
 /// "Ask Rein…" sends `rein.runTask` with a place and no words: only a
 /// client that asks the user for them can use it, so only such a client
-/// is offered it. "Fix test … with Rein" works everywhere.
+/// is offered it, even on a selection (where a client that asks is).
+/// "Fix test … with Rein" works everywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_rein_is_offered_only_where_it_can_work() {
     let mut s = Server::start(plain(demo_scenario())).await;
     s.editor.open(CART_TEST).await.unwrap();
-    let actions = s.code_actions(CART_TEST, TEST_TOTAL_LINE as usize).await;
-    let titles: Vec<&str> = actions.iter().filter_map(|a| a["title"].as_str()).collect();
+    let uri = s.editor.uri(CART_TEST);
+    // The body of test_total selected.
+    let selection = json!({
+        "start": {"line": TEST_TOTAL_LINE + 1, "character": 8},
+        "end": {"line": TEST_TOTAL_LINE + 2, "character": 42}
+    });
+    let actions = s
+        .editor
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": selection, "context": {"diagnostics": []}}),
+        )
+        .await
+        .unwrap();
+    let titles: Vec<&str> = actions["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no code actions: {actions}"))
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
     assert_eq!(titles, ["Fix test test_total with Rein"]);
     assert_eq!(s.shutdown().await, 0);
 }

@@ -226,15 +226,16 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
     timeline.assert_code(0);
     for line in [
         format!("task      {id}"),
-        "goal      Make the failing test `TestCart.test_total` in `tests/test_cart.py` pass."
+        // Sentences without their Markdown backticks.
+        "goal      Make the failing test TestCart.test_total in tests/test_cart.py pass."
             .to_owned(),
-        "state     succeeded: fixed: `TestCart.test_total` passes, no regressions in 5 turns"
+        "state     succeeded: fixed: TestCart.test_total passes, no regressions in 5 turns"
             .to_owned(),
         "turns     5 of 20".to_owned(),
         "call      run_tests tests/test_cart.py::TestCart::test_total".to_owned(),
         "call      edit_file cart.py (4 lines → 4 lines)".to_owned(),
         "call      run_tests tests/test_cart.py".to_owned(),
-        "verify    ✓ verified: fixed: `TestCart.test_total` passes, no regressions".to_owned(),
+        "verify    ✓ verified: fixed: TestCart.test_total passes, no regressions".to_owned(),
         "$ python3 -m unittest -v tests.test_cart.TestCart.test_total · exit 0".to_owned(),
         "$ python3 -m unittest -v tests.test_cart · exit 0".to_owned(),
     ] {
@@ -265,7 +266,7 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
         lines
             .last()
             .unwrap()
-            .contains("state     succeeded: fixed: `TestCart.test_total` passes"),
+            .contains("state     succeeded: fixed: TestCart.test_total passes"),
         "the final state ends the timeline:\n{}",
         timeline.stdout
     );
@@ -302,10 +303,24 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
         "python3 -m unittest -v tests.test_cart.TestCart.test_total",
         "verify-2.log",
         "verify-suite-3.log",
-        "fixed: `TestCart.test_total` passes, no regressions",
+        "fixed: <code>TestCart.test_total</code> passes, no regressions",
+        // One verification that lists two checks says so.
+        "<span class=\"c-ok\">✓ verified</span> (2 checks)",
+        // The edit's duration is the user's review (`--yes` here).
+        "for your review</span></h3>",
     ] {
         assert!(html.contains(needle), "the report lacks {needle:?}");
     }
+    // The logs, relative to the workspace in the trace, are links to
+    // their files there.
+    let link = format!(
+        "<a href=\"file://{}/.rein/artifacts/",
+        root.canonicalize().unwrap().display()
+    );
+    assert!(
+        html.contains(&link) && html.contains("verify-2.log</code></a>"),
+        "the report lacks {link:?}…verify-2.log"
+    );
     // The evidence's file hash, as the trace has it.
     let trace = std::fs::read_to_string(&traces[0]).unwrap();
     let verification: serde_json::Value = trace
@@ -396,7 +411,7 @@ fn a_trace_cut_by_a_crash_still_renders_with_a_note() {
     timeline.assert_stdout("note      the last line (line 89) is cut short, without a line end");
     timeline.assert_stdout("note      the trace ends without a final state");
     // Everything before the cut is there.
-    timeline.assert_stdout("verify    ✓ verified: fixed: `TestCart.test_total` passes");
+    timeline.assert_stdout("verify    ✓ verified: fixed: TestCart.test_total passes");
     timeline.assert_stdout("state     verifying");
     assert!(
         !timeline.stdout.contains("in 11 turns"),
@@ -444,6 +459,13 @@ fn an_unknown_id_lists_the_traces_newest_first() {
     assert!(newer < older, "newest first:\n{}", run.stderr);
     assert!(
         run.stderr.contains("2026-11-30 09:00:00  succeeded"),
+        "{}",
+        run.stderr
+    );
+    // Goals as sentences, without their Markdown backticks.
+    assert!(
+        run.stderr
+            .contains("Make the failing test TestCart.test_total in tests/test_cart.py pass."),
         "{}",
         run.stderr
     );

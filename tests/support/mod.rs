@@ -98,6 +98,8 @@ pub struct Setup {
     pub kind: ClientKind,
     /// Decides each question, over `message_choices`.
     pub on_question: Option<OnQuestion>,
+    /// The editor reviews edits itself (`rein/reviewEdit`), so.
+    pub review: Option<rein_testkit::editor::OnReview>,
 }
 
 impl Setup {
@@ -117,6 +119,7 @@ impl Setup {
             settings: Vec::new(),
             kind: ClientKind::Capable,
             on_question: None,
+            review: None,
         }
     }
 }
@@ -189,6 +192,7 @@ impl Server {
             save_documents: setup.save_documents,
             format_on_save: setup.format_on_save,
             settings,
+            review: setup.review,
             ..EditorOptions::default()
         };
         let editor = HeadlessEditor::new(client, &root, options).with_timeout(setup.timeout);

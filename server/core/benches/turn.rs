@@ -186,6 +186,7 @@ impl Harness {
             input_tokens: 120_000,
             output_tokens: 3_000,
             cost_usd: 0.4,
+            unpriced_calls: 0,
         });
         let events = [
             TaskEvent::ModelCall {

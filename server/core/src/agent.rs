@@ -174,6 +174,8 @@ struct Agent {
     /// The model's last words (its last non-empty text): the reason it
     /// gives when the loop guard ends the task.
     last_words: Option<String>,
+    /// What the model wrote in this turn's reply (empty if nothing).
+    turn_text: String,
 }
 
 /// Why the loop stopped early.
@@ -233,6 +235,7 @@ impl Agent {
             shown_transformations: HashSet::new(),
             shedding: Shedding::default(),
             last_words: None,
+            turn_text: String::new(),
             artifacts,
             context,
             task,
@@ -319,6 +322,7 @@ impl Agent {
             input_tokens: spent.usage.total_input(),
             output_tokens: spent.usage.output_tokens,
             cost_usd: spent.cost_usd,
+            unpriced_calls: spent.unpriced_calls,
         }));
     }
 
@@ -341,11 +345,14 @@ impl Agent {
             .journal
             .as_ref()
             .map(|j| j.keep_lease(self.cancel.clone()));
-        let stop = loop {
-            match self.turn().await {
-                Ok(()) => continue,
-                Err(stop) => break stop,
-            }
+        let stop = match self.already_met().await {
+            Some(stop) => stop,
+            None => loop {
+                match self.turn().await {
+                    Ok(()) => continue,
+                    Err(stop) => break stop,
+                }
+            },
         };
         self.set_state(stop.state, Some(stop.reason.clone()));
         if let Some(lease) = lease {
@@ -362,6 +369,50 @@ impl Agent {
             final_text: stop.final_text,
             history: std::mem::take(&mut self.history),
         }
+    }
+
+    /// A new task whose acceptance already holds before it changes
+    /// anything (a test to fix that passes) has nothing to do: it ends
+    /// here, before any model call, with the evidence that showed it. A
+    /// resumed task is past that point: its work has begun.
+    async fn already_met(&mut self) -> Option<Stop> {
+        if self.resumed || self.cancel.is_cancelled() || !self.ports.verifier.met_at_baseline() {
+            return None;
+        }
+        self.set_state(TaskState::Verifying, None);
+        self.event(TaskEvent::Activity {
+            text: "checking whether it already passes".into(),
+        });
+        let cx = VerifyContext {
+            task: &self.task,
+            touched: &[],
+            workspace: self.ports.workspace.as_ref(),
+            exec: self.ports.exec.as_ref(),
+            artifacts_dir: self.artifacts.abs.clone(),
+            cancel: self.cancel.clone(),
+            time: self.tracker.time_budget(),
+        };
+        let met = tokio::select! {
+            // The first turn says it was cancelled.
+            () = self.cancel.cancelled() => None,
+            met = self.ports.verifier.already_met(cx) => met,
+        };
+        let Some(met) = met else {
+            self.set_state(TaskState::Running, None);
+            return None;
+        };
+        self.event(TaskEvent::Verification {
+            turn: 0,
+            passed: true,
+            detail: met.summary.clone(),
+            evidence: met.evidence.clone(),
+        });
+        Some(Stop {
+            state: TaskState::Succeeded,
+            reason: met.summary,
+            evidence: met.evidence,
+            final_text: None,
+        })
     }
 
     /// One turn. `Err` ends the task.
@@ -383,6 +434,7 @@ impl Agent {
         };
 
         let text = reply.text();
+        self.turn_text = text.trim().to_owned();
         if !text.trim().is_empty() {
             self.event(TaskEvent::Text {
                 turn,
@@ -675,6 +727,7 @@ impl Agent {
                 time: self.tracker.time_budget(),
                 test_command: self.config.test_command.as_ref(),
                 cancel: &self.cancel,
+                reason: &self.turn_text,
             },
             progress: self.ports.progress.as_ref(),
             redactor: &self.config.redactor,

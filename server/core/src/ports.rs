@@ -61,7 +61,12 @@ pub struct TaskStatus {
     pub max_turns: u32,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// What the priced calls cost; see `unpriced_calls`.
     pub cost_usd: f64,
+    /// Calls of a model with no known price: `cost_usd` leaves them out,
+    /// so the real cost is unknown (more than `cost_usd`).
+    #[serde(default)]
+    pub unpriced_calls: u32,
 }
 
 /// Everything that happens in a task, in order: progress for the editor
@@ -255,6 +260,32 @@ pub trait Verifier: Send + Sync {
     fn saved_state(&self) -> Value {
         Value::Null
     }
+
+    /// Whether the task's acceptance already held before the task began:
+    /// its baseline (the test run before any change) showed every target
+    /// test passing. Cheap. `false` by default, and for a resumed task
+    /// (its baseline is only compared against). The loop then asks
+    /// [`Verifier::already_met`] to confirm it.
+    fn met_at_baseline(&self) -> bool {
+        false
+    }
+
+    /// Confirms on the text as it is now what [`Verifier::met_at_baseline`]
+    /// said: the baseline ran on the saved files, and an unsaved change of
+    /// the user's may undo it. `Some`: the task has nothing to do and ends
+    /// before any model call; `None`: it runs as usual.
+    async fn already_met(&self, _cx: VerifyContext<'_>) -> Option<AlreadyMet> {
+        None
+    }
+}
+
+/// A task whose acceptance held before it changed anything (a test to
+/// fix that already passes): why, and what showed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlreadyMet {
+    /// "already passing: `test_total` passes; nothing to change".
+    pub summary: String,
+    pub evidence: Vec<Evidence>,
 }
 
 /// Where a task's artifacts are stored: spilled tool outputs and archived

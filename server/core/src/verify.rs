@@ -16,7 +16,7 @@ use crate::budget::{CommandLimit, LimitedBy, TimeBudget};
 use crate::exec::CommandResult;
 use crate::exec::{CommandKind, CommandSpec, Exec};
 use crate::host::testcmd::TestCommand;
-use crate::ports::{Evidence, Verdict, Verifier, VerifyContext};
+use crate::ports::{AlreadyMet, Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
 use crate::testfind;
 use crate::testtarget::TestTarget;
@@ -27,6 +27,11 @@ pub struct TestVerifier {
     timeout: Duration,
     baseline: Baseline,
     runs: AtomicU32,
+    /// The baseline run showed every target test passing (see
+    /// [`shows_targets_passing`]). Not part of the saved [`Baseline`]: a
+    /// resumed task is past the point where it could end with nothing to
+    /// do.
+    met_at_baseline: bool,
 }
 
 /// What the checks compare against, recorded before the task changes
@@ -91,10 +96,11 @@ impl TestVerifier {
             timeout,
             baseline,
             runs: AtomicU32::new(0),
+            met_at_baseline: false,
         };
         let scope = regression_scope(task);
         if task.acceptance.contains(&Acceptance::NoRegressions)
-            && let Some(run) = verifier
+            && let Some((run, result)) = verifier
                 .run_suite(
                     &Where {
                         workspace,
@@ -114,6 +120,7 @@ impl TestVerifier {
                     suite: Some(run),
                     ..verifier.baseline.clone()
                 },
+                met_at_baseline: shows_targets_passing(task, &result),
                 ..verifier
             };
         }
@@ -131,6 +138,7 @@ impl TestVerifier {
             timeout,
             baseline,
             runs: AtomicU32::new(0),
+            met_at_baseline: false,
         }
     }
 
@@ -143,15 +151,16 @@ impl TestVerifier {
         self.test_command.as_ref().and_then(|c| c.report.clone())
     }
 
-    /// Runs the test command on `scope`; `None` when there is no test
-    /// command, the scope is not a runnable target or the command cannot
-    /// run.
+    /// Runs the test command on `scope`: the run as kept, and the whole
+    /// result (which tests the runner named as passed); `None` when there
+    /// is no test command, the scope is not a runnable target or the
+    /// command cannot run.
     async fn run_suite(
         &self,
         at: &Where<'_>,
         scope: Option<&str>,
         label: &str,
-    ) -> Option<SuiteRun> {
+    ) -> Option<(SuiteRun, CommandResult)> {
         let workspace = at.workspace;
         // The scope is the target test's file: if it no longer resolves,
         // the target test's own check says so.
@@ -174,14 +183,15 @@ impl TestVerifier {
             report: self.report(),
         };
         let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
-        Some(SuiteRun {
+        let run = SuiteRun {
             scope: scope.map(str::to_owned),
             exit_code: result.exit_code,
-            failures: result.failures,
+            failures: result.failures.clone(),
             command,
             duration_ms: result.duration.as_millis() as u64,
             log_path: shown_path(workspace.root(), &log_path),
-        })
+        };
+        Some((run, result))
     }
 }
 
@@ -203,6 +213,38 @@ fn regression_scope(task: &TaskSpec) -> Option<String> {
     })
 }
 
+/// Whether a baseline run shows the task already done: it names every
+/// target test as passed, by the same rules as a check of the target
+/// ([`shows_passing`]: the name among the passes and a closing summary
+/// with passes in it), and names none of them among its failures. A run
+/// cut short, or one whose output Rein cannot read, shows nothing. A task
+/// with no target test (an instruction) is never done before it starts.
+fn shows_targets_passing(task: &TaskSpec, result: &CommandResult) -> bool {
+    if result.timed_out || result.cancelled {
+        return false;
+    }
+    let targets: Vec<(&str, &str)> = task
+        .acceptance
+        .iter()
+        .filter_map(|a| match a {
+            Acceptance::TestPasses { path, name } => Some((path.as_str(), name.as_str())),
+            _ => None,
+        })
+        .collect();
+    let names = target_names(task);
+    // The run may fail for other tests of the file; none of its failures
+    // may be the target's (a parameterized case of it, say).
+    let target_failed = result
+        .failures
+        .iter()
+        .any(|f| names.iter().any(|n| f.contains(n.as_str())));
+    !targets.is_empty()
+        && !target_failed
+        && targets
+            .iter()
+            .all(|(path, name)| shows_passing(result, path, name))
+}
+
 async fn test_now(workspace: &dyn Workspace, path: &str, name: &str) -> Option<Vec<String>> {
     let lang = testfind::lang_for_path(path)?;
     let file = workspace.read_file(path).await.ok()?;
@@ -220,6 +262,48 @@ async fn assertions_now(workspace: &dyn Workspace, path: &str, name: &str) -> Op
 impl Verifier for TestVerifier {
     fn saved_state(&self) -> serde_json::Value {
         serde_json::to_value(&self.baseline).unwrap_or_default()
+    }
+
+    fn met_at_baseline(&self) -> bool {
+        self.met_at_baseline
+    }
+
+    async fn already_met(&self, cx: VerifyContext<'_>) -> Option<AlreadyMet> {
+        if !self.met_at_baseline {
+            return None;
+        }
+        // The target tests' own runs, on the text as it is now. The other
+        // checks hold by definition before any change: nothing can have
+        // regressed, been weakened or been edited outside the paths.
+        let targets: Vec<Acceptance> = cx
+            .task
+            .acceptance
+            .iter()
+            .filter(|a| matches!(a, Acceptance::TestPasses { .. }))
+            .cloned()
+            .collect();
+        let passing: Vec<String> = targets
+            .iter()
+            .filter_map(|a| match a {
+                Acceptance::TestPasses { name, .. } => Some(format!("`{name}` passes")),
+                _ => None,
+            })
+            .collect();
+        // No target: a verdict on no checks is the model's word, not a test's.
+        if passing.is_empty() {
+            return None;
+        }
+        let task = TaskSpec {
+            acceptance: targets,
+            ..cx.task.clone()
+        };
+        match self.verify(VerifyContext { task: &task, ..cx }).await {
+            Verdict::Verified { evidence, .. } => Some(AlreadyMet {
+                summary: format!("already passing: {}; nothing to change", passing.join(", ")),
+                evidence,
+            }),
+            Verdict::Gap { .. } | Verdict::Unconfirmed { .. } => None,
+        }
     }
 
     async fn verify(&self, cx: VerifyContext<'_>) -> Verdict {
@@ -412,7 +496,7 @@ impl TestVerifier {
             cancel: &cx.cancel,
             time: cx.time,
         };
-        let now = self
+        let (now, _) = self
             .run_suite(&at, before.scope.as_deref(), "verify-suite")
             .await
             .ok_or(())?;
@@ -605,13 +689,10 @@ const NAMING_FLAGS: &str = "pytest -v or -rA, python -m unittest -v, cargo test,
 /// passes shows it passing.
 fn passed_by_name(result: &CommandResult, path: &str, name: &str, evidence: &Evidence) -> TestRun {
     let (tally, command, log) = (&result.tally, &evidence.command, &evidence.log_path);
-    // The runner's closing summary too: a run cut short after a pass line
-    // (or code under test printing one, then exiting 0) has none, and a
-    // summary of 0 passed outweighs the line.
-    let named = result.passes.includes(path, name);
-    if named && tally.known() && tally.passed > 0 {
+    if shows_passing(result, path, name) {
         return TestRun::Passed;
     }
+    let named = result.passes.includes(path, name);
     if named && !tally.known() {
         return TestRun::Unconfirmed(format!(
             "`{command}` exited 0 and named `{name}` as passed, but printed no closing summary of the run (it may have been cut short), so Rein could not confirm that `{name}` passed\nfull log: {log}"
@@ -652,6 +733,15 @@ fn passed_by_name(result: &CommandResult, path: &str, name: &str, evidence: &Evi
             "`{command}` exited 0, but Rein cannot read which tests its output reports as passed, so it could not confirm that `{name}` passed; make the test command name each test ({NAMING_FLAGS})\nfull log: {log}"
         )
     })
+}
+
+/// Whether a run shows the test `name` of `path` passing: the runner named
+/// it among the passes, and its closing summary counts passes. The summary
+/// too: a run cut short after a pass line (or code under test printing
+/// one, then exiting 0) has none, and a summary of 0 passed outweighs the
+/// line.
+fn shows_passing(result: &CommandResult, path: &str, name: &str) -> bool {
+    result.passes.includes(path, name) && result.tally.known() && result.tally.passed > 0
 }
 
 /// The names a runner may print for the task's target test.

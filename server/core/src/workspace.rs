@@ -75,8 +75,11 @@ pub struct SearchResult {
 pub struct EditRequest {
     /// For the editor's change annotation ("Rein: fix test_total").
     pub label: String,
-    /// What the change does, in a sentence, for the approval prompt.
+    /// What the change is, in short ("change cart.py: +1 −1 lines").
     pub description: String,
+    /// Why, in the model's words (what it wrote before the call; may be
+    /// empty): shown next to the change when the user decides. Untrusted.
+    pub reason: String,
     pub path: String,
     /// The version the model read before asking for this edit.
     pub base: ReadVersion,
@@ -143,6 +146,8 @@ impl EditRequest {
 pub struct CreateRequest {
     pub label: String,
     pub description: String,
+    /// As [`EditRequest::reason`].
+    pub reason: String,
     pub path: String,
     pub content: String,
     pub needs_confirmation: bool,
@@ -158,6 +163,12 @@ pub enum EditOutcome {
         /// edit was rebased onto the current text (its `old_text` was
         /// still there, exactly once).
         rebased_from: Option<ReadVersion>,
+    },
+    /// The user kept only some of the change's hunks; the file is now at
+    /// `version`. `left_out` says which were dropped, for the model.
+    AppliedInPart {
+        version: ReadVersion,
+        left_out: String,
     },
     /// The user said no.
     Rejected { reason: String },

@@ -34,6 +34,7 @@ fn edit(path: &str, base: &ReadVersion, old: &str, new: &str) -> EditRequest {
     EditRequest {
         label: "Rein: test".into(),
         description: "a test edit".into(),
+        reason: String::new(),
         path: path.into(),
         base: base.clone(),
         old_text: old.into(),
@@ -47,6 +48,7 @@ fn create(path: &str, content: &str) -> CreateRequest {
     CreateRequest {
         label: "Rein: test".into(),
         description: "a new file".into(),
+        reason: String::new(),
         path: path.into(),
         content: content.into(),
         needs_confirmation: false,

@@ -208,6 +208,8 @@ async fn run(out: Out) -> ExitCode {
         save_documents: true,
         format_on_save: None,
         on_message: Box::new(move |message| out.lines(&viewer.show(message))),
+        // The demo shows edits as the standard `workspace/applyEdit`.
+        review: None,
     };
     let client = LspClient::new(stdout, stdin).with_timeout(limit);
     let mut editor = HeadlessEditor::new(client, &root, options).with_timeout(limit);
@@ -508,9 +510,10 @@ async fn drive(
                 (m.get("method").is_none() && m["id"] == response_id)
                     || m["method"] == "workspace/applyEdit"
                     || (m["method"] == "rein/taskStatus"
-                        && m["params"]["state"]
+                        && (m["params"]["state"]
                             .as_str()
-                            .is_some_and(|s| render::is_final_state(s) || s == "waiting_user"))
+                            .is_some_and(render::is_final_state)
+                            || render::waits_for_answer(&m["params"])))
             })
             .await
             .map_err(talk)?;
@@ -532,7 +535,7 @@ async fn drive(
         if task_id.as_deref().is_some_and(|t| status["taskId"] != t) {
             continue;
         }
-        if status["state"] == "waiting_user" {
+        if render::waits_for_answer(status) {
             // The demo has no one to answer: stop the task instead of
             // waiting for the timeout.
             o.line(&o.paint(
@@ -858,6 +861,95 @@ mod tests {
             PROJECT
                 .iter()
                 .any(|(p, t)| *p == TEST_FILE && t.contains("def test_total"))
+        );
+    }
+
+    /// Issue 16, point 10: in an editor, the user may reject the demo's
+    /// edit. The bundled scenario then says so, twice (Rein checks the
+    /// first claim and asks for more; the same answer again ends the task
+    /// as given up, quoting it), and a request past the end of the script
+    /// fails at once, naming the scripted model, not Anthropic.
+    #[tokio::test]
+    async fn the_bundled_scenario_names_a_rejected_edit_and_its_end() {
+        use rein_models::{CachePlan, Message, ModelRequest, Part, ToolCall, ToolResult, ToolSpec};
+        use rein_testkit::fake_model::{FakeModel, Scenario};
+        use tokio_util::sync::CancellationToken;
+
+        let scenario = Scenario::from_json(crate::launch::DEMO_SCENARIO).unwrap();
+        let server = FakeModel::start(scenario).await.unwrap();
+        let config = rein_models::ProviderConfig {
+            provider: ProviderKind::Scripted,
+            model: "claude-sonnet-4-5".into(),
+            base_url: server.base_url(),
+            api_key: rein_models::ApiKey::new("scripted-key"),
+            stream: true,
+            retry: Default::default(),
+            timeouts: Default::default(),
+            prices: Default::default(),
+            scenario: None,
+        };
+        let client = rein_models::anthropic_client(&config).unwrap();
+        let edit = ToolCall {
+            id: "toolu_3".into(),
+            name: "edit_file".into(),
+            arguments: json!({"path": SOURCE_FILE, "old_text": "a", "new_text": "b"}),
+        };
+        let request = |last: &str| ModelRequest {
+            model: config.model.clone(),
+            system: vec!["You are Rein.".into()],
+            messages: vec![
+                Message::user("fix test_total"),
+                Message::assistant(vec![Part::ToolCall(edit.clone())]),
+                Message::tool_results(vec![ToolResult {
+                    call_id: edit.id.clone(),
+                    content: last.to_owned(),
+                    is_error: true,
+                }]),
+            ],
+            tools: vec![ToolSpec {
+                name: "edit_file".into(),
+                description: "Edits a file.".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            max_output_tokens: 1024,
+            temperature: None,
+            cache: CachePlan {
+                enabled: false,
+                stable_message: None,
+            },
+        };
+        let ask = |last: &str| {
+            rein_models::collect(client.stream(request(last), CancellationToken::new()))
+        };
+        // The run up to the edit: the test, the read, the edit.
+        for _ in 0..3 {
+            ask("ok").await.unwrap();
+        }
+        let rejected = "The user rejected this edit to cart.py (rejected in the editor).";
+        for _ in 0..2 {
+            let reply = ask(rejected).await.unwrap();
+            assert!(reply.parts.iter().all(|p| !matches!(p, Part::ToolCall(_))));
+            assert!(
+                reply
+                    .text()
+                    .starts_with("You rejected the edit to cart.py, so nothing was changed"),
+                "{}",
+                reply.text()
+            );
+        }
+        let after = ask(rejected).await.unwrap_err().to_string();
+        assert!(
+            after.starts_with("the scripted model refused the request"),
+            "{after}"
+        );
+        assert!(
+            !after.contains("Anthropic") && !after.contains("gave up after"),
+            "{after}"
+        );
+        assert_eq!(
+            server.requests().len(),
+            6,
+            "the end of the script is not retried"
         );
     }
 

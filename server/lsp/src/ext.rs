@@ -33,8 +33,19 @@ pub struct DocumentState {
 
 /// `rein/taskStatus`: sent on every state change of a task (and as token
 /// counts grow). The body is `rein_core::ports::TaskStatus` in camelCase:
-/// `{taskId, state, reason?, turn, maxTurns, inputTokens, outputTokens, costUsd}`.
+/// `{taskId, state, reason?, turn, maxTurns, inputTokens, outputTokens,
+/// costUsd, unpricedCalls}` (`unpricedCalls > 0`: the cost is unknown, or
+/// more than `costUsd`), plus, while the task waits for the user in the
+/// middle of its run, `state: "waiting_user"` with `waitingFor: {kind:
+/// "review" | "approval" | "answer", detail}` (a status without it follows
+/// when the wait ends), and on the final status `summary`: the model's last
+/// words (untrusted text).
 pub const TASK_STATUS: &str = "rein/taskStatus";
+
+/// `rein/reviewEdit`: the client's own review of a proposed change, for a
+/// client that declares `experimental.rein.reviewsEdits`; see `review.rs`
+/// for the params and the answer.
+pub use crate::review::REVIEW_EDIT;
 
 /// `rein/verification {taskId, passed, detail, evidence}`: what the
 /// verifier checked when the model claimed to be done, with the evidence

@@ -32,6 +32,7 @@ mod lsp_trust;
 mod lsp_workspace;
 mod proto;
 mod questions;
+mod review;
 pub mod run_cmd;
 pub mod sandbox;
 mod saving;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent, TaskStatus};
 use rein_core::task::{TaskId, TaskState};
+use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
@@ -23,9 +24,60 @@ use crate::ext::{TASK_STATUS, VERIFICATION};
 use crate::session::Session;
 
 pub struct LspProgress {
-    tx: mpsc::UnboundedSender<TaskEvent>,
+    tx: mpsc::UnboundedSender<Forward>,
     session: Arc<Session>,
     forwarder: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// What the forwarding task sends on.
+enum Forward {
+    Event(TaskEvent),
+    /// The task now waits for the user (`Some`), or no longer does.
+    Waiting(Option<Waiting>),
+}
+
+/// What a task waits for the user to do: `rein/taskStatus` says so in
+/// `waitingFor`, with the state `waiting_user`, while the loop itself
+/// still runs (a review, an approval or an answer is pending).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Waiting {
+    pub kind: WaitingKind,
+    /// What it is about, one line ("the edit to cart.py").
+    pub detail: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitingKind {
+    /// A proposed change to review.
+    Review,
+    /// A command to allow or deny.
+    Approval,
+    /// A question from the model.
+    Answer,
+}
+
+impl Waiting {
+    fn activity(&self) -> String {
+        match self.kind {
+            WaitingKind::Review => format!("waiting for your review of {}", self.detail),
+            WaitingKind::Approval => format!("waiting for you to allow {}", self.detail),
+            WaitingKind::Answer => "waiting for your answer".into(),
+        }
+    }
+}
+
+/// While alive, the task shows as waiting for the user.
+#[must_use]
+pub struct WaitingGuard {
+    tx: mpsc::UnboundedSender<Forward>,
+}
+
+impl Drop for WaitingGuard {
+    fn drop(&mut self) {
+        let _ = self.tx.send(Forward::Waiting(None));
+    }
 }
 
 /// The progress token of a task: how `window/workDoneProgress/cancel`
@@ -52,6 +104,18 @@ impl LspProgress {
     pub fn take_forwarder(&self) -> Option<tokio::task::JoinHandle<()>> {
         self.forwarder.lock().ok()?.take()
     }
+
+    /// Shows the task as waiting for the user until the guard is dropped.
+    pub fn waiting(&self, kind: WaitingKind, detail: impl Into<String>) -> WaitingGuard {
+        let waiting = Waiting {
+            kind,
+            detail: rein_core::inert::line(&detail.into()).into_owned(),
+        };
+        let _ = self.tx.send(Forward::Waiting(Some(waiting)));
+        WaitingGuard {
+            tx: self.tx.clone(),
+        }
+    }
 }
 
 impl ProgressSink for LspProgress {
@@ -64,7 +128,7 @@ impl ProgressSink for LspProgress {
             self.session.tasks.mark_ended(&task.0);
         }
         // The receiver only goes away after the task's final status.
-        let _ = self.tx.send(event.clone());
+        let _ = self.tx.send(Forward::Event(event.clone()));
     }
 }
 
@@ -75,18 +139,29 @@ struct Line {
     activity: String,
     tokens: u64,
     cost: f64,
+    unpriced_calls: u32,
 }
 
 impl Line {
     fn text(&self) -> String {
         format!(
-            "turn {}/{} · {} · {} · ${:.2}",
+            "turn {}/{} · {} · {} · {}",
             self.turn.max(1),
             self.max_turns,
             self.activity,
             tokens(self.tokens),
-            self.cost
+            cost(self.cost, self.unpriced_calls)
         )
+    }
+}
+
+/// `$0.03`; `cost unknown` when no call was priced, `≥ $0.03` when some
+/// were not (never `$0.00` for a cost Rein does not know).
+pub(crate) fn cost(usd: f64, unpriced_calls: u32) -> String {
+    match (unpriced_calls, usd > 0.0) {
+        (0, _) => format!("${usd:.2}"),
+        (_, false) => "cost unknown".into(),
+        (_, true) => format!("≥ ${usd:.2}"),
     }
 }
 
@@ -120,7 +195,7 @@ async fn forward(
     session: Arc<Session>,
     task: TaskId,
     title: String,
-    mut rx: mpsc::UnboundedReceiver<TaskEvent>,
+    mut rx: mpsc::UnboundedReceiver<Forward>,
 ) {
     let token = NumberOrString::String(token(&task));
     let progress =
@@ -144,8 +219,40 @@ async fn forward(
         )
         .await;
     }
-    while let Some(event) = rx.recv().await {
-        let report = match &event {
+    // The last status from the loop, and what the task waits for now: a
+    // wait is shown over the status and taken back when it ends.
+    let mut last_status: Option<TaskStatus> = None;
+    let mut waiting: Option<Waiting> = None;
+    // The model's last words: the final status carries them as the task's
+    // summary, for the editor to show with the outcome.
+    let mut last_text: Option<String> = None;
+    while let Some(message) = rx.recv().await {
+        let event = match message {
+            Forward::Event(event) => event,
+            Forward::Waiting(now) => {
+                if now == waiting {
+                    continue;
+                }
+                waiting = now;
+                // A wait shows over the loop's last status; when it ends,
+                // that status again — unless it was the loop's own
+                // `waiting_user` (a question), which its next status ends.
+                if let Some(status) = &last_status
+                    && (waiting.is_some() || status.state != TaskState::WaitingUser)
+                {
+                    send_status(&client, status, waiting.as_ref()).await;
+                }
+                line.activity = match &waiting {
+                    Some(w) => w.activity(),
+                    None => "thinking".into(),
+                };
+                if progress {
+                    report(&client, &token, &line, &mut last).await;
+                }
+                continue;
+            }
+        };
+        let report_it = match &event {
             TaskEvent::Status(status) => {
                 // The final status comes last: a client that waits for it
                 // has seen everything else, the end of the progress too.
@@ -158,24 +265,35 @@ async fn forward(
                         )
                         .await;
                     }
+                    let mut params = status_params(status, None);
+                    if let Some(text) = last_text.take() {
+                        params["summary"] = json!(text);
+                    }
                     client
-                        .send_notification::<TaskStatusNotification>(status.clone())
+                        .send_notification::<TaskStatusNotification>(params)
                         .await;
                     return;
                 }
-                client
-                    .send_notification::<TaskStatusNotification>(status.clone())
-                    .await;
+                send_status(&client, status, waiting.as_ref()).await;
+                last_status = Some(status.clone());
                 line.turn = status.turn;
                 line.max_turns = status.max_turns;
                 line.tokens = status.input_tokens.saturating_add(status.output_tokens);
                 line.cost = status.cost_usd;
-                match status.state {
-                    TaskState::WaitingUser => line.activity = "waiting for your answer".into(),
-                    TaskState::Verifying => line.activity = "verifying".into(),
+                line.unpriced_calls = status.unpriced_calls;
+                match (&waiting, status.state) {
+                    (Some(w), _) => line.activity = w.activity(),
+                    (None, TaskState::WaitingUser) => {
+                        line.activity = "waiting for your answer".into();
+                    }
+                    (None, TaskState::Verifying) => line.activity = "verifying".into(),
                     _ => {}
                 }
                 true
+            }
+            TaskEvent::Text { text, .. } => {
+                last_text = Some(summary_of(text));
+                false
             }
             TaskEvent::Activity { text } => {
                 line.activity = text.clone();
@@ -210,24 +328,58 @@ async fn forward(
             }
             _ => false,
         };
-        if report && progress {
-            let next = Report {
-                message: line.text(),
-                // Never backwards: a client draws it as a bar.
-                percentage: line.percentage().max(last.percentage),
-            };
-            // The same line twice says nothing new.
-            if next != last {
-                send_progress(
-                    &client,
-                    &token,
-                    json!({"kind": "report", "message": next.message, "percentage": next.percentage, "cancellable": true}),
-                )
-                .await;
-                last = next;
-            }
+        if report_it && progress {
+            report(&client, &token, &line, &mut last).await;
         }
     }
+}
+
+/// Sends the line as a `report`, unless it says nothing new.
+async fn report(client: &Client, token: &NumberOrString, line: &Line, last: &mut Report) {
+    let next = Report {
+        message: line.text(),
+        // Never backwards: a client draws it as a bar.
+        percentage: line.percentage().max(last.percentage),
+    };
+    if next != *last {
+        send_progress(
+            client,
+            token,
+            json!({"kind": "report", "message": next.message, "percentage": next.percentage, "cancellable": true}),
+        )
+        .await;
+        *last = next;
+    }
+}
+
+/// `rein/taskStatus`: the loop's status, shown as `waiting_user` with
+/// `waitingFor` while the task waits for the user.
+async fn send_status(client: &Client, status: &TaskStatus, waiting: Option<&Waiting>) {
+    client
+        .send_notification::<TaskStatusNotification>(status_params(status, waiting))
+        .await;
+}
+
+fn status_params(status: &TaskStatus, waiting: Option<&Waiting>) -> Value {
+    let mut params = serde_json::to_value(status).unwrap_or_else(|_| json!({}));
+    if let Some(waiting) = waiting
+        && !status.state.is_terminal()
+    {
+        params["state"] = json!(TaskState::WaitingUser.as_str());
+        params["waitingFor"] = serde_json::to_value(waiting).unwrap_or(Value::Null);
+    }
+    params
+}
+
+/// The model's words as a task's summary: bounded (a reply can be long).
+fn summary_of(text: &str) -> String {
+    const MAX_CHARS: usize = 2_000;
+    let text = text.trim();
+    if text.chars().count() <= MAX_CHARS {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(MAX_CHARS).collect();
+    format!("{cut}…")
 }
 
 /// What the status bar says when a task ends.
@@ -237,9 +389,9 @@ fn outcome(status: &TaskStatus) -> String {
         .clone()
         .unwrap_or_else(|| status.state.to_string());
     let spent = format!(
-        "{} · ${:.2}",
+        "{} · {}",
         tokens(status.input_tokens.saturating_add(status.output_tokens)),
-        status.cost_usd
+        cost(status.cost_usd, status.unpriced_calls)
     );
     match status.state {
         TaskState::Succeeded | TaskState::Unverified => format!("{reason} · {spent}"),
@@ -327,7 +479,7 @@ fn evidence_json(evidence: &Evidence) -> Value {
 enum TaskStatusNotification {}
 
 impl tower_lsp_server::ls_types::notification::Notification for TaskStatusNotification {
-    type Params = TaskStatus;
+    type Params = Value;
     const METHOD: &'static str = TASK_STATUS;
 }
 
@@ -350,6 +502,42 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_cost_is_never_zero_dollars() {
+        assert_eq!(cost(0.0312, 0), "$0.03");
+        assert_eq!(cost(0.0, 0), "$0.00");
+        assert_eq!(cost(0.0, 2), "cost unknown");
+        assert_eq!(cost(0.0312, 1), "≥ $0.03");
+    }
+
+    #[test]
+    fn a_wait_shows_over_the_status_and_names_what_it_waits_for() {
+        let status = TaskStatus {
+            task_id: TaskId("t".into()),
+            state: TaskState::Running,
+            reason: None,
+            turn: 3,
+            max_turns: 20,
+            input_tokens: 10,
+            output_tokens: 2,
+            cost_usd: 0.0,
+            unpriced_calls: 3,
+        };
+        let waiting = Waiting {
+            kind: WaitingKind::Review,
+            detail: "cart.py".into(),
+        };
+        expect_test::expect![[r#"{"costUsd":0.0,"inputTokens":10,"maxTurns":20,"outputTokens":2,"reason":null,"state":"waiting_user","taskId":"t","turn":3,"unpricedCalls":3,"waitingFor":{"detail":"cart.py","kind":"review"}}"#]]
+            .assert_eq(&status_params(&status, Some(&waiting)).to_string());
+        // A final status is never shown as waiting.
+        let done = TaskStatus {
+            state: TaskState::Cancelled,
+            ..status
+        };
+        assert_eq!(status_params(&done, Some(&waiting))["state"], "cancelled");
+        assert_eq!(waiting.activity(), "waiting for your review of cart.py");
+    }
+
+    #[test]
     fn status_lines_read_well() {
         let line = Line {
             turn: 3,
@@ -357,6 +545,7 @@ mod tests {
             activity: "running tests".into(),
             tokens: 12_400,
             cost: 0.0312,
+            unpriced_calls: 0,
         };
         assert_eq!(line.text(), "turn 3/20 · running tests · 12.4k tok · $0.03");
         let status = TaskStatus {
@@ -368,6 +557,7 @@ mod tests {
             input_tokens: 17_000,
             output_tokens: 1_200,
             cost_usd: 0.04,
+            unpriced_calls: 0,
         };
         assert_eq!(
             outcome(&status),

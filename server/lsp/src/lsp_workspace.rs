@@ -33,6 +33,8 @@ use crate::client_requests::{self, Unanswered};
 use crate::doubt::{self, Doubt, Settled};
 use crate::edit_approval::{self, Proposal, Verdict};
 use crate::ext::{SAVE_DOCUMENTS, SaveDocumentsParams};
+use crate::lsp_progress::{LspProgress, WaitingKind};
+use crate::review::{self, Reviewed};
 use crate::saving::{self, SaveAnswer};
 use crate::session::Session;
 
@@ -49,6 +51,8 @@ pub struct LspWorkspace {
     /// overwritten while it still holds that (or what the editor saved).
     disk_seen: Mutex<HashMap<String, ContentHash>>,
     annotations: AtomicU32,
+    /// Shows the task as waiting for the user while an edit is reviewed.
+    waits: Arc<LspProgress>,
 }
 
 /// The change annotation the editor shows with an edit.
@@ -62,6 +66,26 @@ struct Note<'a> {
 impl Note<'_> {
     fn annotation(&self) -> Value {
         json!({"label": self.label, "description": self.description, "needsConfirmation": self.confirm})
+    }
+}
+
+/// What the user accepted: `text` replaces `current` (the text it was
+/// fitted to and shown against).
+struct Accepted {
+    current: Current,
+    text: String,
+    rebased_from: Option<ReadVersion>,
+    /// The hunks the user dropped, for the model.
+    left_out: Option<String>,
+}
+
+/// What the user reads next to a change: the model's reason if it gave
+/// one, else what the change is.
+fn why<'a>(reason: &'a str, description: &'a str) -> &'a str {
+    if reason.trim().is_empty() {
+        description
+    } else {
+        reason
     }
 }
 
@@ -87,6 +111,7 @@ impl LspWorkspace {
         client: Client,
         session: Arc<Session>,
         task: TaskId,
+        waits: Arc<LspProgress>,
     ) -> Result<Self, WorkspaceError> {
         Ok(Self {
             disk: DiskWorkspace::new(&root)?,
@@ -97,6 +122,7 @@ impl LspWorkspace {
             edited: Mutex::new(BTreeSet::new()),
             disk_seen: Mutex::new(HashMap::new()),
             annotations: AtomicU32::new(0),
+            waits,
         })
     }
 
@@ -187,8 +213,16 @@ impl LspWorkspace {
     /// Sends an `applyEdit` and waits (bounded) for the user's answer. An
     /// edit nobody waits for any more (timed out, or the task cancelled) is
     /// withdrawn with `$/cancelRequest`.
-    async fn apply(&self, edit: Value, label: &str) -> Result<ApplyWorkspaceEditResponse, String> {
+    async fn apply(
+        &self,
+        edit: Value,
+        label: &str,
+        shown_for: Option<&str>,
+    ) -> Result<ApplyWorkspaceEditResponse, String> {
         let params = json!({"edit": edit, "label": label});
+        // The editor shows it to the user first (its own preview): the
+        // task waits for them meanwhile, and says so.
+        let _waiting = shown_for.map(|path| self.waits.waiting(WaitingKind::Review, path));
         let timeout = self.session.approval_timeout();
         match client_requests::withdrawable(&self.client, APPLY_EDIT, params, timeout).await {
             Ok(answer) => {
@@ -275,6 +309,7 @@ impl LspWorkspace {
     /// would apply it without showing it ([`edit_approval`]).
     async fn ask_first(&self, proposal: &Proposal<'_>) -> Verdict {
         let seq = self.annotations.fetch_add(1, Ordering::SeqCst) + 1;
+        let _waiting = self.waits.waiting(WaitingKind::Review, proposal.path);
         edit_approval::ask(
             &self.client,
             &self.session,
@@ -284,6 +319,61 @@ impl LspWorkspace {
             proposal,
         )
         .await
+    }
+
+    /// Puts an edit to the user in the editor's own review
+    /// ([`review`]), fitted to the text as it is now. If the file changes
+    /// while the user looks, the review is withdrawn and the edit fitted
+    /// and shown again (a few times at most: then the model reads anew).
+    async fn review_edit(
+        &self,
+        request: &EditRequest,
+    ) -> Result<Result<Accepted, EditOutcome>, WorkspaceError> {
+        const MAX_REVIEWS: usize = 3;
+        let path = request.path.as_str();
+        let uri = self.uri_of(path)?;
+        for _ in 0..MAX_REVIEWS {
+            let current = self.current(path).await?;
+            let Fitted {
+                applied,
+                rebased_from,
+            } = match request.fit(&current.text, &current.version, path) {
+                Ok(fitted) => fitted,
+                Err(unfit) => return unfit.answer().map(Err),
+            };
+            let proposal = review::Proposal {
+                review_id: self.annotation_id(),
+                task_id: &self.task.0,
+                uri: uri.as_str().to_owned(),
+                path,
+                label: &request.label,
+                summary: &request.description,
+                reason: &request.reason,
+                original: Some(&current.text),
+                proposed: &applied.text,
+            };
+            let _waiting = self.waits.waiting(WaitingKind::Review, path);
+            let abs = self.abs(path);
+            let hash = Some(current.version.hash);
+            match review::review(&self.client, &self.session, &abs, hash, &proposal).await {
+                Reviewed::Accept { text, left_out } => {
+                    return Ok(Ok(Accepted {
+                        current,
+                        text,
+                        rebased_from,
+                        left_out,
+                    }));
+                }
+                Reviewed::Reject(reason) => return Ok(Err(EditOutcome::Rejected { reason })),
+                Reviewed::Superseded => {
+                    tracing::info!(path, "the file changed during the review; shown again");
+                }
+            }
+        }
+        let now = self.current(path).await?;
+        Ok(Err(EditOutcome::Stale {
+            current: now.version,
+        }))
     }
 
     /// A frozen file ([`doubt`]) whose state is now known is thawed; one
@@ -490,46 +580,69 @@ impl Workspace for LspWorkspace {
     async fn edit_file(&self, request: EditRequest) -> Result<EditOutcome, WorkspaceError> {
         let path = request.path.as_str();
         self.settle(path).await?;
-        let current = self.current(path).await?;
-        let Fitted {
-            applied,
+        let caps = self.session.caps();
+        let reviewing = request.needs_confirmation && caps.reviews_edits;
+        let asked_first = request.needs_confirmation && !reviewing && !caps.shows_confirmations();
+        let Accepted {
+            current,
+            text: proposed,
             rebased_from,
-        } = match request.fit(&current.text, &current.version, path) {
-            Ok(fitted) => fitted,
-            Err(unfit) => return unfit.answer(),
-        };
-        let asked_first = request.needs_confirmation && !self.session.caps().shows_confirmations();
-        if asked_first {
-            let proposal = Proposal {
-                path,
-                old: Some(&current.text),
-                new: &applied.text,
-                description: &request.description,
+            left_out,
+        } = if reviewing {
+            match self.review_edit(&request).await? {
+                Ok(accepted) => accepted,
+                Err(outcome) => return Ok(outcome),
+            }
+        } else {
+            let current = self.current(path).await?;
+            let Fitted {
+                applied,
+                rebased_from,
+            } = match request.fit(&current.text, &current.version, path) {
+                Ok(fitted) => fitted,
+                Err(unfit) => return unfit.answer(),
             };
-            if let Verdict::Reject(reason) = self.ask_first(&proposal).await {
-                return Ok(EditOutcome::Rejected { reason });
+            if asked_first {
+                let proposal = Proposal {
+                    path,
+                    old: Some(&current.text),
+                    new: &applied.text,
+                    description: why(&request.reason, &request.description),
+                };
+                if let Verdict::Reject(reason) = self.ask_first(&proposal).await {
+                    return Ok(EditOutcome::Rejected { reason });
+                }
+                // The user approved a change to the text as it was: if it
+                // moved on meanwhile, the model reads it again and proposes
+                // anew.
+                let now = self.current(path).await?;
+                if now.version.hash != current.version.hash {
+                    return Ok(EditOutcome::Stale {
+                        current: now.version,
+                    });
+                }
             }
-            // The user approved a change to the text as it was: if it moved
-            // on meanwhile, the model reads it again and proposes anew.
-            let now = self.current(path).await?;
-            if now.version.hash != current.version.hash {
-                return Ok(EditOutcome::Stale {
-                    current: now.version,
-                });
+            Accepted {
+                current,
+                text: applied.text,
+                rebased_from,
+                left_out: None,
             }
-        }
-        let expected = ContentHash::of_str(&applied.text);
+        };
+        let decided = asked_first || reviewing;
+        let expected = ContentHash::of_str(&proposed);
         let uri = self.uri_of(path)?;
         let note = Note {
             label: &request.label,
-            description: &request.description,
-            confirm: request.needs_confirmation,
+            description: why(&request.reason, &request.description),
+            // Reviewed already: the editor must not ask a second time.
+            confirm: request.needs_confirmation && !reviewing,
         };
         let payload = self.text_edit(
             &uri,
             current.version.buffer_version,
             &current.text,
-            &applied.text,
+            &proposed,
             &note,
         );
         let before = if self.is_open(path) {
@@ -537,7 +650,8 @@ impl Workspace for LspWorkspace {
         } else {
             Before::Unsynced(Some(current.version.hash))
         };
-        let response = match self.apply(payload, &request.label).await {
+        let shown_for = (note.confirm && caps.shows_confirmations()).then_some(path);
+        let response = match self.apply(payload, &request.label, shown_for).await {
             Ok(response) => response,
             Err(detail) => return Ok(EditOutcome::Unknown { detail }),
         };
@@ -551,7 +665,7 @@ impl Workspace for LspWorkspace {
                     current: now.version,
                 });
             }
-            if asked_first {
+            if decided {
                 // The user said Apply and the editor refused (Kate takes a
                 // server's edit only right after a code action): the user
                 // must hear why nothing happened.
@@ -579,9 +693,12 @@ impl Workspace for LspWorkspace {
         }
         self.mark_edited(path);
         match self.confirm(path, expected).await {
-            Some(version) => Ok(EditOutcome::Applied {
-                version,
-                rebased_from,
+            Some(version) => Ok(match left_out {
+                Some(left_out) => EditOutcome::AppliedInPart { version, left_out },
+                None => EditOutcome::Applied {
+                    version,
+                    rebased_from,
+                },
             }),
             None => Ok(self.in_doubt(path, before, expected).await),
         }
@@ -601,18 +718,49 @@ impl Workspace for LspWorkspace {
                 "this editor cannot create files through the language server (no workspaceEdit.resourceOperations create support), so {path} was not created; ask the user to create it"
             )));
         }
-        if request.needs_confirmation && !caps.shows_confirmations() {
+        let uri = self.uri_of(path)?;
+        let reviewing = request.needs_confirmation && caps.reviews_edits;
+        if reviewing {
+            let proposal = review::Proposal {
+                review_id: self.annotation_id(),
+                task_id: &self.task.0,
+                uri: uri.as_str().to_owned(),
+                path,
+                label: &request.label,
+                summary: &request.description,
+                reason: &request.reason,
+                original: None,
+                proposed: &request.content,
+            };
+            let _waiting = self.waits.waiting(WaitingKind::Review, path);
+            match review::review(
+                &self.client,
+                &self.session,
+                &self.abs(path),
+                None,
+                &proposal,
+            )
+            .await
+            {
+                Reviewed::Accept { .. } => {}
+                Reviewed::Reject(reason) => return Ok(EditOutcome::Rejected { reason }),
+                Reviewed::Superseded => {
+                    return Err(WorkspaceError::AlreadyExists {
+                        path: path.to_owned(),
+                    });
+                }
+            }
+        } else if request.needs_confirmation && !caps.shows_confirmations() {
             let proposal = Proposal {
                 path,
                 old: None,
                 new: &request.content,
-                description: &request.description,
+                description: why(&request.reason, &request.description),
             };
             if let Verdict::Reject(reason) = self.ask_first(&proposal).await {
                 return Ok(EditOutcome::Rejected { reason });
             }
         }
-        let uri = self.uri_of(path)?;
         let annotation = self.annotation_id();
         let with_annotation = |mut v: Value| {
             if caps.change_annotations {
@@ -629,12 +777,14 @@ impl Workspace for LspWorkspace {
         if caps.change_annotations {
             let note = Note {
                 label: &request.label,
-                description: &request.description,
-                confirm: request.needs_confirmation,
+                description: why(&request.reason, &request.description),
+                confirm: request.needs_confirmation && !reviewing,
             };
             edit["changeAnnotations"] = json!({annotation.clone(): note.annotation()});
         }
-        let response = match self.apply(edit, &request.label).await {
+        let shown_for = (request.needs_confirmation && !reviewing && caps.shows_confirmations())
+            .then_some(path);
+        let response = match self.apply(edit, &request.label, shown_for).await {
             Ok(response) => response,
             Err(detail) => return Ok(EditOutcome::Unknown { detail }),
         };

@@ -79,6 +79,11 @@ pub struct ClientCaps {
     /// do). Declaring `changeAnnotationSupport` is not enough: Sublime
     /// LSP declares it and applies such edits unasked.
     pub confirms_edits: bool,
+    /// `experimental.rein.reviewsEdits`: the client answers
+    /// `rein/reviewEdit` with its own review (the real diff, the model's
+    /// reason, Accept / Reject per hunk), so an edit is applied only
+    /// after that, without the editor's generic preview.
+    pub reviews_edits: bool,
     /// `experimental.rein.workspaceTrust`: the client states its own
     /// workspace trust in `initializationOptions.workspaceTrusted` (VS Code's
     /// extension, from Workspace Trust). In other clients a project's own
@@ -130,6 +135,7 @@ impl ClientCaps {
             save_documents: experimental("/rein/saveDocuments"),
             instruction_prompt: experimental("/rein/instructionPrompt"),
             confirms_edits: experimental("/rein/confirmsEdits"),
+            reviews_edits: experimental("/rein/reviewsEdits"),
             workspace_trust: experimental("/rein/workspaceTrust"),
             show_document: caps
                 .window

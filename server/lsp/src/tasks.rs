@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
 
-use crate::lsp_progress::{self, LspProgress};
+use crate::lsp_progress::{self, LspProgress, WaitingKind};
 use crate::lsp_workspace::LspWorkspace;
 use crate::session::Session;
 use crate::{launch, lsp_trust, settings};
@@ -271,6 +271,7 @@ fn final_status(id: &TaskId, state: TaskState, reason: String) -> TaskStatus {
         input_tokens: 0,
         output_tokens: 0,
         cost_usd: 0.0,
+        unpriced_calls: 0,
     }
 }
 
@@ -293,6 +294,7 @@ async fn task_context(
     session: &Arc<Session>,
     client: &Client,
     id: &TaskId,
+    progress: &Arc<LspProgress>,
 ) -> Result<(PathBuf, Config, Arc<LspWorkspace>), String> {
     let root = session
         .root
@@ -310,6 +312,7 @@ async fn task_context(
             client.clone(),
             Arc::clone(session),
             id.clone(),
+            Arc::clone(progress),
         )
         .map_err(|e| e.to_string())?,
     );
@@ -341,6 +344,7 @@ fn editor_run(
     prepared: &launch::Prepared,
     workspace: Arc<LspWorkspace>,
     progress: Arc<dyn ProgressSink>,
+    waits: Arc<LspProgress>,
     journal: Arc<Journal>,
     reason: CancelReason,
 ) -> (AgentConfig, Ports) {
@@ -351,6 +355,7 @@ fn editor_run(
         approver: Arc::new(LspApprover {
             client: client.clone(),
             session: Arc::clone(session),
+            waits,
         }),
         progress,
         verifier: prepared.verifier.clone(),
@@ -370,7 +375,7 @@ async fn try_resume(
     reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
-    let (root, config, workspace) = task_context(session, client, &id).await?;
+    let (root, config, workspace) = task_context(session, client, &id, &progress).await?;
     // Every sink of the task redacts with it, from the first record on.
     let redactor = launch::redactor(&config);
     let recovered = resume::recover(
@@ -383,7 +388,7 @@ async fn try_resume(
     .await
     .map_err(|e| e.to_string())?;
     workspace.adopt_edited(&recovered.edited_paths);
-    let sink = progress_and_trace(&root, &id, &redactor, progress);
+    let sink = progress_and_trace(&root, &id, &redactor, Arc::clone(&progress));
     if !recovered.unknowns.is_empty() && recovered.previous_state != TaskState::WaitingUser.as_str()
     {
         // Reality is unknown: the user looks before anything else happens.
@@ -442,6 +447,7 @@ async fn try_resume(
         &prepared,
         workspace,
         sink,
+        progress,
         recovered.journal,
         reason,
     );
@@ -461,7 +467,7 @@ async fn try_run(
     reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
-    let (root, config, workspace) = task_context(session, client, &spec.id).await?;
+    let (root, config, workspace) = task_context(session, client, &spec.id, &progress).await?;
     let spec = spec.with_test_edits(config.allow_test_edits);
     // Every sink of the task redacts with it, from the first record on.
     let redactor = launch::redactor(&config);
@@ -496,10 +502,10 @@ async fn try_run(
             return Err(reason);
         }
     };
-    let progress = progress_and_trace(&root, &spec.id, &redactor, progress);
+    let sink = progress_and_trace(&root, &spec.id, &redactor, Arc::clone(&progress));
     tell_confinement(session, client, &prepared).await;
     let (config, ports) = editor_run(
-        session, client, &root, &prepared, workspace, progress, journal, reason,
+        session, client, &root, &prepared, workspace, sink, progress, journal, reason,
     );
     let outcome = agent::run(spec, config, ports, cancel).await;
     tracing::info!(state = %outcome.state, reason = %outcome.reason, "task ended");
@@ -512,6 +518,8 @@ async fn try_run(
 pub struct LspApprover {
     client: Client,
     session: Arc<Session>,
+    /// Shows the task as waiting for the user while a question is open.
+    waits: Arc<LspProgress>,
 }
 
 const ALLOW_ONCE: &str = "Allow once";
@@ -525,7 +533,7 @@ impl Approver for LspApprover {
         // it holds characters that would make it read other than it runs.
         let hidden = inert::escapes(&request.command);
         let mut message = format!(
-            "Rein wants to run `{}` in {} ({}).",
+            "Rein wants to run “{}” in {} ({}).",
             inert::line(&request.command),
             inert::line(&request.cwd.display().to_string()),
             request.rule
@@ -547,6 +555,16 @@ impl Approver for LspApprover {
                 properties: Default::default(),
             })
             .to_vec();
+        let _waiting = self.waits.waiting(
+            WaitingKind::Approval,
+            format!(
+                "“{}”",
+                inert::line(&request.command)
+                    .chars()
+                    .take(60)
+                    .collect::<String>()
+            ),
+        );
         let ask = self
             .client
             .show_message_request(MessageType::WARNING, message, Some(actions));
@@ -562,6 +580,7 @@ impl Approver for LspApprover {
 
     async fn ask_user(&self, task: &TaskId, question: &str) -> Option<String> {
         let answer = self.session.tasks.wait_for_answer(&task.0)?;
+        let _waiting = self.waits.waiting(WaitingKind::Answer, question);
         self.client
             .show_message(
                 MessageType::INFO,

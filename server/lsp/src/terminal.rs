@@ -355,6 +355,7 @@ struct Line {
     max_turns: u32,
     tokens: u64,
     cost: f64,
+    unpriced_calls: u32,
     /// The model's text of the turn, shown under the turn's first step.
     pending_text: Option<String>,
     /// The last status line, so a step is not announced twice.
@@ -366,11 +367,11 @@ struct Line {
 impl Line {
     fn status(&self, activity: &str) -> String {
         format!(
-            "turn {}/{} · {activity} · {} · ${:.2}",
+            "turn {}/{} · {activity} · {} · {}",
             self.turn.max(1),
             self.max_turns,
             fmt_tokens(self.tokens),
-            self.cost
+            crate::lsp_progress::cost(self.cost, self.unpriced_calls)
         )
     }
 }
@@ -439,6 +440,7 @@ impl TerminalProgress {
                 line.max_turns = status.max_turns;
                 line.tokens = status.input_tokens.saturating_add(status.output_tokens);
                 line.cost = status.cost_usd;
+                line.unpriced_calls = status.unpriced_calls;
                 if status.state == TaskState::Verifying {
                     step(&mut line, &mut out, "verifying");
                 }
@@ -1130,6 +1132,7 @@ mod tests {
             input_tokens: tokens,
             output_tokens: 0,
             cost_usd: 0.0123,
+            unpriced_calls: 0,
         })
     }
 

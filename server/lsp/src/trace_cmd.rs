@@ -16,6 +16,7 @@
 //! the terminal is inert (`terminal::inert`), the HTML is escaped.
 
 mod html;
+mod markdown;
 mod model;
 mod read;
 mod timeline;
@@ -111,7 +112,7 @@ fn run(args: &TraceArgs) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
     let written = match &args.html {
         Some(file) => {
-            std::fs::write(file, html::render(&report))
+            std::fs::write(file, html::render(&report, Some(&root)))
                 .map_err(|e| Failure::io(format!("cannot write {}: {e}", file.display())))?;
             writeln!(
                 stdout,
@@ -258,7 +259,7 @@ fn listing(root: &Path, files: &[PathBuf], redact: &dyn Fn(&str) -> String) -> S
                 } else {
                     format!("{state} (unfinished)")
                 },
-                goal: model::first_line(&goal, 90).0,
+                goal: model::first_line(&markdown::strip(&goal), 90).0,
                 id,
             }
         })

@@ -60,7 +60,8 @@ async fn fix_test_from_the_code_action_to_verified() {
         fix["command"]["arguments"][0]["testName"],
         "TestCart.test_total"
     );
-    assert_eq!(actions["result"][1]["title"], "Ask Rein…");
+    // Quiet when idle: "Ask Rein…" is for a selection, not every cursor.
+    assert_eq!(actions["result"].as_array().unwrap().len(), 1, "{actions}");
 
     let started = editor
         .request(

@@ -138,16 +138,28 @@ struct Inner<W> {
     wire: W,
     http: reqwest::Client,
     config: ProviderConfig,
+    /// What the client says it talks to ([`ModelClient::provider`]).
+    provider: &'static str,
+    /// How its errors name the provider.
+    named: &'static str,
 }
+
+/// The scripted provider speaks Anthropic's wire format to the fake model
+/// server: its errors must not blame Anthropic.
+const SCRIPTED: &str = "the scripted model";
 
 impl<W: Wire> HttpClient<W> {
     pub(crate) fn new(wire: W, config: &ProviderConfig) -> Result<Self, ModelError> {
+        let (provider, named) = match config.provider {
+            ProviderKind::Scripted => (ProviderKind::Scripted.name(), SCRIPTED),
+            ProviderKind::Anthropic | ProviderKind::OpenAi => (wire.provider(), wire.provider()),
+        };
         let http = reqwest::Client::builder()
             .connect_timeout(config.timeouts.connect)
             .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ModelError::Transport {
-                provider: wire.provider(),
+                provider: named,
                 reason: e.to_string(),
             })?;
         Ok(Self {
@@ -155,6 +167,8 @@ impl<W: Wire> HttpClient<W> {
                 wire,
                 http,
                 config: config.clone(),
+                provider,
+                named,
             }),
         })
     }
@@ -162,7 +176,7 @@ impl<W: Wire> HttpClient<W> {
 
 impl<W: Wire> ModelClient for HttpClient<W> {
     fn provider(&self) -> &'static str {
-        self.inner.wire.provider()
+        self.inner.provider
     }
 
     fn model(&self) -> &str {
@@ -209,7 +223,7 @@ impl<W: Wire> Inner<W> {
             };
             let error = match outcome {
                 Ok(()) | Err(Err(Gone)) => return,
-                Err(Ok(error)) => error,
+                Err(Ok(error)) => error.naming(self.named),
             };
             let Some(delay) = self.config.retry.plan(attempts, &error) else {
                 let error = if attempts > 1 && error.is_transient() {
@@ -223,7 +237,7 @@ impl<W: Wire> Inner<W> {
                 let _ = tx.send(Err(error)).await;
                 return;
             };
-            tracing::warn!(provider = self.wire.provider(), attempt = attempts, ?delay, %error, "retrying model call");
+            tracing::warn!(provider = self.named, attempt = attempts, ?delay, %error, "retrying model call");
             let retrying = ModelEvent::Retrying {
                 attempt: attempts,
                 delay,
@@ -243,7 +257,7 @@ impl<W: Wire> Inner<W> {
     }
 
     async fn models(&self) -> Result<Vec<String>, ModelError> {
-        let provider = self.wire.provider();
+        let provider = self.named;
         let url = self.wire.models_url();
         let headers = self.wire.headers()?;
         // A listing is small: a server that takes longer than this to send
@@ -271,7 +285,8 @@ impl<W: Wire> Inner<W> {
         if !(200..300).contains(&status) {
             return Err(self
                 .wire
-                .error(status, &response_headers, &body, &self.config.model));
+                .error(status, &response_headers, &body, &self.config.model)
+                .naming(self.named));
         }
         // Both APIs answer `{"data": [{"id": …}, …]}` (Anthropic pages it;
         // the first page is enough to find a model or show some).
@@ -319,7 +334,12 @@ impl<W: Wire> Inner<W> {
             let body = read_body(response, provider, self.config.timeouts.idle)
                 .await
                 .map_err(Ok)?;
-            return Err(Ok(self.wire.error(status, &headers, &body, model)));
+            let error = self.wire.error(status, &headers, &body, model);
+            return Err(Ok(if crate::retry::retry_forbidden(&headers) {
+                error.not_to_retry()
+            } else {
+                error
+            }));
         }
 
         if !self.config.stream {
@@ -444,4 +464,86 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
         text = current.to_string();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rein_testkit::fake_model::{FakeModel, Reply, Scenario};
+
+    use super::*;
+    use crate::retry::RetryPolicy;
+    use crate::types::{CachePlan, Message};
+
+    fn request() -> ModelRequest {
+        ModelRequest {
+            model: "claude-sonnet-4-5".into(),
+            system: vec!["You are Rein.".into()],
+            messages: vec![Message::user("go")],
+            tools: Vec::new(),
+            max_output_tokens: 1024,
+            temperature: None,
+            cache: CachePlan {
+                enabled: false,
+                stable_message: None,
+            },
+        }
+    }
+
+    /// The scripted provider borrows Anthropic's wire format: a script that
+    /// has run out fails at once (one request, no "gave up after 4
+    /// attempts"), and the error names the scripted model, never Anthropic.
+    #[tokio::test]
+    async fn a_scripted_model_out_of_replies_fails_at_once_under_its_own_name() {
+        let server = FakeModel::start(Scenario::new().reply(Reply::text("only one")))
+            .await
+            .unwrap();
+        let config = ProviderConfig {
+            provider: ProviderKind::Scripted,
+            model: "claude-sonnet-4-5".into(),
+            base_url: server.base_url(),
+            api_key: crate::ApiKey::new("scripted-key"),
+            stream: true,
+            retry: RetryPolicy {
+                base_delay: Duration::from_millis(1),
+                max_delay: Duration::from_millis(5),
+                ..RetryPolicy::default()
+            },
+            timeouts: crate::Timeouts::default(),
+            prices: Default::default(),
+            scenario: None,
+        };
+        let client = anthropic_client(&config).unwrap();
+        assert_eq!(client.provider(), "scripted");
+        crate::collect(client.stream(request(), CancellationToken::new()))
+            .await
+            .unwrap();
+        let error = crate::collect(client.stream(request(), CancellationToken::new()))
+            .await
+            .unwrap_err();
+        assert_eq!(server.requests().len(), 2, "retried: {error}");
+        assert!(!error.is_transient(), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "the scripted model refused the request (500 api_error: fake model: scenario exhausted after 1 replies)"
+        );
+    }
+
+    /// A real provider keeps its own name.
+    #[test]
+    fn a_real_provider_is_named_by_its_wire() {
+        let config = ProviderConfig {
+            provider: ProviderKind::Anthropic,
+            model: "claude-sonnet-4-5".into(),
+            base_url: "http://127.0.0.1:9".into(),
+            api_key: crate::ApiKey::new("sk-ant-x"),
+            stream: true,
+            retry: RetryPolicy::default(),
+            timeouts: crate::Timeouts::default(),
+            prices: Default::default(),
+            scenario: None,
+        };
+        assert_eq!(anthropic_client(&config).unwrap().provider(), "Anthropic");
+    }
 }

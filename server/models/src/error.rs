@@ -158,6 +158,57 @@ impl ModelError {
             _ => None,
         }
     }
+
+    /// The same error, naming the provider `name`. A wire format names
+    /// its own provider ("Anthropic"); a client that only borrows the
+    /// format (the scripted model) must not send the user looking for
+    /// that provider's outage.
+    pub(crate) fn naming(mut self, name: &'static str) -> Self {
+        match &mut self {
+            Self::MissingApiKey { provider, .. }
+            | Self::Unauthorized { provider, .. }
+            | Self::ModelNotFound { provider, .. }
+            | Self::Rejected { provider, .. }
+            | Self::Unavailable { provider, .. }
+            | Self::StreamError { provider, .. }
+            | Self::Transport { provider, .. }
+            | Self::StreamCut { provider, .. }
+            | Self::GarbledEvent { provider, .. }
+            | Self::IdleTimeout { provider, .. }
+            | Self::RequestTimeout { provider, .. }
+            | Self::Protocol { provider, .. } => *provider = name,
+            Self::RetriesExhausted { last, .. } => {
+                let inner = std::mem::replace(&mut **last, Self::Cancelled);
+                **last = inner.naming(name);
+            }
+            Self::ContextTooLong { .. }
+            | Self::Connect { .. }
+            | Self::InvalidRequest(_)
+            | Self::Cancelled => {}
+        }
+        self
+    }
+
+    /// The error when the provider said a retry will not help
+    /// (`x-should-retry: false`): an outage becomes a refusal, which is
+    /// not retried and does not read as "unavailable right now".
+    pub(crate) fn not_to_retry(self) -> Self {
+        match self {
+            Self::Unavailable {
+                provider,
+                status,
+                kind,
+                message,
+                ..
+            } => Self::Rejected {
+                provider,
+                status,
+                kind,
+                message,
+            },
+            other => other,
+        }
+    }
 }
 
 /// An event's data that did not parse, for [`ModelError::GarbledEvent`]:
@@ -211,6 +262,36 @@ pub(crate) fn is_context_overflow(message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_renamed_error_names_the_new_provider_even_when_wrapped() {
+        let unavailable = ModelError::Unavailable {
+            provider: "Anthropic",
+            status: 500,
+            kind: "api_error".into(),
+            message: "boom".into(),
+            retry_after: None,
+        };
+        let wrapped = ModelError::RetriesExhausted {
+            attempts: 4,
+            last: Box::new(unavailable.clone()),
+        };
+        assert_eq!(
+            wrapped.naming("the scripted model").to_string(),
+            "the scripted model is unavailable right now (500 api_error: boom) (gave up after 4 attempts)"
+        );
+        let refused = unavailable.not_to_retry().naming("the scripted model");
+        assert!(!refused.is_transient());
+        assert_eq!(
+            refused.to_string(),
+            "the scripted model refused the request (500 api_error: boom)"
+        );
+        // What has no provider in it is left as it is.
+        assert_eq!(
+            ModelError::Cancelled.naming("x").to_string(),
+            "the model call was cancelled"
+        );
+    }
 
     #[test]
     fn context_numbers_from_both_providers() {

@@ -73,6 +73,17 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(at.duration_since(SystemTime::now()).unwrap_or_default())
 }
 
+/// Whether the response says that retrying will not help:
+/// `x-should-retry: false`, which Anthropic's and OpenAI's APIs send and
+/// their own SDKs obey (and the fake model server sends once its scenario
+/// has run out: a script with no reply left is not a passing outage).
+pub(crate) fn retry_forbidden(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-should-retry")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("false"))
+}
+
 fn duration_from_secs(secs: f64) -> Option<Duration> {
     (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
 }
@@ -123,6 +134,16 @@ mod tests {
             policy.plan(1, &unavailable(Some(Duration::from_secs(600)))),
             None
         );
+    }
+
+    #[test]
+    fn the_provider_may_forbid_a_retry() {
+        let mut headers = HeaderMap::new();
+        assert!(!retry_forbidden(&headers));
+        headers.insert("x-should-retry", "true".parse().unwrap());
+        assert!(!retry_forbidden(&headers));
+        headers.insert("x-should-retry", "False".parse().unwrap());
+        assert!(retry_forbidden(&headers));
     }
 
     #[test]

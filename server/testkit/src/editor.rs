@@ -85,6 +85,11 @@ pub enum Reply {
 /// A script for the user's answers to questions.
 pub type OnQuestion = Box<dyn FnMut(&Value) -> Reply + Send>;
 
+/// The user's answer to a `rein/reviewEdit` (its params in): the answer
+/// to send, or `None` to hand the request back to the caller of
+/// `pump_until`, unanswered.
+pub type OnReview = Box<dyn FnMut(&Value) -> Option<Value> + Send>;
+
 /// How the editor answers the server.
 pub struct EditorOptions {
     pub kind: ClientKind,
@@ -106,6 +111,8 @@ pub struct EditorOptions {
     pub format_on_save: Option<Formatter>,
     /// Called with every message from the server, as it arrives.
     pub on_message: Box<dyn FnMut(&Value) + Send>,
+    /// Declare `reviewsEdits` and review edits so (a capable client only).
+    pub review: Option<OnReview>,
 }
 
 /// A format-on-save: the buffer's text in, the text to save out.
@@ -122,6 +129,7 @@ impl Default for EditorOptions {
             save_documents: true,
             format_on_save: None,
             on_message: Box::new(|_| {}),
+            review: None,
         }
     }
 }
@@ -285,7 +293,7 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             "window": {"workDoneProgress": true, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}}},
             "general": {"positionEncodings": ["utf-16"]},
             "textDocument": {"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", ""]}}}},
-            "experimental": {"rein": {"saveDocuments": self.options.save_documents, "instructionPrompt": true, "confirmsEdits": true, "workspaceTrust": true}}
+            "experimental": {"rein": {"saveDocuments": self.options.save_documents, "instructionPrompt": true, "confirmsEdits": true, "workspaceTrust": true, "reviewsEdits": self.options.review.is_some()}}
             })
         };
         let params = json!({
@@ -535,6 +543,13 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                 }
                 self.client.respond(&id, json!({"success": true})).await?
             }
+            "rein/reviewEdit" if self.options.review.is_some() && !self.plain() => {
+                if let Some(review) = &mut self.options.review
+                    && let Some(answer) = review(&request["params"])
+                {
+                    self.client.respond(&id, answer).await?
+                }
+            }
             "rein/saveDocuments" if self.options.save_documents && !self.plain() => {
                 for uri in request["params"]["uris"]
                     .as_array()
@@ -706,16 +721,15 @@ pub fn byte_offset(text: &str, line: u32, character: u32) -> usize {
 /// Whether `m` is a `rein/taskStatus` in which a task stops: a final
 /// state, or `waiting_user` (nothing happens until someone answers).
 pub fn task_ended(m: &Value) -> bool {
+    let params = &m["params"];
     m["method"] == "rein/taskStatus"
-        && matches!(
-            m["params"]["state"].as_str(),
-            Some(
-                "succeeded"
-                    | "unverified"
-                    | "failed"
-                    | "cancelled"
-                    | "budget_exhausted"
-                    | "waiting_user"
-            )
-        )
+        && match params["state"].as_str() {
+            Some("succeeded" | "unverified" | "failed" | "cancelled" | "budget_exhausted") => true,
+            // Stopped for the user: a question, or a crash to look at. With
+            // `waitingFor` it is the task still at work, waiting on a
+            // review, an approval, or the answer to the question it just
+            // stopped on (said again with what it waits for).
+            Some("waiting_user") => params.get("waitingFor").is_none_or(Value::is_null),
+            _ => false,
+        }
 }

@@ -52,6 +52,7 @@ pub async fn edit_file(
     let request = EditRequest {
         label: label(cx),
         description: description.clone(),
+        reason: reason(cx.reason),
         path: path.to_owned(),
         base: base.clone(),
         old_text: args.old_text.to_owned(),
@@ -73,6 +74,23 @@ pub async fn edit_file(
                     from.label()
                 );
             }
+            out.push_str(&snippet(cx, path, args.new_text).await);
+            ToolOutput::ok(
+                out,
+                ResultMeta::Edited {
+                    path: path.to_owned(),
+                    version,
+                },
+            )
+            .changed()
+        }
+        Ok(EditOutcome::AppliedInPart { version, left_out }) => {
+            cx.reads.set(path, version.clone());
+            let mut out = format!(
+                "Edited {path} in part ({} → {}): the user kept some of your changes and left out {left_out}. Do not propose what they left out again unless they ask.",
+                base.label(),
+                version.label()
+            );
             out.push_str(&snippet(cx, path, args.new_text).await);
             ToolOutput::ok(
                 out,
@@ -126,12 +144,14 @@ pub async fn create_file(
     let request = CreateRequest {
         label: label(cx),
         description: format!("create {path} ({lines} lines)"),
+        reason: reason(cx.reason),
         path: path.to_owned(),
         content: content.to_owned(),
         needs_confirmation,
     };
     match cx.workspace.create_file(request).await {
-        Ok(EditOutcome::Applied { version, .. }) => {
+        // A new file has one hunk: kept in part is not a thing it can be.
+        Ok(EditOutcome::Applied { version, .. } | EditOutcome::AppliedInPart { version, .. }) => {
             cx.reads.set(path, version.clone());
             ToolOutput::ok(
                 format!("Created {path} ({lines} lines, {}).", version.label()),
@@ -165,15 +185,41 @@ fn workspace_error(e: WorkspaceError) -> String {
     e.to_string()
 }
 
-/// A one-line description of an edit for the approval prompt.
+/// A one-line description of an edit: the lines it really changes (not
+/// the lines of context the model quoted around them).
 fn describe_edit(path: &str, old: &str, new: &str, replace_all: bool) -> String {
-    let (o, n) = (old.lines().count().max(1), new.lines().count());
+    let (mut added, mut removed) = (0, 0);
+    for hunk in rein_text::patch::line_hunks(old, new) {
+        removed += old
+            .get(hunk.start..hunk.end)
+            .map_or(0, |t| t.lines().count());
+        added += hunk.new_text.lines().count();
+    }
     let every = if replace_all {
-        " (every occurrence)"
+        " at every occurrence"
     } else {
         ""
     };
-    format!("edit {path}: replace {o} line(s) with {n} line(s){every}")
+    let lines = |n: usize| if n == 1 { "line" } else { "lines" };
+    match (added, removed) {
+        (a, 0) => format!("change {path}: add {a} {}{every}", lines(a)),
+        (0, r) => format!("change {path}: remove {r} {}{every}", lines(r)),
+        (a, r) if a == r => format!("change {path}: {a} {} changed{every}", lines(a)),
+        (a, r) => format!("change {path}: +{a} −{r} lines{every}"),
+    }
+}
+
+/// The model's words before the call, as the "why" of a change: as one
+/// paragraph, cut at a word with "…" past a few sentences' length.
+fn reason(text: &str) -> String {
+    const MAX_CHARS: usize = 600;
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= MAX_CHARS {
+        return flat;
+    }
+    let cut: String = flat.chars().take(MAX_CHARS).collect();
+    let at_word = cut.rfind(' ').map_or(cut.as_str(), |at| &cut[..at]);
+    format!("{at_word}…")
 }
 
 /// The changed region of the file as it is now, numbered, so the model
@@ -202,4 +248,40 @@ async fn snippet(cx: &ToolCx<'_>, path: &str, new_text: &str) -> String {
         let _ = writeln!(out, "{:>6}\t{line}", from + i + 1);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_is_described_by_the_lines_it_changes_not_the_lines_quoted() {
+        // The hover said "replace 4 line(s) with 4 line(s)" for this.
+        let old = "def total(items):\n    # sum\n    return sum(q for _, q in items)\n\n";
+        let new = "def total(items):\n    # sum\n    return sum(p * q for p, q in items)\n\n";
+        expect_test::expect!["change cart.py: 1 line changed"]
+            .assert_eq(&describe_edit("cart.py", old, new, false));
+        expect_test::expect!["change a.py: add 2 lines at every occurrence"]
+            .assert_eq(&describe_edit("a.py", "x\n", "x\ny\nz\n", true));
+        expect_test::expect!["change a.py: remove 1 line"]
+            .assert_eq(&describe_edit("a.py", "x\ny\n", "x\n", false));
+        expect_test::expect!["change a.py: +3 −1 lines"].assert_eq(&describe_edit(
+            "a.py",
+            "x\ny\n",
+            "x\na\nb\nc\n",
+            false,
+        ));
+    }
+
+    #[test]
+    fn the_reason_is_one_bounded_paragraph() {
+        expect_test::expect!["total() sums the quantities. Multiply by the price."].assert_eq(
+            &reason("  total() sums\nthe quantities.\n\n Multiply by the price.\n"),
+        );
+        assert_eq!(reason(""), "");
+        let long = "word ".repeat(500);
+        let cut = reason(&long);
+        assert!(cut.ends_with("word…"), "{cut}");
+        assert!(cut.chars().count() <= 601);
+    }
 }

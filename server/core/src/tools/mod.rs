@@ -139,6 +139,9 @@ pub struct ToolCx<'a> {
     pub time: TimeBudget,
     pub test_command: Option<&'a TestCommand>,
     pub cancel: &'a CancellationToken,
+    /// What the model wrote in the reply that made these calls: the
+    /// "why" shown with a proposed edit.
+    pub reason: &'a str,
 }
 
 impl ToolCx<'_> {

@@ -84,6 +84,18 @@ pub fn is_final_state(state: &str) -> bool {
     )
 }
 
+/// Whether a `rein/taskStatus` waits for the answer to a question: the
+/// one wait that stops the demo, which has no one to answer. A review of
+/// an edit or an approval of a command (`waitingFor.kind`) the demo's
+/// editor gives at once.
+pub fn waits_for_answer(status: &Value) -> bool {
+    status["state"] == "waiting_user"
+        && !matches!(
+            status["waitingFor"]["kind"].as_str(),
+            Some("review" | "approval")
+        )
+}
+
 /// Turns the server's messages into what an editor shows, remembering
 /// just enough to not repeat itself.
 pub struct Viewer {
@@ -131,6 +143,10 @@ impl Viewer {
                 let state = str_of(&params["state"]);
                 if state == self.last_state || is_final_state(state) {
                     // The final status is the summary's business.
+                    return Vec::new();
+                }
+                if state == "waiting_user" && !waits_for_answer(params) {
+                    // Answered at once: the edit or the approval is shown.
                     return Vec::new();
                 }
                 self.last_state = state.to_owned();
@@ -372,6 +388,19 @@ mod tests {
             ["· task running"]
         );
         assert!(show(&mut v, "rein/taskStatus", status("running")).is_empty());
+        // A review the demo's editor gives at once is not news.
+        let mut review = status("waiting_user");
+        review["waitingFor"] = json!({"kind": "review", "detail": "cart.py"});
+        assert!(!waits_for_answer(&review));
+        assert!(show(&mut v, "rein/taskStatus", review).is_empty());
+        assert!(show(&mut v, "rein/taskStatus", status("running")).is_empty());
+        let mut question = status("waiting_user");
+        question["reason"] = json!("Which total?");
+        assert!(waits_for_answer(&question));
+        assert_eq!(
+            show(&mut v, "rein/taskStatus", question),
+            ["· task waiting_user: Which total?"]
+        );
         assert!(show(&mut v, "rein/taskStatus", status("succeeded")).is_empty());
     }
 

@@ -4,14 +4,22 @@
 //! every edit and the verification evidence. Everything from the trace is
 //! escaped: it holds arbitrary code and model text. The same trace always
 //! gives the same bytes (no "generated at" time, no absolute paths but
-//! those the trace holds).
+//! those the trace holds and, in the links to its logs, the workspace's).
+//!
+//! Log paths are links (`file://` URLs built from the path, never a URL
+//! the trace holds) with the path itself as their text: a browser opens
+//! them, and where a link cannot be followed (VS Code's webview opens only
+//! web links) the path is there to copy.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use serde_json::Value;
 
+use super::markdown;
 use super::model::{
     Check, Edit, EditOutcome, Entry, Report, TurnUsage, fmt_count, fmt_ms, fmt_offset, fmt_usd,
+    review_label,
 };
 use super::timeline::{cost_line, tokens_line};
 use crate::terminal::inert;
@@ -130,8 +138,68 @@ const SCRIPT: &str = r#"
 })();
 "#;
 
-/// The whole report.
-pub fn render(r: &Report) -> String {
+/// Escapes `text` and renders its inline code spans as `<code>`.
+fn prose(text: &str) -> String {
+    markdown::to_html(text, esc)
+}
+
+/// A `file://` URL for a log path from the trace, when one can be built
+/// safely: an absolute path, or one relative to `workspace` that stays in
+/// it. Never a URL the trace holds: a path whose first component has a
+/// `:` (`javascript:…`, `https://…`) or that starts with `//` (a host), or
+/// that holds a control character, gets no link. Everything but unreserved
+/// characters and `/` is percent-encoded, so the URL has no quote, space,
+/// `<`, `&` or `#` to break out of an attribute or change its meaning.
+pub fn file_url(path: &str, workspace: Option<&Path>) -> Option<String> {
+    let first = path.split('/').next().unwrap_or_default();
+    if path.is_empty()
+        || first.contains(':')
+        || path.starts_with("//")
+        || path.chars().any(char::is_control)
+    {
+        return None;
+    }
+    let absolute = if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        // Rein's artifacts are under the workspace; a path that climbs out
+        // of it is not one of them.
+        if path.split(['/', '\\']).any(|c| c == "..") {
+            return None;
+        }
+        let root = workspace?.to_str()?;
+        if !root.starts_with('/') {
+            return None;
+        }
+        format!(
+            "{}/{}",
+            root.trim_end_matches('/'),
+            path.trim_start_matches("./")
+        )
+    };
+    let mut url = String::from("file://");
+    for byte in absolute.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            url.push(char::from(byte));
+        } else {
+            let _ = write!(url, "%{byte:02X}");
+        }
+    }
+    Some(url)
+}
+
+/// A path as a link to its file (see [`file_url`]), the path its text.
+fn path_link(path: &str, workspace: Option<&Path>) -> String {
+    let code = format!("<code>{}</code>", esc(path));
+    match file_url(path, workspace) {
+        Some(url) => format!("<a href=\"{}\">{code}</a>", esc(&url)),
+        None => code,
+    }
+}
+
+/// The whole report. `workspace`: the folder relative log paths are in,
+/// for their links.
+pub fn render(r: &Report, workspace: Option<&Path>) -> String {
     let mut out = String::with_capacity(64 * 1024);
     let _ = write!(
         out,
@@ -149,7 +217,7 @@ pub fn render(r: &Report) -> String {
         out,
         "<p class=\"goal\">{}</p>",
         match &r.goal {
-            Some(goal) => esc(goal),
+            Some(goal) => prose(goal),
             None => "<span class=\"muted\">(the goal is not recorded in the trace)</span>".into(),
         }
     );
@@ -162,7 +230,7 @@ pub fn render(r: &Report) -> String {
     usage(&mut out, r);
     timeline(&mut out, r);
     edits(&mut out, r);
-    verification(&mut out, r);
+    verification(&mut out, r, workspace);
     let _ = write!(
         out,
         "<footer>Written by <code>rein trace</code> from <code>{}</code> ({} events). \
@@ -185,7 +253,7 @@ fn summary(out: &mut String, r: &Report) {
             "<span class=\"badge {}\">{}</span> {}",
             state_color(state),
             esc(state),
-            r.reason.as_deref().map(esc).unwrap_or_default()
+            r.reason.as_deref().map(prose).unwrap_or_default()
         ),
         None => "<span class=\"muted\">(no state in the trace)</span>".to_owned(),
     };
@@ -236,20 +304,7 @@ fn summary(out: &mut String, r: &Report) {
                 .count()
         ),
     );
-    let verdict = match r.checks.last() {
-        Some(c) if c.passed => "<span class=\"c-ok\">✓ verified</span>".to_owned(),
-        Some(_) => "<span class=\"c-err\">✗ the last check did not pass</span>".to_owned(),
-        None => "<span class=\"muted\">none</span>".to_owned(),
-    };
-    row(
-        out,
-        "verification",
-        format!(
-            "{verdict} ({} check{})",
-            r.checks.len(),
-            plural(r.checks.len())
-        ),
-    );
+    row(out, "verification", verification_summary(&r.checks));
     out.push_str("</table>\n");
     if !r.notes.is_empty() {
         out.push_str("<ul class=\"notes\">\n");
@@ -259,6 +314,37 @@ fn summary(out: &mut String, r: &Report) {
         out.push_str("</ul>\n");
     }
     out.push_str("</section>\n");
+}
+
+/// The verdict of the last verification, with the number of checks it
+/// lists (its evidence), not the number of times the verifier ran: a
+/// verification lists one check per command it ran, and the reader counts
+/// those. Earlier verifications are counted apart.
+fn verification_summary(checks: &[Check]) -> String {
+    let Some(last) = checks.last() else {
+        return "<span class=\"muted\">none</span>".to_owned();
+    };
+    let verdict = if last.passed {
+        "<span class=\"c-ok\">✓ verified</span>"
+    } else {
+        "<span class=\"c-err\">✗ not verified</span>"
+    };
+    let listed = last.evidence.len();
+    let mut s = format!("{verdict} ({})", count_checks(listed));
+    let earlier = checks.len() - 1;
+    if earlier > 0 {
+        let _ = write!(
+            s,
+            " <span class=\"meta\">· after {earlier} earlier verification{}</span>",
+            plural(earlier)
+        );
+    }
+    s
+}
+
+/// `1 check`, `2 checks`.
+fn count_checks(n: usize) -> String {
+    format!("{n} check{}", plural(n))
 }
 
 const C_INPUT: &str = "#4e79a7";
@@ -519,11 +605,15 @@ fn event(out: &mut String, e: &Entry) {
     if e.verbose_only {
         class.push_str(" verbose");
     }
+    let text = if e.class.is_prose() {
+        prose(&e.text)
+    } else {
+        esc(&e.text)
+    };
     let line = format!(
-        "<span class=\"off\">{}</span><span class=\"lbl\">{}</span><span class=\"txt\">{}</span>",
+        "<span class=\"off\">{}</span><span class=\"lbl\">{}</span><span class=\"txt\">{text}</span>",
         esc(&fmt_offset(e.offset_ms)),
         esc(&e.label),
-        esc(&e.text)
     );
     let mut more = String::new();
     if let Some(full) = &e.full_text {
@@ -611,7 +701,7 @@ fn edit_block(out: &mut String, i: usize, edit: &Edit) {
     let _ = writeln!(
         out,
         "<div class=\"edit {block}\" id=\"edit-{n}\">\n<h3><code>{path}</code> \
-         <span class=\"badge {badge}\">{outcome}</span> <span class=\"meta\">{tool}{every}{turn} · {call}</span></h3>",
+         <span class=\"badge {badge}\">{outcome}</span> <span class=\"meta\">{tool}{every}{turn} · {call}{review}</span></h3>",
         n = i + 1,
         path = esc(&edit.path),
         tool = esc(&edit.tool),
@@ -624,7 +714,11 @@ fn edit_block(out: &mut String, i: usize, edit: &Edit) {
             .turn
             .map(|t| format!(" · turn {t}"))
             .unwrap_or_default(),
-        call = esc(&edit.call_id)
+        call = esc(&edit.call_id),
+        review = edit
+            .review_ms
+            .map(|ms| format!(" · {}", review_label(ms)))
+            .unwrap_or_default()
     );
     out.push_str("<pre class=\"diff\">");
     for (n, line) in edit.diff_lines().iter().enumerate() {
@@ -641,23 +735,24 @@ fn edit_block(out: &mut String, i: usize, edit: &Edit) {
     }
     out.push_str("</pre>\n");
     if let Some(result) = &edit.result {
-        let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(result));
+        // Rein's sentence about the edit, which quotes names as code.
+        let _ = writeln!(out, "<p class=\"meta\">{}</p>", prose(result));
     }
     out.push_str("</div>\n");
 }
 
-fn verification(out: &mut String, r: &Report) {
+fn verification(out: &mut String, r: &Report, workspace: Option<&Path>) {
     out.push_str("<section id=\"verification\">\n<h2>Verification</h2>\n");
     if r.checks.is_empty() {
         out.push_str("<p class=\"muted\">The verifier did not run.</p>\n");
     }
     for (i, check) in r.checks.iter().enumerate() {
-        check_block(out, i, check);
+        check_block(out, i, check, workspace);
     }
     out.push_str("</section>\n");
 }
 
-fn check_block(out: &mut String, i: usize, c: &Check) {
+fn check_block(out: &mut String, i: usize, c: &Check, workspace: Option<&Path>) {
     let (css, verdict) = if c.passed {
         ("c-ok", "✓ verified")
     } else {
@@ -666,11 +761,12 @@ fn check_block(out: &mut String, i: usize, c: &Check) {
     let _ = writeln!(
         out,
         "<div class=\"check\" id=\"check-{n}\">\n<h3><span class=\"{css}\">{verdict}</span> \
-         <span class=\"meta\">{offset}{turn}</span></h3>\n<p>{detail}</p>",
+         <span class=\"meta\">{offset}{turn} · {checks}</span></h3>\n<p>{detail}</p>",
         n = i + 1,
         offset = esc(&fmt_offset(c.offset_ms)),
         turn = c.turn.map(|t| format!(" · turn {t}")).unwrap_or_default(),
-        detail = esc(&c.detail)
+        checks = count_checks(c.evidence.len()),
+        detail = prose(&c.detail)
     );
     if c.evidence.is_empty() {
         out.push_str("<p class=\"muted\">No evidence recorded.</p>\n");
@@ -685,11 +781,11 @@ fn check_block(out: &mut String, i: usize, c: &Check) {
             out,
             "<table class=\"kv\">\n<tr><th>check</th><td><strong>{}</strong></td></tr>\n\
              <tr><th>command</th><td><code>{}</code></td></tr>\n<tr><th>exit code</th><td>{exit}</td></tr>\n\
-             <tr><th>duration</th><td>{}</td></tr>\n<tr><th>log</th><td><code>{}</code></td></tr>",
+             <tr><th>duration</th><td>{}</td></tr>\n<tr><th>log</th><td>{}</td></tr>",
             esc(&ev.check),
             esc(&ev.command),
             ev.duration_ms.map(fmt_ms).unwrap_or_else(|| "?".into()),
-            esc(&ev.log_path)
+            path_link(&ev.log_path, workspace)
         );
         if !ev.files.is_empty() {
             let files: Vec<String> = ev
@@ -745,6 +841,137 @@ mod tests {
             esc("<script>alert('x' & \"y\")</script>\u{1b}[31m\r\u{202e}"),
             "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;\\x1b[31m\\r\\u{202e}"
         );
+    }
+
+    fn report(lines: &[String]) -> Report {
+        let text = lines.join("\n") + "\n";
+        let trace = super::super::read::parse(text.as_bytes(), &|s: &str| s.to_owned());
+        super::super::model::build("t-1", "t-1.jsonl", &trace, None)
+    }
+
+    fn verification(passed: bool, checks: &[&str]) -> String {
+        let evidence: Vec<String> = checks
+            .iter()
+            .map(|c| format!(r#"{{"check":"{c}","command":"python3 -m unittest","exit_code":0,"duration_ms":5,"files":[],"log_path":".rein/artifacts/t-1/{c}.log","failures":[]}}"#))
+            .collect();
+        format!(
+            r#"{{"kind":"verification","ts":"2026-11-30T07:12:01.234Z","turn":2,"passed":{passed},"detail":"fixed: `test_total` passes","evidence":[{}]}}"#,
+            evidence.join(",")
+        )
+    }
+
+    /// Issue 16: "✓ verified (1 check)" stood above two listed checks (it
+    /// counted the verifier's runs). The count is the checks listed.
+    #[test]
+    fn verified_1_check_above_two_listed_checks() {
+        let one_run = report(&[verification(true, &["test_passes", "no_regressions"])]);
+        let html = render(&one_run, None);
+        assert!(
+            html.contains("<span class=\"c-ok\">✓ verified</span> (2 checks)</td>"),
+            "{html}"
+        );
+        assert!(html.contains("· 2 checks</span></h3>"), "{html}");
+        assert_eq!(html.matches("<tr><th>check</th>").count(), 2);
+
+        let two_runs = report(&[
+            verification(false, &["test_passes"]),
+            verification(true, &["test_passes", "no_regressions"]),
+        ]);
+        let html = render(&two_runs, None);
+        assert!(
+            html.contains(
+                "✓ verified</span> (2 checks) <span class=\"meta\">· after 1 earlier verification</span>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("· 1 check</span></h3>"), "{html}");
+    }
+
+    #[test]
+    fn log_paths_link_to_their_files() {
+        let root = Path::new("/home/dev/my shop");
+        assert_eq!(
+            file_url(".rein/artifacts/t-1/verify-1.log", Some(root)).as_deref(),
+            Some("file:///home/dev/my%20shop/.rein/artifacts/t-1/verify-1.log")
+        );
+        assert_eq!(
+            file_url("./run.log", Some(root)).as_deref(),
+            Some("file:///home/dev/my%20shop/run.log")
+        );
+        assert_eq!(
+            file_url("/tmp/ä #1?.log", None).as_deref(),
+            Some("file:///tmp/%C3%A4%20%231%3F.log")
+        );
+        // A relative path needs the workspace to be found.
+        assert_eq!(file_url("run.log", None), None);
+        let html = render(&report(&[verification(true, &["test_passes"])]), Some(root));
+        assert!(
+            html.contains(
+                "<td><a href=\"file:///home/dev/my%20shop/.rein/artifacts/t-1/test_passes.log\">\
+                 <code>.rein/artifacts/t-1/test_passes.log</code></a></td>"
+            ),
+            "{html}"
+        );
+    }
+
+    /// A log path comes from the trace, which anyone may have written: it
+    /// never becomes a link to anything but a file, and never markup.
+    #[test]
+    fn a_hostile_log_path_is_text_or_a_file_link_never_markup() {
+        let root = Some(Path::new("/ws"));
+        for refused in [
+            "javascript:alert(document.cookie)",
+            "JavaScript:alert(1)//x.log",
+            "data:text/html,<script>alert(1)</script>",
+            "https://evil.example/x.log",
+            "file:///etc/passwd",
+            "vscode://command/x",
+            "//evil.example/share/x.log",
+            "../../../etc/passwd",
+            ".rein/../../x.log",
+            "/tmp/x\u{0}.log",
+            "/tmp/x\n.log",
+            "",
+        ] {
+            assert_eq!(file_url(refused, root), None, "{refused:?}");
+            let cell = path_link(refused, root);
+            assert!(!cell.contains("<a "), "{refused:?}: {cell}");
+            assert!(!cell.contains("<script"), "{refused:?}: {cell}");
+        }
+        // Quotes, angle brackets and ampersands cannot close the attribute
+        // or open a tag: the URL is percent-encoded, the text escaped.
+        let hostile = "/tmp/\"><script>alert('x')</script>&amp;.log";
+        assert_eq!(
+            path_link(hostile, root),
+            "<a href=\"file:///tmp/%22%3E%3Cscript%3Ealert%28%27x%27%29%3C/script%3E%26amp%3B.log\">\
+             <code>/tmp/&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;.log</code></a>"
+        );
+        // In the trace's JSON: `javascript:alert(1)"><img …>`.
+        let line = verification(true, &["x"]).replace(
+            ".rein/artifacts/t-1/x.log",
+            "javascript:alert(1)\\\"><img src=x onerror=alert(1)>",
+        );
+        let html = render(&report(&[line]), root);
+        assert!(
+            !html.contains("javascript:alert(1)\"") && !html.contains("<img"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "<td><code>javascript:alert(1)&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</code></td>"
+            ),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn prose_shows_code_spans_as_code() {
+        let html = render(&report(&[verification(true, &["x"])]), None);
+        assert!(
+            html.contains("<p>fixed: <code>test_total</code> passes</p>"),
+            "{html}"
+        );
+        assert!(!html.contains("`test_total`"), "{html}");
     }
 
     #[test]

@@ -116,6 +116,22 @@ pub enum Class {
 }
 
 impl Class {
+    /// Sentences (Rein's reasons and verdicts, the model's words, the
+    /// user's), which quote names in Markdown code spans; shown rendered
+    /// or stripped. Other lines hold commands and outputs, where a
+    /// backtick is a character.
+    pub fn is_prose(self) -> bool {
+        matches!(
+            self,
+            Self::State
+                | Self::Text
+                | Self::Verified
+                | Self::NotVerified
+                | Self::Question
+                | Self::Answer
+        )
+    }
+
     pub fn css(self) -> &'static str {
         match self {
             Self::State => "state",
@@ -200,6 +216,9 @@ pub struct Edit {
     pub outcome: EditOutcome,
     /// The result's line.
     pub result: Option<String>,
+    /// How long the edit waited for the user's review (its call's
+    /// duration, when the edit was proposed for confirmation).
+    pub review_ms: Option<u64>,
 }
 
 impl Edit {
@@ -310,7 +329,12 @@ pub fn build(task_id: &str, source: &str, trace: &Trace, goal: Option<String>) -
 struct Index {
     calls: HashMap<String, Call>,
     results: HashMap<String, (bool, String)>,
+    /// How long each call took, by its result.
+    latency: HashMap<String, u64>,
     denied: HashSet<String>,
+    /// Calls the rules said to ask about: for an edit, proposed to the
+    /// user for review (in the editor, or on the terminal).
+    asked: HashSet<String>,
 }
 
 impl Index {
@@ -331,15 +355,52 @@ impl Index {
                 "tool_result" => {
                     let result = (e.bool("is_error").unwrap_or(false), result_text(e));
                     index.results.insert(id.to_owned(), result);
+                    if let Some(ms) = result_ms(e) {
+                        index.latency.insert(id.to_owned(), ms);
+                    }
                 }
                 "permission" if e.str("decision") == Some("deny") => {
                     index.denied.insert(id.to_owned());
+                }
+                "permission" if e.str("decision") == Some("ask") => {
+                    index.asked.insert(id.to_owned());
                 }
                 _ => {}
             }
         }
         index
     }
+
+    /// How long the edit `call_id` waited for the user's review: the
+    /// duration of an edit proposed for confirmation, which the user then
+    /// saw (applied, rejected, or not known). An edit refused before that
+    /// (by a rule, or because it did not apply) was never reviewed.
+    fn review_ms(&self, call_id: &str) -> Option<u64> {
+        let call = self.calls.get(call_id)?;
+        if !matches!(call.tool.as_str(), "edit_file" | "create_file")
+            || !self.asked.contains(call_id)
+        {
+            return None;
+        }
+        let outcome = edit_outcome(self.results.get(call_id), self.denied.contains(call_id));
+        match outcome {
+            EditOutcome::Applied | EditOutcome::Rejected | EditOutcome::Unknown => {
+                self.latency.get(call_id).copied()
+            }
+            EditOutcome::Denied | EditOutcome::Failed | EditOutcome::NoResult => None,
+        }
+    }
+}
+
+/// A result's duration (`latency_ms`, or `duration_ms` in older traces).
+fn result_ms(e: &Event) -> Option<u64> {
+    e.u64("latency_ms").or_else(|| e.u64("duration_ms"))
+}
+
+/// `waited 4.40s for your review`: the duration of an edit the user
+/// reviewed is the user's time, not Rein's, and says so.
+pub fn review_label(ms: u64) -> String {
+    format!("waited {} for your review", fmt_ms(ms))
 }
 
 /// Goes through the events once, in order.
@@ -623,6 +684,7 @@ impl<'a> Builder<'a> {
                 replace_all: args["replace_all"].as_bool().unwrap_or(false),
                 outcome: edit_outcome(result, self.index.denied.contains(&call_id)),
                 result: result.map(|(_, r)| r.clone()),
+                review_ms: self.index.review_ms(&call_id),
             });
             entry.edit = Some(self.edits.len() - 1);
         }
@@ -640,8 +702,11 @@ impl<'a> Builder<'a> {
             text.push_str(&self.describe(call_id, e.str("tool")));
             text.push_str(" · ");
         }
-        if let Some(ms) = e.u64("latency_ms").or_else(|| e.u64("duration_ms")) {
-            text.push_str(&fmt_ms(ms));
+        if let Some(ms) = result_ms(e) {
+            match self.index.review_ms(call_id) {
+                Some(_) => text.push_str(&review_label(ms)),
+                None => text.push_str(&fmt_ms(ms)),
+            }
             text.push_str(" · ");
         }
         let result = result_text(e);
@@ -1155,9 +1220,96 @@ mod tests {
         assert_eq!(report.tokens.output, u64::MAX);
         assert_eq!(report.cost_usd, f64::MAX);
         assert_eq!(report.turn_usage[0].cost_usd, Some(f64::MAX));
-        assert!(super::super::html::render(&report).contains("<svg"));
+        assert!(super::super::html::render(&report, None).contains("<svg"));
         let timeline = super::super::timeline::render(&report, Default::default());
         assert!(timeline.contains("18446744073709.6M in"), "{timeline}");
+    }
+
+    /// Issue 16: an edit's "4.62s" was the user's review time, unlabelled.
+    /// An edit proposed for review says so; one a rule allowed, or one
+    /// refused before anyone saw it, shows its plain duration.
+    #[test]
+    fn a_reviewed_edit_says_its_time_was_the_review() {
+        let edit = |id: &str, path: &str| {
+            format!(
+                r#"{{"kind":"tool_call","ts":"2026-11-30T07:12:01.000Z","turn":1,"call_id":"{id}","tool":"edit_file","inputs":{{"path":"{path}","old_text":"a","new_text":"b"}}}}"#
+            )
+        };
+        let permission = |id: &str, decision: &str| {
+            format!(
+                r#"{{"kind":"permission","ts":"2026-11-30T07:12:01.001Z","call_id":"{id}","tool":"edit_file","decision":"{decision}","rule":"default"}}"#
+            )
+        };
+        let result = |id: &str, ms: u64, error: bool, text: &str| {
+            format!(
+                r#"{{"kind":"tool_result","ts":"2026-11-30T07:12:05.620Z","call_id":"{id}","tool":"edit_file","latency_ms":{ms},"is_error":{error},"result":"{text}"}}"#
+            )
+        };
+        let lines = [
+            edit("e1", "cart.py"),
+            permission("e1", "ask"),
+            result("e1", 4620, false, "Edited cart.py."),
+            edit("e2", "NOTES.md"),
+            permission("e2", "ask"),
+            result("e2", 2100, true, "The user rejected this edit to NOTES.md."),
+            edit("e3", "util.py"),
+            permission("e3", "allow"),
+            result("e3", 30, false, "Edited util.py."),
+            edit("e4", "tests/test_cart.py"),
+            permission("e4", "ask"),
+            result(
+                "e4",
+                2,
+                true,
+                "Denied by rule built-in deny: test assertions",
+            ),
+        ];
+        let text = lines.join("\n") + "\n";
+        let trace = super::super::read::parse(text.as_bytes(), &|s: &str| s.to_owned());
+        let report = build("t-1", "t-1.jsonl", &trace, None);
+        let reviews: Vec<Option<u64>> = report.edits.iter().map(|e| e.review_ms).collect();
+        assert_eq!(reviews, [Some(4620), Some(2100), None, None]);
+
+        let timeline = super::super::timeline::render(&report, Default::default());
+        for line in [
+            "✓       waited 4.62s for your review · Edited cart.py.",
+            "✗       waited 2.10s for your review · The user rejected this edit to NOTES.md.",
+            "✓       30ms · Edited util.py.",
+            "✗       2ms · Denied by rule built-in deny: test assertions",
+        ] {
+            assert!(timeline.contains(line), "{line:?} in\n{timeline}");
+        }
+        let html = super::super::html::render(&report, None);
+        assert!(
+            html.contains("· e1 · waited 4.62s for your review</span></h3>"),
+            "{html}"
+        );
+        assert!(html.contains("· e3</span></h3>"), "{html}");
+    }
+
+    /// The terminal shows sentences without their Markdown backticks;
+    /// commands keep theirs, where a backtick is a character.
+    #[test]
+    fn the_timeline_strips_code_spans_from_sentences_only() {
+        let text = [
+            r#"{"kind":"started","ts":"2026-11-30T07:12:00.000Z","goal":"Make `test_total` pass.","task":{"kind":"instruction"},"provider":"scripted","model":"m"}"#,
+            r#"{"kind":"tool_call","ts":"2026-11-30T07:12:01.000Z","turn":1,"call_id":"c1","tool":"run_command","inputs":{"command":"echo `date`"}}"#,
+            r#"{"kind":"text","ts":"2026-11-30T07:12:01.000Z","turn":1,"text":"Running `date`, and a lone ` stays."}"#,
+            r#"{"kind":"status","ts":"2026-11-30T07:12:02.000Z","state":"failed","reason":"the `date` call failed"}"#,
+        ]
+        .join("\n")
+            + "\n";
+        let trace = super::super::read::parse(text.as_bytes(), &|s: &str| s.to_owned());
+        let report = build("t-1", "t-1.jsonl", &trace, None);
+        let timeline = super::super::timeline::render(&report, Default::default());
+        for line in [
+            "goal      Make test_total pass.\n",
+            "state     failed: the date call failed\n",
+            "says      Running date, and a lone ` stays.\n",
+            "call      run_command `echo `date``\n",
+        ] {
+            assert!(timeline.contains(line), "{line:?} in\n{timeline}");
+        }
     }
 
     #[test]

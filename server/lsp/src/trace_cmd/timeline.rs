@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use crate::terminal::inert;
 
+use super::markdown;
 use super::model::{Class, Entry, Report, fmt_count, fmt_ms, fmt_offset, fmt_usd};
 
 /// How to render.
@@ -105,13 +106,17 @@ fn header(out: &mut String, r: &Report, p: &Painter) {
     let row = |out: &mut String, name: &str, value: &str| {
         let _ = writeln!(out, "{name:<10}{}", p.plain(value));
     };
+    // Sentences quote names in Markdown backticks: a terminal shows the
+    // names without them.
     row(
         out,
         "goal",
-        r.goal.as_deref().unwrap_or("(not recorded in the trace)"),
+        &r.goal
+            .as_deref()
+            .map_or_else(|| "(not recorded in the trace)".to_owned(), markdown::strip),
     );
     let state = match (&r.state, &r.reason) {
-        (Some(s), Some(reason)) => format!("{s}: {reason}"),
+        (Some(s), Some(reason)) => format!("{s}: {}", markdown::strip(reason)),
         (Some(s), None) => s.clone(),
         (None, _) => "(no state in the trace)".to_owned(),
     };
@@ -209,12 +214,17 @@ fn line(out: &mut String, r: &Report, e: &Entry, style: Style, p: &Painter) {
         e.label.clone()
     };
     let color = color_of(e.class);
+    let text = if e.class.is_prose() {
+        markdown::strip(&e.text)
+    } else {
+        e.text.clone()
+    };
     let _ = writeln!(
         out,
         "{}  {}  {}",
         p.paint(DIM, &format!("{offset:>OFFSET$}")),
         p.paint(color, &format!("{label:<LABEL$}")),
-        p.paint(if e.class == Class::Text { "" } else { color }, &e.text)
+        p.paint(if e.class == Class::Text { "" } else { color }, &text)
     );
     let pad = " ".repeat(OFFSET + 2 + LABEL + 2);
     if let Some(check) = e.check.and_then(|i| r.checks.get(i)) {

@@ -80,6 +80,17 @@ pub(crate) fn error_plan(context: &Context, error: &ApiError, retry_after: Optio
     }
 }
 
+/// An error answer no retry can change (the scenario has run out), which
+/// says so as the real APIs do: `x-should-retry: false`. A client that
+/// retried it would only wait, then report an outage of a script.
+pub(crate) fn final_error_plan(context: &Context, error: &ApiError) -> Plan {
+    let mut plan = error_plan(context, error, None);
+    if let Plan::Whole { headers, .. } = &mut plan {
+        headers.push(("x-should-retry", "false".to_owned()));
+    }
+    plan
+}
+
 /// `GET /v1/models`: Anthropic's page (`data`, `has_more`, `first_id`,
 /// `last_id`) or OpenAI's list (`object: "list"`, `data`).
 pub(crate) fn models_plan(context: &Context, models: &[String]) -> Plan {

@@ -15,7 +15,7 @@ use super::api_error::ApiError;
 use super::conditions::RequestTexts;
 use super::http::{Connection, HttpError, HttpRequest};
 use super::openai::StreamStyle;
-use super::plan::{Context, Plan, error_plan, models_plan, reply_plan};
+use super::plan::{Context, Plan, error_plan, final_error_plan, models_plan, reply_plan};
 use super::resolve::{Ids, RequestFacts, resolve};
 use super::scenario::{Fault, Scenario, Step};
 use super::streamed::Streamed;
@@ -306,7 +306,7 @@ impl Shared {
             );
             record.violations.push(error.message.clone());
             state.record(record);
-            return error_plan(&context, &error, None).into();
+            return final_error_plan(&context, &error).into();
         };
         let step_index = state.consumed;
         record.step = Some(state.consumed);
