@@ -84,10 +84,51 @@ async fn fixes_the_demo_test_in_real_vscode() {
     .await;
     let status = run.result["statusBar"].as_str().unwrap_or_default();
     // The outcome, as the status bar reports it, with the verified reason.
+    // Plain text: no Markdown backticks in what VS Code cannot render.
     if !(status.contains("Rein: succeeded")
-        && status.contains("fixed: `TestCart.test_total` passes"))
+        && status.contains("fixed: TestCart.test_total passes")
+        && !status.contains('`'))
     {
         run.fail(&format!("unexpected status bar: {status:?}"));
+    }
+    let toast = run.result["successToast"].as_str().unwrap_or_default();
+    if !toast.starts_with("Rein: fixed: TestCart.test_total passes") {
+        run.fail(&format!("unexpected success notification: {toast:?}"));
+    }
+    // The review showed the real change and the model's reason, and the
+    // task said it was waiting for the user meanwhile.
+    let review = &run.result["review"];
+    let notice = review["notice"].as_str().unwrap_or_default();
+    let why = review["reason"].as_str().unwrap_or_default();
+    if !(why.contains("Why this change")
+        && why.contains("total() sums the quantities and ignores the prices."))
+    {
+        run.fail(&format!(
+            "the diff does not show the reason next to the change: {why:?}"
+        ));
+    }
+    if review["tab"].as_str() != Some("cart.py: Rein's proposed edit")
+        || !notice.contains("Rein proposes a change to cart.py")
+        || !notice.contains(
+            "Why: total() sums the quantities and ignores the prices. It should sum price × quantity.",
+        )
+        || !review["status"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Rein: waiting for you · review cart.py")
+        || !review["removed"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("return sum(item.qty for item in items)")
+        || !review["added"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("return sum(item.price * item.qty for item in items)")
+    {
+        run.fail(&format!("the review did not show the change with its reason: {review:#}"));
+    }
+    if run.result["activeAfterAccept"] != "cart.py" {
+        run.fail("after Accept the changed file was not in front of the user");
     }
     // The light bulb offered the server's action by itself.
     if !run.result["codeActions"]
@@ -141,6 +182,7 @@ async fn fixes_the_demo_test_in_real_vscode() {
     if !(traced.contains("Received request 'rein/saveDocuments") && traced.contains(&saved)) {
         run.fail("the trace does not show rein/saveDocuments saving cart.py");
     }
+    run.keep_screenshots("fix-test");
     let leaks = [
         files_containing(&run.out, SECRET),
         files_containing(&run.workspace, SECRET),
@@ -233,7 +275,7 @@ async fn a_server_crash_mid_task_loses_nothing_in_real_vscode() {
         run.fail("the server never crashed: the test proved nothing");
     }
     let status = run.result["statusBar"].as_str().unwrap_or_default();
-    if !status.contains("fixed: `TestCart.test_total` passes") {
+    if !status.contains("fixed: TestCart.test_total passes") {
         run.fail(&format!("unexpected status bar: {status:?}"));
     }
     run.assert_fixed_once();
@@ -406,6 +448,21 @@ impl E2e {
         (task, state, calls)
     }
 
+    /// Copies the run's screenshots to `target/e2e-screenshots/<name>/`,
+    /// which outlives the run's temporary folder: the steps the user saw,
+    /// as artifacts of the test.
+    fn keep_screenshots(&self, name: &str) {
+        let dest = repo().join("target/e2e-screenshots").join(name);
+        let _ = std::fs::remove_dir_all(&dest);
+        std::fs::create_dir_all(&dest).unwrap();
+        for file in std::fs::read_dir(&self.out).unwrap().flatten() {
+            let path = file.path();
+            if path.extension().is_some_and(|e| e == "png") {
+                std::fs::copy(&path, dest.join(file.file_name())).unwrap();
+            }
+        }
+    }
+
     fn fail(&self, what: &str) -> ! {
         panic!(
             "{what}\n----- driver -----\n{}{}\n(everything is kept in {})",
@@ -423,4 +480,77 @@ impl E2e {
         );
         let _ = std::fs::remove_dir_all(&self.root);
     }
+}
+
+/// A review on screen, then the task cancelled from the status bar menu:
+/// the menu names the task by its goal and says it waits for a review;
+/// after the cancel the review (diff and notification) has closed itself
+/// and cart.py is untouched.
+#[tokio::test]
+async fn cancelling_closes_the_review_in_real_vscode() {
+    let run = E2e::run(
+        "cancel-review",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+    )
+    .await;
+    let r = &run.result;
+    let menu: Vec<&str> = r["menu"]
+        .as_array()
+        .map(|m| m.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let offers = |what: &str| menu.iter().any(|row| row.contains(what));
+    if !(r["menuTitle"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("Rein: Fix TestCart.test_total"))
+        && offers("waiting for you to review the edit to cart.py")
+        && offers("Review the proposed edit")
+        && offers("Accept the proposed edit")
+        && offers("Reject the proposed edit")
+        && offers("Cancel the task")
+        && !menu.iter().any(|row| row.contains("$0.00")))
+    {
+        run.fail(&format!(
+            "the status bar menu: {:?} {menu:?}",
+            r["menuTitle"]
+        ));
+    }
+    let tabs = r["tabs"].to_string();
+    if tabs.contains("proposed edit") {
+        run.fail(&format!(
+            "the review is still open after the cancel: {tabs}"
+        ));
+    }
+    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
+    let original = std::fs::read_to_string(repo().join("server/lsp/demo/project/cart.py")).unwrap();
+    if cart != original {
+        run.fail(&format!("cart.py changed after the cancel:\n{cart}"));
+    }
+    run.keep_screenshots("cancel-review");
+    run.passed();
+}
+
+/// "Fix Test at Cursor" on a test that passes already: it ends at once,
+/// saying so, without a model call or a change.
+#[tokio::test]
+async fn a_passing_test_is_already_passing_in_real_vscode() {
+    let run = E2e::run(
+        "already-passing",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+    )
+    .await;
+    let toast = run.result["toast"].as_str().unwrap_or_default();
+    if !toast.contains("already passing") || toast.contains('`') {
+        run.fail(&format!("unexpected notification: {toast:?}"));
+    }
+    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
+    let original = std::fs::read_to_string(repo().join("server/lsp/demo/project/cart.py")).unwrap();
+    if cart != original {
+        run.fail("cart.py changed");
+    }
+    run.keep_screenshots("already-passing");
+    run.passed();
 }

@@ -76,8 +76,9 @@ async function main() {
     const result = { scenario: process.env.REIN_E2E_SCENARIO ?? 'fix-test' };
     try {
         await bench.open(server.url, workspace);
-        await scenario(bench, result, { secret: process.env.REIN_E2E_SECRET, log });
-        await page.screenshot({ path: path.join(out, 'success.png') });
+        const shot = (name) => page.screenshot({ path: path.join(out, `${name}.png`) });
+        await scenario(bench, result, { secret: process.env.REIN_E2E_SECRET, log, shot });
+        await shot('done');
         result.ok = true;
     } catch (error) {
         result.ok = false;

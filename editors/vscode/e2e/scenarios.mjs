@@ -1,9 +1,12 @@
 // What a person does in each end-to-end scenario. Each records what it
-// saw in `result` for tests/vscode.rs to check.
+// saw in `result` for tests/vscode.rs to check, and takes screenshots of
+// the steps that matter (`shot(name)`: $REIN_E2E_OUT/<name>.png).
+
+import { REIN_STATUS } from './workbench.mjs';
 
 /** The demo project: cart.py's total() sums quantities instead of
  * price × quantity; tests/test_cart.py::TestCart::test_total fails. */
-async function fixTest(bench, result, { secret, log }) {
+async function fixTest(bench, result, { secret, log, shot }) {
     await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
 
     if (secret) {
@@ -22,18 +25,26 @@ async function fixTest(bench, result, { secret, log }) {
     // from there ("Rein: Fix Test at Cursor" is the other scenario's way).
     result.codeActions = await bench.runCodeAction('Fix test test_total with Rein');
     log(`code actions: ${JSON.stringify(result.codeActions)}`);
-    // The edit needs confirmation: VS Code shows it in the Refactor
-    // Preview, unchecked; the person checks it and applies it.
-    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    // The edit needs confirmation: the extension shows Rein's review (the
+    // real diff and the model's reason); the person accepts it.
+    result.review = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    log(`review: ${JSON.stringify(result.review)}`);
+    await shot('1-review');
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
     log('edit accepted');
+    // Then the changed file is in front of the user.
+    await bench.page.waitForSelector('.tab.active[aria-label^="cart.py"]', { timeout: 30_000 });
+    result.activeAfterAccept = 'cart.py';
     result.statusBar = await bench.waitForStatus('Rein: succeeded', {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
     });
     log(`status bar: ${result.statusBar}`);
-    const taskId = /Rein task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    const taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
     result.taskId = taskId;
-    await bench.waitForNotification('Rein: fixed');
+    const toast = await bench.waitForNotification('Rein: fixed');
+    result.successToast = (await toast.locator('.notification-list-item-message').textContent())?.trim();
+    await shot('2-success');
 
     // The trace opens as a webview.
     await bench.runCommand('Rein: Show Trace');
@@ -64,24 +75,25 @@ async function askApproveCancel(bench, result, { log }) {
     // The default language client shows `window/showMessageRequest` as a
     // notification with the server's actions as buttons.
     result.approval = await bench.answerNotification('Rein wants to run', 'Allow once', 120_000);
-    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
     result.firstStatus = await bench.waitForStatus('Rein: succeeded', {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running', 'OFF SCRIPT'],
     });
-    result.firstTask = /Rein task (t-[0-9a-f-]+)/.exec(result.firstStatus)?.[1];
+    result.firstTask = /Task (t-[0-9a-f-]+)/.exec(result.firstStatus)?.[1];
     log(`first task: ${result.firstTask}`);
 
-    // The light bulb's "Ask Rein…" carries no instruction: the extension asks.
+    // "Ask Rein…" by command (the light bulb offers it on a selection only).
     await bench.openFile('tests/test_cart.py');
     await bench.gotoLine(8, 9);
-    await bench.runCodeAction('Ask Rein…');
+    await bench.runCommand('Rein: Ask Rein…');
     await bench.answerInputBox('Ask Rein', 'Explain what total() computes');
     const waiting = await bench.waitForStatus('Rein: waiting for you', {
         timeoutMs: 120_000,
         failures: ['Rein: failed', 'not running'],
     });
-    result.secondTask = /Rein task (t-[0-9a-f-]+)/.exec(waiting)?.[1];
+    result.secondTask = /Task (t-[0-9a-f-]+)/.exec(waiting)?.[1];
     if (!result.secondTask || result.secondTask === result.firstTask) {
         throw new Error(`the status bar does not show a second task: ${waiting}`);
     }
@@ -98,14 +110,15 @@ async function crashRecover(bench, result, { log }) {
     await bench.openFile('tests/test_cart.py');
     await bench.gotoLine(8);
     await bench.runCommand('Rein: Fix Test at Cursor');
-    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
     log('edit accepted; the server dies now');
     // "not running" may flash by while the client restarts the server.
     result.statusBar = await bench.waitForStatus('Rein: succeeded', {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted'],
     });
-    result.taskId = /Rein task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    result.taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
     log(`status bar: ${result.statusBar}`);
 }
 
@@ -125,13 +138,53 @@ async function crashResume(bench, result, { log }) {
     });
     log(`after the crash: ${result.waiting}`);
     await bench.statusMenu('Resume the task');
-    await bench.acceptRefactorPreview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
     result.statusBar = await bench.waitForStatus('Rein: succeeded', {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
     });
-    result.taskId = /Rein task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    result.taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
     log(`status bar: ${result.statusBar}`);
+}
+
+/** A review open, then the task cancelled from the status bar menu (which
+ * offers the review too): the review closes itself, cart.py is untouched. */
+async function cancelReview(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    result.review = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await shot('1-waiting-for-review');
+    // The status bar menu: the goal, where the task stands, what to do.
+    await bench.page.locator(REIN_STATUS).click();
+    await bench.quickInput();
+    result.menu = (await bench.page.locator('.quick-input-widget .monaco-list-row').allTextContents()).map((t) => t.trim());
+    result.menuTitle = (await bench.page.locator('.quick-input-widget .quick-input-title').textContent())?.trim();
+    await shot('2-status-menu');
+    await bench.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Cancel the task' }).first().click();
+    result.statusBar = await bench.waitForStatus('Rein: cancelled', { timeoutMs: 60_000, failures: ['Rein: failed'] });
+    await bench.reviewTab('cart.py').waitFor({ state: 'detached', timeout: 30_000 });
+    await bench.page
+        .locator('.notification-toast', { hasText: 'Rein proposes a change to' })
+        .waitFor({ state: 'detached', timeout: 30_000 });
+    result.tabs = (await bench.page.locator('.tab').allTextContents()).map((t) => t.trim());
+    log(`after the cancel: ${JSON.stringify(result.tabs)}`);
+    await shot('3-cancelled');
+}
+
+/** "Fix Test at Cursor" on a test that already passes ends at once. */
+async function alreadyPassing(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(15, 9);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    const toast = await bench.waitForNotification('already passing', 120_000);
+    result.toast = (await toast.locator('.notification-list-item-message').textContent())?.trim();
+    result.statusBar = await bench.reinStatus();
+    log(`already passing: ${result.toast} / ${result.statusBar}`);
+    await shot('1-already-passing');
 }
 
 export const scenarios = {
@@ -139,4 +192,6 @@ export const scenarios = {
     'ask-approve-cancel': askApproveCancel,
     'crash-recover': crashRecover,
     'crash-resume': crashResume,
+    'cancel-review': cancelReview,
+    'already-passing': alreadyPassing,
 };

@@ -172,21 +172,43 @@ export class Workbench {
         return { message, buttons };
     }
 
-    /** Accepts everything in the Refactor Preview (its entries start
-     * unchecked: the edits need confirmation) and applies it. */
-    async acceptRefactorPreview({ file, timeoutMs }) {
-        const row = this.page.locator('.monaco-list-row[role="checkbox"]', { hasText: file }).first();
-        await row.waitFor({ state: 'visible', timeout: timeoutMs });
-        this.log(`refactor preview shows ${file}`);
-        const box = row.locator('input.edit-checkbox');
-        if (!(await box.isChecked())) await box.click();
-        await this.page.waitForFunction(
-            () => [...document.querySelectorAll('input.edit-checkbox')].every((b) => b.checked),
-            undefined,
-            { timeout: 10_000 },
-        );
-        await this.page.locator('.monaco-button', { hasText: /^Apply$/ }).click();
-        await row.waitFor({ state: 'detached', timeout: 30_000 });
+    /** The tab of Rein's review of `file` (a diff editor). */
+    reviewTab(file) {
+        return this.page.locator('.tab', { hasText: `${file}: Rein's proposed edit` }).first();
+    }
+
+    /** Waits for Rein's review of `file`; returns what the user sees: the
+     * tab's title, the notification with the model's reason, the status
+     * bar, and the diff's two sides (the lines that differ). */
+    async waitForReview({ file, timeoutMs }) {
+        const tab = this.reviewTab(file);
+        await tab.waitFor({ state: 'visible', timeout: timeoutMs });
+        this.log(`review of ${file} is open`);
+        const toast = await this.waitForNotification('Rein proposes a change to', 30_000);
+        const notice = (await toast.locator('.notification-list-item-message').textContent())?.replace(/\s+/g, ' ').trim();
+        const status = await this.waitForStatus('waiting for you', { timeoutMs: 30_000 });
+        // The diff editor marks what was removed and what was added.
+        const diff = this.page.locator('.monaco-diff-editor').first();
+        await diff.locator('.line-insert, .char-insert').first().waitFor({ state: 'visible', timeout: 30_000 });
+        // The model's reason, as a comment next to the change.
+        const why = diff.locator('.review-widget').first();
+        await why.waitFor({ state: 'visible', timeout: 30_000 });
+        const text = async (l) => (await l.first().textContent())?.replace(/\s+/g, ' ').trim();
+        const reason = `${await text(why.locator('.head'))} | ${await text(why.locator('.comment-body'))}`;
+        // The editor draws spaces as non-breaking ones.
+        const lines = async (side) =>
+            (await diff.locator(`.editor.${side} .view-line`).allTextContents()).map((l) => l.replace(/\u00a0/g, ' ')).join('\n');
+        const removed = await lines('original');
+        const added = await lines('modified');
+        return { tab: (await tab.textContent())?.trim(), notice, status, reason, removed, added };
+    }
+
+    /** Clicks one of the review's title bar actions ("Accept Proposed
+     * Edit", "Reject Proposed Edit") and waits for the review to close. */
+    async reviewAction(file, title) {
+        this.log(`review of ${file}: ${title}`);
+        await this.page.locator(`.editor-actions .action-label[aria-label^="${title}"]`).first().click();
+        await this.reviewTab(file).waitFor({ state: 'detached', timeout: 30_000 });
     }
 
     /** Texts of the notifications on screen. */

@@ -17,4 +17,11 @@ export const commandIds = {
     clearApiKey: 'rein.vscode.clearApiKey',
     showOutput: 'rein.vscode.showOutput',
     restartServer: 'rein.vscode.restartServer',
+    reviewEdit: 'rein.vscode.reviewEdit',
+    acceptEdit: 'rein.vscode.acceptEdit',
+    rejectEdit: 'rein.vscode.rejectEdit',
+    rejectEditWithFeedback: 'rein.vscode.rejectEditWithFeedback',
+    chooseChanges: 'rein.vscode.chooseChanges',
+    showNotifications: 'rein.vscode.showNotifications',
+    openFile: 'rein.vscode.openFile',
 } as const;

@@ -1,18 +1,20 @@
 // The extension's commands (ids in `ctx.ts`). Each one turns a user action
 // into one of the server's commands, or shows what the server reported.
 
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
 
 import { commandIds } from './command_ids';
 import { Ctx, UserError } from './ctx';
 import { askInstruction } from './instruction';
+import { oneLine, plain } from './plain_text';
 import { isTerminal, serverCommands, type FixTestArgs, type RunTaskArgs, type TaskStarted, type TaskStatus } from './protocol';
 import { AUTO_PROVIDER, KEYED_PROVIDERS } from './settings';
-import { spentLine } from './status_text';
+import { spentLine, waitingWords } from './status_text';
 import type { TaskAction } from './task_book';
 import { renderTrace, showTraceWebview, tracedTasks } from './trace';
-import { verificationLines } from './verification_text';
+import { linkFiles } from './trace_links';
 
 type Handler = (ctx: Ctx, ...args: unknown[]) => Promise<void>;
 
@@ -29,7 +31,56 @@ const handlers: Record<string, Handler> = {
     [commandIds.clearApiKey]: clearApiKey,
     [commandIds.showOutput]: async (ctx) => ctx.output.show(),
     [commandIds.restartServer]: (ctx) => ctx.restart(),
+    [commandIds.reviewEdit]: (ctx, arg) => withReview(ctx, arg, (id) => ctx.reviews.show(id)),
+    [commandIds.acceptEdit]: (ctx, arg) => withReview(ctx, arg, async (id) => ctx.reviews.accept(id)),
+    [commandIds.rejectEdit]: (ctx, arg) => withReview(ctx, arg, async (id) => ctx.reviews.reject(id)),
+    [commandIds.rejectEditWithFeedback]: (ctx, arg) =>
+        withReview(ctx, arg, async (id) => {
+            const words = await vscode.window.showInputBox({
+                title: 'Reject Rein’s edit',
+                prompt: 'What should Rein do instead? (optional; the model reads it)',
+                ignoreFocusOut: true,
+            });
+            if (words !== undefined) ctx.reviews.reject(id, words);
+        }),
+    [commandIds.chooseChanges]: (ctx, arg) => withReview(ctx, arg, (id) => ctx.reviews.choose(id)),
+    [commandIds.openFile]: (ctx, file) => openWorkspaceFile(ctx, file),
+    [commandIds.showNotifications]: async () => {
+        await vscode.commands.executeCommand('notifications.showList');
+    },
 };
+
+/** Opens a file of the workspace (a log the trace report links to). The
+ * path comes from a web page: only a file inside the folder opens. */
+async function openWorkspaceFile(ctx: Ctx, file: unknown): Promise<void> {
+    const folder = ctx.workspaceFolder?.uri.fsPath;
+    if (typeof file !== 'string' || !folder) return;
+    const inside = path.relative(folder, file);
+    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) {
+        throw new UserError(`Rein opens only files in the workspace folder, not ${file}.`);
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+}
+
+/** Runs `act` on a review: the one the argument names (a review
+ * document's URI from the title bar, a task id from the status menu), the
+ * active diff's, the only one, or the user's pick. */
+async function withReview(ctx: Ctx, arg: unknown, act: (reviewId: string) => Promise<void>): Promise<void> {
+    let id: string | undefined;
+    if (arg instanceof vscode.Uri) id = ctx.reviews.current(arg);
+    else if (typeof arg === 'string') id = ctx.reviews.forTask(arg)?.reviewId;
+    id ??= ctx.reviews.current();
+    if (!id) {
+        const all = ctx.reviews.all();
+        if (all.length === 0) throw new UserError('Rein has no edit waiting for your review.');
+        const picked = await vscode.window.showQuickPick(
+            all.map((r) => ({ label: r.path, description: plain(r.label), id: r.reviewId })),
+            { title: 'Which of Rein’s proposed edits?' },
+        );
+        id = picked?.id;
+    }
+    if (id) await act(id);
+}
 
 export function registerCommands(ctx: Ctx): vscode.Disposable[] {
     return Object.entries(handlers).map(([id, handler]) =>
@@ -96,7 +147,7 @@ async function cancelTask(ctx: Ctx, id?: string): Promise<void> {
     const taskId = id ?? (await pickTask(ctx, ctx.book.active(), 'No Rein task is running.', 'Cancel which task?'));
     if (!taskId) return;
     const { cancelled } = await ctx.execute<{ cancelled: boolean }>(serverCommands.cancelTask, { taskId });
-    if (!cancelled) void vscode.window.showInformationMessage(`Rein: task ${taskId} is not running (it may just have ended).`);
+    if (!cancelled) void vscode.window.showInformationMessage(`Rein: ${ctx.book.name(taskId)} is not running (it may just have ended).`);
 }
 
 async function resumeTask(ctx: Ctx, id?: string): Promise<void> {
@@ -104,7 +155,7 @@ async function resumeTask(ctx: Ctx, id?: string): Promise<void> {
     if (!taskId) {
         const waiting = ctx.book.active();
         const typeIt = 'Enter a task id…';
-        const picked = await vscode.window.showQuickPick([...waiting.map(item), { label: typeIt, taskId: '' }], {
+        const picked = await vscode.window.showQuickPick([...waiting.map((s) => item(s, ctx.book.name(s.taskId))), { label: typeIt, taskId: '' }], {
             title: 'Resume which Rein task?',
             placeHolder: 'A task stopped by a crash or waiting for you',
         });
@@ -124,7 +175,8 @@ async function answer(ctx: Ctx, id?: string): Promise<void> {
     const candidates = ctx.book.waiting().length > 0 ? ctx.book.waiting() : ctx.book.active();
     const taskId = id ?? (await pickTask(ctx, candidates, 'No Rein task is waiting for an answer.', 'Answer which task?'));
     if (!taskId) return;
-    const question = ctx.book.get(taskId)?.reason;
+    const reason = ctx.book.get(taskId)?.reason;
+    const question = reason ? plain(reason) : undefined;
     const text = await vscode.window.showInputBox({
         title: 'Answer Rein',
         prompt: question ?? 'Rein asked a question (see the notification).',
@@ -143,7 +195,7 @@ async function showTrace(ctx: Ctx, id?: string): Promise<void> {
     if (!taskId) {
         const known = ctx.book.all();
         const onDisk = (await tracedTasks(folder.uri.fsPath)).filter((t) => !ctx.book.get(t));
-        const items = [...known.map(item), ...onDisk.map((t) => ({ label: t, description: 'from an earlier session', taskId: t }))];
+        const items = [...known.map((s) => item(s, ctx.book.name(s.taskId))), ...onDisk.map((t) => ({ label: t, description: 'from an earlier session', taskId: t }))];
         if (items.length === 0) throw new UserError('No Rein task has a trace in this folder yet.');
         taskId = (await vscode.window.showQuickPick(items, { title: 'Show the trace of which task?' }))?.taskId;
         if (!taskId) return;
@@ -152,22 +204,26 @@ async function showTrace(ctx: Ctx, id?: string): Promise<void> {
         { location: vscode.ProgressLocation.Window, title: `Rein: writing the trace of ${taskId}` },
         () => renderTrace(binary, folder.uri.fsPath, taskId),
     );
-    showTraceWebview(taskId, html);
+    showTraceWebview(taskId, linkFiles(html, folder.uri.fsPath, commandIds.openFile), commandIds.openFile);
 }
 
 async function showEvidence(ctx: Ctx, id?: string): Promise<void> {
     const taskId = id ?? ctx.book.current()?.taskId;
     const v = taskId ? ctx.book.verification(taskId) : undefined;
     if (!v) throw new UserError('Rein has not verified that task: there is no evidence to show.');
-    ctx.tasksChannel.appendLine(ctx.secrets.redact(verificationLines(v).join('\n')));
+    // Written when it arrived; written again only if it was not.
+    ctx.writeEvidence(v);
     ctx.tasksChannel.show(true);
 }
 
-/** The status bar's menu: what can be done with the current task, and
- * the general commands. */
+/** The status bar's menu: the current task (its goal, where it stands,
+ * its outcome and summary), what can be done with it, and the general
+ * commands. */
 async function taskActions(ctx: Ctx): Promise<void> {
     const current = ctx.book.current();
     const labels: Record<TaskAction, string> = {
+        review: '$(eye) Review the proposed edit',
+        approval: '$(bell) Show the question (allow or deny a command)',
         answer: '$(comment) Answer the question…',
         cancel: '$(circle-slash) Cancel the task',
         resume: '$(debug-continue) Resume the task',
@@ -175,6 +231,8 @@ async function taskActions(ctx: Ctx): Promise<void> {
         evidence: '$(checklist) Show the verification evidence',
     };
     const run: Record<TaskAction, string> = {
+        review: commandIds.reviewEdit,
+        approval: commandIds.showNotifications,
         answer: commandIds.answer,
         cancel: commandIds.cancelTask,
         resume: commandIds.resumeTask,
@@ -184,9 +242,16 @@ async function taskActions(ctx: Ctx): Promise<void> {
     type Item = vscode.QuickPickItem & { command?: string; arg?: string };
     const items: Item[] = [];
     if (current) {
-        items.push({ label: `Task ${current.taskId}`, kind: vscode.QuickPickItemKind.Separator });
+        items.push({ label: oneLine(ctx.book.name(current.taskId), 80), kind: vscode.QuickPickItemKind.Separator });
+        items.push(outcomeItem(current));
         for (const action of ctx.book.actions(current.taskId)) {
             items.push({ label: labels[action], command: run[action], arg: current.taskId });
+            if (action === 'review') {
+                items.push(
+                    { label: '$(check) Accept the proposed edit', command: commandIds.acceptEdit, arg: current.taskId },
+                    { label: '$(close) Reject the proposed edit…', command: commandIds.rejectEditWithFeedback, arg: current.taskId },
+                );
+            }
         }
         items.push({ label: 'Rein', kind: vscode.QuickPickItemKind.Separator });
     }
@@ -197,10 +262,32 @@ async function taskActions(ctx: Ctx): Promise<void> {
         { label: '$(debug-restart) Restart Server', command: commandIds.restartServer },
     );
     const picked = await vscode.window.showQuickPick(items, {
-        title: current ? `Rein: ${current.state.replace('_', ' ')}` : 'Rein',
-        placeHolder: current?.reason ?? undefined,
+        title: current ? `Rein: ${oneLine(ctx.book.name(current.taskId), 80)}` : 'Rein',
+        placeHolder: 'What to do',
     });
     if (picked?.command) await vscode.commands.executeCommand(picked.command, picked.arg);
+}
+
+/** Where the task stands, as the menu's first row (not a command). */
+function outcomeItem(s: TaskStatus): vscode.QuickPickItem {
+    const icon: Record<TaskStatus['state'], string> = {
+        queued: 'sync',
+        running: 'sync',
+        verifying: 'sync',
+        waiting_user: 'bell',
+        succeeded: 'check',
+        unverified: 'warning',
+        failed: 'error',
+        cancelled: 'circle-slash',
+        budget_exhausted: 'warning',
+    };
+    const state = s.waitingFor ? `waiting for you to ${waitingWords(s.waitingFor)}` : s.state.replace(/_/g, ' ');
+    const reason = s.reason ? `: ${oneLine(plain(s.reason), 160)}` : '';
+    return {
+        label: `$(${icon[s.state]}) ${state}${reason}`,
+        description: spentLine(s),
+        detail: s.summary ? oneLine(plain(s.summary), 300) : undefined,
+    };
 }
 
 /** Stores an API key in SecretStorage (never in settings) and tells the
@@ -247,19 +334,19 @@ async function clearApiKey(ctx: Ctx): Promise<void> {
     void vscode.window.showInformationMessage(`Rein: the ${picked} API key is forgotten.`);
 }
 
-function item(s: TaskStatus): vscode.QuickPickItem & { taskId: string } {
+function item(s: TaskStatus, name = s.taskId): vscode.QuickPickItem & { taskId: string } {
     return {
-        label: s.taskId,
-        description: `${s.state.replace('_', ' ')} · ${spentLine(s)}`,
-        detail: s.reason ?? undefined,
+        label: oneLine(plain(name), 80),
+        description: `${s.state.replace(/_/g, ' ')} · ${spentLine(s)} · ${s.taskId}`,
+        detail: s.reason ? oneLine(plain(s.reason), 200) : undefined,
         taskId: s.taskId,
     };
 }
 
 /** The only candidate, or the user's pick; a message when there is none. */
-async function pickTask(_ctx: Ctx, candidates: TaskStatus[], none: string, title: string): Promise<string | undefined> {
+async function pickTask(ctx: Ctx, candidates: TaskStatus[], none: string, title: string): Promise<string | undefined> {
     const live = candidates.filter((s) => !isTerminal(s.state));
     if (live.length === 0) throw new UserError(none);
     if (live.length === 1) return live[0].taskId;
-    return (await vscode.window.showQuickPick(live.map(item), { title }))?.taskId;
+    return (await vscode.window.showQuickPick(live.map((s) => item(s, ctx.book.name(s.taskId))), { title }))?.taskId;
 }

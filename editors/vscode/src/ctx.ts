@@ -15,6 +15,8 @@ import { taskStatus, verification } from './lsp_ext';
 import { RedactingLogChannel } from './output';
 import { isTerminal, type TaskStatus, type Verification } from './protocol';
 import { askInstruction } from './instruction';
+import { plain } from './plain_text';
+import { reviewEdit, Reviews } from './review';
 import { SecretSet } from './redact';
 import { forLog, type Mapped } from './settings';
 import { StatusBar } from './status';
@@ -31,6 +33,10 @@ export class Ctx implements vscode.Disposable {
     /** Task outcomes and the verifier's evidence, for people to read. */
     readonly tasksChannel: vscode.OutputChannel;
     readonly status: StatusBar;
+    /** Proposed edits the user is reviewing. */
+    readonly reviews: Reviews;
+    /** Verifications already written to the tasks channel. */
+    private readonly evidenceWritten = new Set<string>();
     private client: lc.LanguageClient | undefined;
     private config: Config | undefined;
     private folder: vscode.WorkspaceFolder | undefined;
@@ -43,7 +49,12 @@ export class Ctx implements vscode.Disposable {
         this.output = new RedactingLogChannel(vscode.window.createOutputChannel('Rein', { log: true }), this.secrets);
         this.tasksChannel = vscode.window.createOutputChannel('Rein Tasks');
         this.status = new StatusBar(commandIds.taskActions);
-        this.disposables.push(this.output, this.tasksChannel, this.status);
+        this.reviews = new Reviews(
+            this.output,
+            () => this.reviewsChanged(),
+            (p, outcome) => this.noteReview(p.path, p.taskId, outcome),
+        );
+        this.disposables.push(this.output, this.tasksChannel, this.status, this.reviews);
     }
 
     get workspaceFolder(): vscode.WorkspaceFolder | undefined {
@@ -126,7 +137,9 @@ export class Ctx implements vscode.Disposable {
             initial,
             onTaskStarted: (taskId) => this.taskStarted(taskId),
             onTaskProgress: (taskId, progress) => {
+                const first = progress.goal !== undefined && this.book.progress(taskId).goal === undefined;
                 this.book.progressed(taskId, progress);
+                if (first) this.tasksChannel.appendLine(this.secrets.redact(`[${stamp()}] ${plain(progress.goal ?? '')} (task ${taskId})`));
                 this.showCurrent();
             },
             askInstruction,
@@ -135,7 +148,10 @@ export class Ctx implements vscode.Disposable {
         client.onDidChangeState((e) => {
             if (e.newState === lc.State.Running) this.status.setServer('ready');
             else if (e.newState === lc.State.Stopped) this.status.setServer('stopped', 'see the “Rein” output');
+            // A server that stopped waits for no review.
+            if (e.newState !== lc.State.Running) this.reviews.withdrawAll();
         });
+        client.onRequest(reviewEdit, (params, token) => this.reviews.review(params, token));
         client.onNotification(taskStatus, (s) => this.onTaskStatus(s));
         client.onNotification(verification, (v) => this.onVerification(v));
         client.onNotification(lc.ShowMessageNotification.type, (m) => this.onShowMessage(m));
@@ -155,6 +171,7 @@ export class Ctx implements vscode.Disposable {
     async stop(): Promise<void> {
         const client = this.client;
         this.client = undefined;
+        this.reviews.withdrawAll();
         if (client) {
             try {
                 await client.stop();
@@ -212,14 +229,31 @@ export class Ctx implements vscode.Disposable {
         const news = this.book.update(s);
         this.showCurrent();
         if (!news) return;
-        this.tasksChannel.appendLine(
-            this.secrets.redact(`[${new Date().toISOString()}] task ${s.taskId}: ${s.state}${s.reason ? ` — ${s.reason}` : ''}`),
-        );
-        if (isTerminal(s.state)) void this.announceOutcome(s);
+        const what = s.waitingFor ? `waiting for you (${s.waitingFor.kind}: ${s.waitingFor.detail})` : s.state.replace(/_/g, ' ');
+        const lines = [`[${stamp()}] ${this.book.name(s.taskId)}: ${what}${s.reason ? ` — ${plain(s.reason)}` : ''}`];
+        if (isTerminal(s.state) && s.summary) lines.push(`  Rein’s summary: ${plain(s.summary)}`);
+        this.tasksChannel.appendLine(this.secrets.redact(lines.join('\n')));
+        if (isTerminal(s.state)) {
+            // Its reviews are over too (the server withdraws them; this is
+            // in case that message was lost with a dying server).
+            for (const r of this.reviews.all().filter((r) => r.taskId === s.taskId)) this.reviews.withdrawReview(r.reviewId);
+            void this.announceOutcome(s);
+        }
+    }
+
+    private reviewsChanged(): void {
+        const all = this.reviews.all();
+        void vscode.commands.executeCommand('setContext', 'rein.reviewing', all.length > 0);
+        void vscode.commands.executeCommand('setContext', 'rein.reviewHasHunks', all.some((r) => r.hunks.length > 1));
+    }
+
+    /** Writes a review's outcome to the tasks channel. */
+    noteReview(path: string, taskId: string, what: string): void {
+        this.tasksChannel.appendLine(this.secrets.redact(`[${stamp()}] ${this.book.name(taskId)}: the edit to ${path} — ${what}`));
     }
 
     private async announceOutcome(s: TaskStatus): Promise<void> {
-        const reason = s.reason ?? s.state;
+        const reason = plain(s.reason ?? s.state.replace(/_/g, ' '));
         const actions = ['Show Trace', ...(this.book.verification(s.taskId) ? ['Show Evidence'] : [])];
         let choice: string | undefined;
         if (s.state === 'succeeded') {
@@ -231,7 +265,8 @@ export class Ctx implements vscode.Disposable {
             // Done, but Rein could not see the test pass: not a success.
             choice = await vscode.window.showWarningMessage(`Rein: not verified: ${reason}`, ...actions);
         } else if (s.state === 'failed' || s.state === 'budget_exhausted') {
-            choice = await vscode.window.showWarningMessage(`Rein: the task ${s.state.replace('_', ' ')}: ${reason}`, ...actions);
+            const what = s.state === 'failed' ? 'failed' : 'ran out of budget';
+            choice = await vscode.window.showWarningMessage(`Rein: the task ${what}: ${reason}`, ...actions);
         }
         if (choice === 'Show Trace') await vscode.commands.executeCommand(commandIds.showTrace, s.taskId);
         if (choice === 'Show Evidence') await vscode.commands.executeCommand(commandIds.showEvidence, s.taskId);
@@ -239,6 +274,14 @@ export class Ctx implements vscode.Disposable {
 
     private onVerification(v: Verification): void {
         this.book.verified(v);
+        this.writeEvidence(v);
+    }
+
+    /** The verifier's evidence in the tasks channel, once per verification. */
+    writeEvidence(v: Verification): void {
+        const key = JSON.stringify(v);
+        if (this.evidenceWritten.has(key)) return;
+        this.evidenceWritten.add(key);
         for (const line of verificationLines(v)) this.tasksChannel.appendLine(this.secrets.redact(line));
     }
 
@@ -252,7 +295,7 @@ export class Ctx implements vscode.Disposable {
                 : m.type === lc.MessageType.Warning
                   ? vscode.window.showWarningMessage
                   : vscode.window.showInformationMessage;
-        const choice = await show(m.message, ...(question ? ['Answer…'] : []));
+        const choice = await show(plain(m.message), ...(question ? ['Answer…'] : []));
         if (choice === 'Answer…') await vscode.commands.executeCommand(commandIds.answer);
     }
 
@@ -260,6 +303,10 @@ export class Ctx implements vscode.Disposable {
         void this.stop();
         for (const d of this.disposables) d.dispose();
     }
+}
+
+function stamp(): string {
+    return new Date().toISOString();
 }
 
 /** An error whose message is for the user as it stands. */

@@ -13,6 +13,13 @@ export type TaskState =
     | 'cancelled'
     | 'budget_exhausted';
 
+/** What a task waits for the user to do, in the middle of its run. */
+export interface WaitingFor {
+    kind: 'review' | 'approval' | 'answer';
+    /** What it is about: a path, a command. */
+    detail: string;
+}
+
 /** `rein/taskStatus`, sent on every state change of a task. */
 export interface TaskStatus {
     taskId: string;
@@ -22,7 +29,48 @@ export interface TaskStatus {
     maxTurns: number;
     inputTokens: number;
     outputTokens: number;
+    /** What the priced calls cost. */
     costUsd: number;
+    /** Calls with no known price: the real cost is unknown (or more). */
+    unpricedCalls?: number;
+    /** With `state: 'waiting_user'` while a review, an approval or an
+     * answer is pending; absent once the task goes on (or when it stopped
+     * for the user, after a crash). */
+    waitingFor?: WaitingFor | null;
+    /** On the final status: the model's last words (untrusted text). */
+    summary?: string | null;
+}
+
+/** `rein/reviewEdit` (server → client): a change to review. Lines are
+ * 0-based. `original: null` is a new file. */
+export interface ReviewParams {
+    taskId: string;
+    reviewId: string;
+    uri: string;
+    path: string;
+    label: string;
+    summary: string;
+    /** The model's reason, in its words (untrusted text, may be empty). */
+    reason: string;
+    original: string | null;
+    proposed: string;
+    hunks: ReviewHunk[];
+}
+
+export interface ReviewHunk {
+    originalStart: number;
+    originalLines: number;
+    proposedStart: number;
+    proposedLines: number;
+}
+
+/** The answer to `rein/reviewEdit`. */
+export interface ReviewAnswer {
+    decision: 'accept' | 'reject';
+    /** With `accept`: the hunks kept, by index (absent: all). */
+    hunks?: number[];
+    /** With `reject`: what the user said, for the model. */
+    comment?: string;
 }
 
 export interface EvidenceFile {

@@ -7,6 +7,9 @@
 // - `confirmsEdits`: VS Code shows an edit marked `needsConfirmation` in
 //   its refactor preview before applying it, so the server need not ask
 //   first;
+// - `reviewsEdits`: it answers `rein/reviewEdit` with its own review
+//   (review.ts): the real diff, the model's reason, Accept / Reject, per
+//   hunk too; the server then applies what was accepted unasked;
 // - `workspaceTrust`: `initializationOptions.workspaceTrusted` is VS Code's
 //   Workspace Trust (set in client.ts), the editor's own word.
 // (`saveDocuments` is declared by its feature, save_documents.ts.)
@@ -23,6 +26,7 @@ export class ReinCapabilitiesFeature implements lc.StaticFeature {
         const rein = (experimental.rein ??= {}) as Record<string, unknown>;
         rein.instructionPrompt = true;
         rein.confirmsEdits = true;
+        rein.reviewsEdits = true;
         rein.workspaceTrust = true;
     }
 

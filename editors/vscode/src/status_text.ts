@@ -2,7 +2,8 @@
 // `rein/taskStatus`, unit-tested. The numbers read like the server's own
 // progress line (`turn 3/20 · 12.4k tok · $0.03`).
 
-import { isTerminal, type TaskStatus } from './protocol';
+import { plain } from './plain_text';
+import { isTerminal, type TaskStatus, type WaitingFor } from './protocol';
 
 export type Severity = 'normal' | 'warning' | 'error';
 
@@ -17,14 +18,29 @@ export function formatTokens(n: number): string {
     return n >= 1000 ? `${(n / 1000).toFixed(1)}k tok` : `${n} tok`;
 }
 
-export function formatCost(usd: number): string {
+/** `$0.03`; never `$0.00` for a cost Rein does not know: `cost unknown`
+ * when no call was priced, `≥ $0.03` when some were not. */
+export function formatCost(usd: number, unpricedCalls = 0): string {
+    if (unpricedCalls > 0) return usd > 0 ? `≥ $${usd.toFixed(2)}` : 'cost unknown';
     return `$${usd.toFixed(2)}`;
 }
 
 /** `turn 3/20 · 12.4k tok · $0.03` */
 export function spentLine(s: TaskStatus): string {
     const turn = s.maxTurns > 0 ? `turn ${Math.max(1, s.turn)}/${s.maxTurns} · ` : '';
-    return `${turn}${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd)}`;
+    return `${turn}${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd, s.unpricedCalls ?? 0)}`;
+}
+
+/** What the user is asked to do: "review the edit to cart.py". */
+export function waitingWords(w: WaitingFor): string {
+    switch (w.kind) {
+        case 'review':
+            return `review the edit to ${w.detail}`;
+        case 'approval':
+            return `allow or deny ${w.detail}`;
+        case 'answer':
+            return 'answer a question';
+    }
 }
 
 /** From the task's `$/progress`: its goal (begin) and what it is doing (report). */
@@ -49,9 +65,14 @@ export function statusView(s: TaskStatus, progress: TaskProgress = {}): StatusVi
         case 'verifying':
             return view('sync~spin', `verifying · ${spent}`);
         case 'waiting_user':
+            if (s.waitingFor?.kind === 'review') return view('eye', `waiting for you · review ${s.waitingFor.detail}`, 'warning');
+            if (s.waitingFor?.kind === 'approval') return view('shield', 'waiting for you · allow a command?', 'warning');
             return view('question', 'waiting for you', 'warning');
         case 'succeeded':
-            return view('check', `succeeded · ${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd)}`);
+            return view(
+                'check',
+                `succeeded · ${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd, s.unpricedCalls ?? 0)}`,
+            );
         case 'unverified':
             return view('warning', 'done, not verified', 'warning');
         case 'failed':
@@ -64,12 +85,13 @@ export function statusView(s: TaskStatus, progress: TaskProgress = {}): StatusVi
 }
 
 function tooltip(s: TaskStatus, progress: TaskProgress): string {
-    const lines = [`Rein task ${s.taskId}: ${s.state.replace(/_/g, ' ')}`];
-    if (progress.goal) lines.push(progress.goal);
-    if (s.reason) lines.push(s.reason);
-    // What it is doing matters only while it does it.
-    if (progress.activity && !isTerminal(s.state)) lines.push(`Now: ${progress.activity}`);
-    lines.push(spentLine(s), 'Click for task actions.');
+    const lines = [`Rein: ${progress.goal ? plain(progress.goal) : `task ${s.taskId}`}`];
+    const state = s.state.replace(/_/g, ' ');
+    if (s.state === 'waiting_user' && s.waitingFor) lines.push(`Waiting for you to ${waitingWords(s.waitingFor)}.`);
+    else lines.push(s.reason ? `${state}: ${plain(s.reason)}` : state);
+    // What it is doing matters only while it does it (and a wait says so above).
+    if (progress.activity && !isTerminal(s.state) && !s.waitingFor) lines.push(`Now: ${plain(progress.activity)}`);
+    lines.push(spentLine(s), `Task ${s.taskId} · click for task actions.`);
     return lines.join('\n');
 }
 

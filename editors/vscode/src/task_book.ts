@@ -5,7 +5,7 @@
 import { isTerminal, type TaskStatus, type Verification } from './protocol';
 import type { TaskProgress } from './status_text';
 
-export type TaskAction = 'answer' | 'cancel' | 'resume' | 'trace' | 'evidence';
+export type TaskAction = 'review' | 'approval' | 'answer' | 'cancel' | 'resume' | 'trace' | 'evidence';
 
 export class TaskBook {
     private readonly statuses = new Map<string, TaskStatus>();
@@ -20,9 +20,10 @@ export class TaskBook {
         // A late, non-final status must not bring an ended task back to life
         // (statuses are sent in order, but a restart can replay an old one).
         if (before && isTerminal(before.state) && !isTerminal(status.state)) return false;
-        this.statuses.set(status.taskId, status);
+        // Only the final status carries the summary; keep it.
+        this.statuses.set(status.taskId, { ...status, summary: status.summary ?? before?.summary });
         this.order = [...this.order.filter((id) => id !== status.taskId), status.taskId];
-        return before?.state !== status.state;
+        return before?.state !== status.state || before?.waitingFor?.kind !== status.waitingFor?.kind;
     }
 
     /** A task started by us, before its first status arrives. */
@@ -68,9 +69,14 @@ export class TaskBook {
         return this.all().filter((s) => !isTerminal(s.state));
     }
 
-    /** Tasks waiting for the user, most recent first. */
+    /** Tasks waiting for an answer (or stopped for the user), most recent first. */
     waiting(): TaskStatus[] {
-        return this.all().filter((s) => s.state === 'waiting_user');
+        return this.all().filter((s) => s.state === 'waiting_user' && (!s.waitingFor || s.waitingFor.kind === 'answer'));
+    }
+
+    /** How the user knows the task: its goal, else its id. */
+    name(taskId: string): string {
+        return this.progresses.get(taskId)?.goal ?? `task ${taskId}`;
     }
 
     /** What the user can do with a task, in the order the quick pick lists it. */
@@ -78,10 +84,16 @@ export class TaskBook {
         const s = this.statuses.get(taskId);
         if (!s) return ['trace'];
         const actions: TaskAction[] = [];
-        // A question is answered; a task stopped after a crash is resumed.
-        // From the status alone the two look alike, so both are offered
-        // and the server refuses the one that does not apply, saying why.
-        if (s.state === 'waiting_user') actions.push('answer', 'resume');
+        if (s.state === 'waiting_user') {
+            // What the task waits for says what to do; a task stopped
+            // after a crash (no `waitingFor`) looks like one stopped on a
+            // question, so both are offered and the server refuses the one
+            // that does not apply, saying why.
+            if (s.waitingFor?.kind === 'review') actions.push('review');
+            else if (s.waitingFor?.kind === 'approval') actions.push('approval');
+            else if (s.waitingFor?.kind === 'answer') actions.push('answer');
+            else actions.push('answer', 'resume');
+        }
         if (!isTerminal(s.state)) actions.push('cancel');
         actions.push('trace');
         if (this.verifications.has(taskId)) actions.push('evidence');

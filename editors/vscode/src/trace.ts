@@ -49,14 +49,14 @@ export async function renderTrace(binary: string, folder: string, taskId: string
     }
 }
 
-export function showTraceWebview(taskId: string, html: string): vscode.WebviewPanel {
+export function showTraceWebview(taskId: string, html: string, openCommand: string): vscode.WebviewPanel {
     const panel = vscode.window.createWebviewPanel(
         'rein.trace',
         `Rein trace ${taskId}`,
         vscode.ViewColumn.Active,
         // The report is one self-contained page: its own script (the chart),
-        // no network, no files.
-        { enableScripts: true, localResourceRoots: [] },
+        // no network, no files; its links to logs run one command of ours.
+        { enableScripts: true, localResourceRoots: [], enableCommandUris: [openCommand] },
     );
     panel.webview.html = html;
     return panel;

@@ -19,8 +19,10 @@ test('a running task shows a spinner with turn, tokens and cost', () => {
     const view = statusView(status('running'));
     assert.equal(view.text, '$(sync~spin) Rein: turn 3/20 · 12.4k tok · $0.03');
     assert.equal(view.severity, 'normal');
-    assert.match(view.tooltip, /Rein task t-1: running/);
-    assert.match(view.tooltip, /Click for task actions/);
+    assert.match(view.tooltip, /^Rein: task t-1\nrunning\n/);
+    assert.match(view.tooltip, /Task t-1 · click for task actions/);
+    // Named by its goal once the task said it.
+    assert.match(statusView(status('running'), { goal: 'Fix `test_total`' }).tooltip, /^Rein: Fix test_total\n/);
 });
 
 test('turn 0 of a running task reads as turn 1, as the server says it', () => {
@@ -47,7 +49,10 @@ test('every state has its words, icon and severity', () => {
 
 test('the reason (a question, why it failed) is in the tooltip', () => {
     const view = statusView(status('waiting_user', { reason: 'Which currency should totals use?' }));
-    assert.match(view.tooltip, /waiting user\nWhich currency should totals use\?/);
+    assert.match(view.tooltip, /\nwaiting user: Which currency should totals use\?\n/);
+    // Markdown from the server reads as plain text.
+    const done = statusView(status('succeeded', { reason: 'fixed: `TestCart.test_total` passes in 4 turns' }));
+    assert.match(done.tooltip, /succeeded: fixed: TestCart\.test_total passes in 4 turns/);
     assert.match(statusView(status('budget_exhausted')).tooltip, /budget exhausted/);
 });
 
@@ -57,4 +62,27 @@ test('before any task: the server’s state', () => {
     const stopped = idleView('stopped', 'no rein binary');
     assert.equal(stopped.severity, 'error');
     assert.match(stopped.tooltip, /not running: no rein binary/);
+});
+
+test('a review or an approval pending is its own state, not a spinner', () => {
+    const review = statusView(status('waiting_user', { waitingFor: { kind: 'review', detail: 'cart.py' } }), {
+        activity: 'turn 3/20 · proposing an edit to cart.py · 8.6k tok · $0.03',
+    });
+    assert.equal(review.text, '$(eye) Rein: waiting for you · review cart.py');
+    assert.equal(review.severity, 'warning');
+    assert.match(review.tooltip, /Waiting for you to review the edit to cart\.py\./);
+    assert.doesNotMatch(review.tooltip, /proposing an edit/);
+    const approval = statusView(status('waiting_user', { waitingFor: { kind: 'approval', detail: '“make”' } }));
+    assert.equal(approval.text, '$(shield) Rein: waiting for you · allow a command?');
+    assert.match(approval.tooltip, /allow or deny “make”/);
+});
+
+test('an unknown cost is never shown as $0.00', () => {
+    assert.equal(formatCost(0, 3), 'cost unknown');
+    assert.equal(formatCost(0.0312, 1), '≥ $0.03');
+    assert.equal(formatCost(0, 0), '$0.00');
+    const view = statusView(status('succeeded', { costUsd: 0, unpricedCalls: 4 }));
+    assert.equal(view.text, '$(check) Rein: succeeded · 12.4k tok · cost unknown');
+    assert.match(view.tooltip, /cost unknown/);
+    assert.doesNotMatch(view.tooltip, /\$0\.00/);
 });

@@ -69,3 +69,36 @@ test('the actions offered follow the state', () => {
         ['ask', 'run'],
     );
 });
+
+test('what a task waits for decides what the menu offers', () => {
+    const book = new TaskBook();
+    book.update({ ...s('a', 'waiting_user'), waitingFor: { kind: 'review', detail: 'cart.py' } });
+    assert.deepEqual(book.actions('a'), ['review', 'cancel', 'trace']);
+    // A review pending is not a question to answer.
+    assert.deepEqual(book.waiting(), []);
+    book.update({ ...s('a', 'waiting_user'), waitingFor: { kind: 'answer', detail: 'Which currency?' } });
+    assert.deepEqual(book.actions('a'), ['answer', 'cancel', 'trace']);
+    assert.deepEqual(book.waiting().map((t) => t.taskId), ['a']);
+    book.update({ ...s('a', 'waiting_user'), waitingFor: { kind: 'approval', detail: '“make”' } });
+    assert.deepEqual(book.actions('a'), ['approval', 'cancel', 'trace']);
+    // Stopped after a crash: no waitingFor, both ways on are offered.
+    book.update(s('b', 'waiting_user'));
+    assert.deepEqual(book.actions('b'), ['answer', 'resume', 'cancel', 'trace']);
+});
+
+test('a change of what the task waits for is news; the final summary is kept', () => {
+    const book = new TaskBook();
+    book.update(s('a', 'waiting_user'));
+    assert.equal(book.update({ ...s('a', 'waiting_user'), waitingFor: { kind: 'review', detail: 'x' } }), true);
+    book.update({ ...s('a', 'succeeded'), summary: 'Fixed total().' });
+    book.update(s('a', 'succeeded'));
+    assert.equal(book.get('a')?.summary, 'Fixed total().');
+});
+
+test('a task is named by its goal once known', () => {
+    const book = new TaskBook();
+    book.started('a');
+    assert.equal(book.name('a'), 'task a');
+    book.progressed('a', { goal: 'Fix test_total' });
+    assert.equal(book.name('a'), 'Fix test_total');
+});
