@@ -235,6 +235,8 @@ struct Case {
     scenario: Option<PathBuf>,
     /// Where the first server process dies (`REIN_CRASH_AT`, once).
     crash_at: Option<&'static str>,
+    /// Files of the project replaced in the copy: (relative path, text).
+    files: Vec<(&'static str, String)>,
 }
 
 impl Case {
@@ -244,7 +246,14 @@ impl Case {
             project: demo_project(),
             scenario: None,
             crash_at: None,
+            files: Vec::new(),
         }
+    }
+
+    /// The copy of the project has `text` at `rel`.
+    fn file(mut self, rel: &'static str, text: String) -> Self {
+        self.files.push((rel, text));
+        self
     }
 
     fn scenario(mut self, path: PathBuf) -> Self {
@@ -285,6 +294,9 @@ async fn run(case: Case) -> Ran {
     let tmp = dir.path().canonicalize().unwrap();
     let root = tmp.join("project");
     copy_dir(&case.project, &root);
+    for (rel, text) in &case.files {
+        std::fs::write(root.join(rel), text).unwrap();
+    }
     let xdg = tmp.join("xdg");
     for sub in ["config", "data", "state", "cache"] {
         std::fs::create_dir_all(xdg.join(sub)).unwrap();
@@ -448,12 +460,26 @@ async fn ask_with_a_range_a_command_approval_and_a_question() {
 
 /// The "Ask Rein…" code action: the plugin asks for the instruction and
 /// sends it with the place (the server offers that action only to clients
-/// that declare they can).
+/// that declare they can, and only on a selection: none at a bare
+/// cursor).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ask_rein_code_action_asks_for_the_instruction() {
     let case = Case::new("ask_code_action").scenario(nvim_scenario("ask_code_action.json"));
     let ran = run(case).await;
     assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
+/// Regression (issue 16): `:Rein fix` on a test that already passes
+/// started a full agent run. Now it ends at once and the user is told
+/// "already passing" (the scenario has no reply: a model call would fail
+/// the task); nothing is proposed or changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixing_a_test_that_already_passes_says_so_at_once() {
+    let case = Case::new("already_passing")
+        .file("cart.py", fixed_cart())
+        .scenario(nvim_scenario("no_call.json"));
+    let ran = run(case).await;
+    assert_eq!(ran.disk("cart.py"), fixed_cart());
 }
 
 /// `:checkhealth rein`: binary, server start (a real initialize round
@@ -541,4 +567,51 @@ async fn accept_all_applies_the_rest_of_the_task() {
         1,
     );
     assert_eq!(ran.disk("cart.py"), expected);
+}
+
+/// The review of an edit: the preview shows the model's reason ("Why: …")
+/// above the diff, the task shows as waiting for the user's review (not
+/// as a question), and the scripted model's cost reads "cost unknown".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_shows_the_reason_and_the_task_waits_for_the_review() {
+    let ran = run(Case::new("review_reason")).await;
+    assert_eq!(ran.disk("cart.py"), fixed_cart());
+}
+
+/// `:Rein cancel` with the preview open: the preview closes, the user is
+/// told, a late accept applies nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_cancelling_the_task_closes_the_preview() {
+    let ran = run(Case::new("review_cancel")).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
+/// An edit the server withdraws (`$/cancelRequest`, its approval timeout)
+/// closes its preview while the task goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_an_edit_rein_withdraws_closes_its_preview() {
+    let ran = run(Case::new("review_withdrawn")).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+    assert!(
+        ran.lsp_log
+            .contains("client did not answer in time; withdrawn"),
+        "the server never withdrew the edit: the case proved nothing"
+    );
+}
+
+/// A command approval and a question, each named in the status line; only
+/// the question is one for `:Rein answer`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_the_status_line_says_what_the_task_waits_for() {
+    let case = Case::new("review_waits").scenario(nvim_scenario("ask_command_question.json"));
+    let ran = run(case).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
+/// What the plugin shows for costs (priced, partly, unknown), Markdown
+/// backticks in reasons, and a reason full of control and bidi characters
+/// in the preview: escaped, wrapped, never interpreted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_texts_are_plain_inert_and_honest_about_cost() {
+    run(Case::new("review_texts")).await;
 }

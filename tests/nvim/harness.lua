@@ -149,7 +149,10 @@ function H.wait_state(states, timeout)
   end
   H.wait('a task in state ' .. table.concat(states, '|'), function()
     local t = H.task()
-    return t and set[t.state]
+    -- A task waiting for a review or an approval is still running: it
+    -- is not what a case waiting for 'waiting_user' (a question) means.
+    local mid_run = t and t.waiting_for and t.waiting_for.kind ~= 'answer'
+    return t and set[t.state] and not mid_run
   end, timeout)
   return H.task()
 end

@@ -34,7 +34,7 @@ H.run(function()
   H.eq(require('rein').status(), 'Rein: waiting for your answer (:Rein answer)', 'status line')
 
   H.eq(#asked, 1, 'one command approval')
-  H.contains(asked[1].prompt, '`echo rein-approved`', 'the approval names the command')
+  H.contains(asked[1].prompt, '“echo rein-approved”', 'the approval names the command')
   local titles = vim.tbl_map(function(i)
     return i.title
   end, asked[1].items)

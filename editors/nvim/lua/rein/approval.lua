@@ -10,10 +10,16 @@
 -- the rest of that task's edits (by annotation label, which names the task).
 -- Edits the server marks `needsConfirmation = false` (the user allowed them
 -- in the permissions) are applied without a preview, still version-checked.
+--
+-- An edit Rein no longer waits for is withdrawn: the server's
+-- `$/cancelRequest` for it (its id from `rein.rpc`), or the end of its task,
+-- closes its preview or drops it from the queue, and the user is told. Its
+-- keys are tied to it, so a late `a` applies nothing.
 
 local edits = require('rein.edits')
 local lsp = require('rein.lsp')
 local preview = require('rein.preview')
+local rpc = require('rein.rpc')
 
 local M = {}
 
@@ -71,8 +77,9 @@ local function try_apply(item)
   return { applied = true }
 end
 
---- Answers the server (once) and forgets the item.
-local function respond(item, result, how)
+--- Answers the server (once) and forgets the item. `err` (with a nil
+--- `result`) answers with an LSP error instead.
+local function respond(item, result, how, err)
   if item.done then
     return
   end
@@ -94,12 +101,12 @@ local function respond(item, result, how)
   table.insert(M.history, {
     label = item.plan.label,
     task_id = item.plan.task_id,
-    applied = result.applied,
-    reason = result.failureReason,
+    applied = result ~= nil and result.applied or false,
+    reason = result and result.failureReason or (err and err.message),
     how = how,
   })
   if item.resume then
-    item.resume(result)
+    item.resume(result, err)
   end
   emit()
 end
@@ -122,8 +129,14 @@ function M.visible()
   return item ~= nil and item.win ~= nil and vim.api.nvim_win_is_valid(item.win)
 end
 
-local function decide(how)
-  local item = queue[1]
+--- Decides on `item` (default: the first in line).
+local function decide(how, item)
+  if item and item.done then
+    -- A key of a preview whose edit was withdrawn meanwhile.
+    notify('that edit was withdrawn; nothing was applied', vim.log.levels.WARN)
+    return false
+  end
+  item = item or queue[1]
   if not item then
     notify('no edit is waiting for approval', vim.log.levels.WARN)
     return false
@@ -153,12 +166,15 @@ function M.reject()
 end
 
 --- Accepts it and every later edit of the same task.
-function M.accept_all()
-  local item = queue[1]
+function M.accept_all(item)
+  if item and item.done then
+    return decide('accepted all', item)
+  end
+  item = item or queue[1]
   if item then
     accept_all[item.plan.label] = item.plan.task_id or true
   end
-  return decide('accepted all')
+  return decide('accepted all', item)
 end
 
 --- Hides the preview; the edit keeps waiting (:Rein review shows it again).
@@ -195,10 +211,18 @@ local function open(item)
     opts.focus = false
     notify('an edit waits for your approval: :Rein review')
   end
+  -- Tied to this edit: a key that comes after it was withdrawn must not
+  -- decide on the next one.
   local keys = {
-    a = M.accept,
-    r = M.reject,
-    A = M.accept_all,
+    a = function()
+      decide('accepted', item)
+    end,
+    r = function()
+      decide('rejected', item)
+    end,
+    A = function()
+      M.accept_all(item)
+    end,
     q = M.hide,
     ['<Esc>'] = M.hide,
   }
@@ -264,12 +288,35 @@ show_next = function()
   emit()
 end
 
+--- The files an edit changes, for messages.
+local function files_of(item)
+  local names = {}
+  for _, step in ipairs(item.plan.steps) do
+    local name = require('rein.text').inert(require('rein.buffers').display(step.uri))
+    if not vim.list_contains(names, name) then
+      table.insert(names, name)
+    end
+  end
+  return table.concat(names, ', ')
+end
+
+--- Why a task's edits no longer matter, from its state ('cancelled', …).
+local function ended_because(state)
+  if state == 'cancelled' then
+    return 'the task was cancelled'
+  end
+  return 'the task ended: ' .. tostring(state or 'over')
+end
+
 --- Drops the edits of a task that ended (their answer no longer matters,
---- and applying them later would surprise everyone).
-function M.drop_task(task_id, why)
+--- and applying them later would surprise everyone); `state` is how it
+--- ended.
+function M.drop_task(task_id, state)
+  local why = ended_because(state)
   for _, item in ipairs(vim.list_slice(queue)) do
     if item.plan.task_id == task_id then
-      respond(item, { applied = false, failureReason = why or 'the task ended' }, 'dropped')
+      respond(item, { applied = false, failureReason = why }, 'dropped')
+      notify(('Rein withdrew its edit to %s (%s)'):format(files_of(item), why))
     end
   end
   for label, task in pairs(accept_all) do
@@ -280,6 +327,36 @@ function M.drop_task(task_id, why)
   show_next()
 end
 
+--- `$/cancelRequest {id}`: the server no longer waits for that request.
+--- The edit's preview closes (or it leaves the queue), and the user is
+--- told why as far as Neovim knows it.
+function M.on_cancel_request(_, params, ctx)
+  local id = type(params) == 'table' and params.id or nil
+  if id == nil or not ctx then
+    return
+  end
+  for _, item in ipairs(vim.list_slice(queue)) do
+    if item.request_id == id and item.client.id == ctx.client_id then
+      local task = item.plan.task_id and require('rein.progress').tasks[item.plan.task_id]
+      local why
+      if task and (task.cancel_requested or task.state == 'cancelled') then
+        why = 'the task was cancelled'
+      elseif task and require('rein.progress').is_terminal(task.state) then
+        why = ended_because(task.state)
+      else
+        why = 'no answer in time, or the task moved on'
+      end
+      respond(item, nil, 'withdrawn', {
+        code = vim.lsp.protocol.ErrorCodes.RequestCancelled,
+        message = 'withdrawn by the server',
+      })
+      notify(('Rein withdrew its edit to %s (%s)'):format(files_of(item), why))
+      show_next()
+      return
+    end
+  end
+end
+
 --- Drops every edit of a client that stopped.
 function M.drop_client(client_id)
   for _, item in ipairs(vim.list_slice(queue)) do
@@ -287,6 +364,7 @@ function M.drop_client(client_id)
       respond(item, { applied = false, failureReason = 'the Rein server stopped' }, 'dropped')
     end
   end
+  rpc.forget(client_id)
   show_next()
 end
 
@@ -301,12 +379,14 @@ function M.handler(_, params, ctx)
   if not client then
     return { applied = false, failureReason = 'the Rein client in Neovim is gone' }
   end
+  -- First, whatever happens next: the ids are taken in order.
+  local request_id = rpc.take(client.id, params)
   local ok, plan = pcall(edits.plan, params)
   if not ok then
     notify('could not read an edit from the server: ' .. tostring(plan), vim.log.levels.WARN)
     return { applied = false, failureReason = 'Neovim could not read this edit: ' .. tostring(plan) }
   end
-  local item = { plan = plan, client = client }
+  local item = { plan = plan, client = client, request_id = request_id }
   local fresh, stale_reason = check(plan)
   if not fresh then
     -- Already out of date: nothing to ask the user.
@@ -324,9 +404,9 @@ function M.handler(_, params, ctx)
   if not co or is_main then
     return { applied = false, failureReason = 'Neovim could not show this edit for approval' }
   end
-  item.resume = function(result)
+  item.resume = function(result, answer_err)
     vim.schedule(function()
-      local resumed, err = pcall(coroutine.resume, co, result)
+      local resumed, err = pcall(coroutine.resume, co, result, answer_err)
       if not resumed then
         notify('could not answer the server: ' .. tostring(err), vim.log.levels.ERROR)
       end
@@ -350,7 +430,8 @@ function M.handler(_, params, ctx)
   table.insert(queue, item)
   watch(item)
   show_next()
-  return coroutine.yield()
+  local result, err = coroutine.yield()
+  return result, err
 end
 
 return M

@@ -198,11 +198,10 @@ function M.ask_action(command, ctx)
   end
 end
 
---- :Rein answer [text] — answers the question of a task waiting for you.
+--- :Rein answer [text] — answers the question of a task waiting for you
+--- (not a review nor a command approval: those have their own prompts).
 function M.answer(opts)
-  local waiting = vim.tbl_filter(function(t)
-    return t.state == 'waiting_user'
-  end, progress.active())
+  local waiting = vim.tbl_filter(progress.is_question, progress.active())
   with_task(nil, waiting, 'answer', function(id, task)
     local client = client_for(task)
     if not client then
@@ -231,6 +230,10 @@ function M.cancel(opts)
     if not client then
       return
     end
+    -- So that an edit withdrawn for it says why (rein.approval).
+    if task then
+      task.cancel_requested = true
+    end
     lsp.execute(client, 'rein.cancelTask', { taskId = id }, function(result)
       if type(result) == 'table' and result.cancelled == false then
         notify('task ' .. id .. ' is not running here', vim.log.levels.WARN)
@@ -240,11 +243,9 @@ function M.cancel(opts)
 end
 
 --- :Rein resume [task] — a task waiting for you, or left by a server that
---- died.
+--- died. A task waiting for a review or an approval still runs: not one.
 function M.resume(opts)
-  local waiting = vim.tbl_filter(function(t)
-    return t.state == 'waiting_user'
-  end, progress.active())
+  local waiting = vim.tbl_filter(progress.is_question, progress.active())
   with_task(opts.rest, waiting, 'resume', function(id, task)
     local client = client_for(task)
     if not client then
@@ -352,14 +353,26 @@ function M.untrust()
   set_trust(false)
 end
 
---- :Rein status — every task of this session.
+--- :Rein status — every task of this session: what it waits for (or its
+--- outcome, or what it does), tokens and cost.
 function M.status()
   local lines = {}
   for _, t in ipairs(progress.all()) do
-    table.insert(
-      lines,
-      ('%s  %-16s %s'):format(t.id, t.state, t.reason or t.message or t.title or '')
-    )
+    local what = progress.waiting_text(t)
+    if what then
+      what = what .. progress.waiting_hint(t)
+      if progress.is_question(t) and t.question then
+        what = what .. ': ' .. t.question
+      end
+    elseif t.reason or not t.message then
+      what = t.reason or t.title or ''
+    end
+    -- The server's progress message has its own tokens and cost.
+    if what and (t.tokens > 0 or t.cost > 0 or (t.unpriced or 0) > 0) then
+      what = what .. ' · ' .. progress.spent_text(t)
+    end
+    what = what or t.message
+    table.insert(lines, ('%s  %-16s %s'):format(t.id, t.state, what))
   end
   if #lines == 0 then
     lines = { 'no Rein task in this session' }

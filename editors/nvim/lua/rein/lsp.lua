@@ -6,6 +6,7 @@ local M = {}
 M.name = 'rein'
 
 local notified_missing = false
+local warned_rpc = false
 
 --- The project root of a buffer: the nearest folder with a root marker,
 --- else the current directory when the file is inside it.
@@ -54,6 +55,8 @@ function M.handlers()
   local progress = require('rein.progress')
   return {
     ['workspace/applyEdit'] = require('rein.approval').handler,
+    -- Rein withdrawing an edit it no longer waits for.
+    ['$/cancelRequest'] = require('rein.approval').on_cancel_request,
     ['rein/saveDocuments'] = require('rein.save').handler,
     ['rein/taskStatus'] = progress.on_task_status,
     ['rein/verification'] = progress.on_verification,
@@ -93,6 +96,18 @@ function M.config()
     commands = { ['rein.runTask'] = require('rein.commands').ask_action },
     init_options = settings,
     settings = { rein = settings },
+    -- Before any task can start: the ids of its edits must be known to
+    -- match a withdrawal (`rein.rpc`).
+    on_init = function(client)
+      if not require('rein.rpc').watch(client) and not warned_rpc then
+        warned_rpc = true
+        vim.notify(
+          'Rein: this Neovim hides the ids of server requests, so an edit Rein withdraws '
+            .. 'stays on screen until its task ends',
+          vim.log.levels.WARN
+        )
+      end
+    end,
     on_exit = function(_, _, client_id)
       vim.schedule(function()
         require('rein.approval').drop_client(client_id)

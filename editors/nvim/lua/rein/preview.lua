@@ -2,6 +2,7 @@
 -- decide on it. It only draws; `rein.approval` decides.
 
 local buffers = require('rein.buffers')
+local text = require('rein.text')
 
 local M = {}
 
@@ -16,16 +17,29 @@ local function diff(old, new)
   return vim.split(out, '\n', { plain = true, trimempty = true })
 end
 
---- The preview's lines for the files of a plan (see `edits.texts`).
-function M.lines(plan, files)
-  local lines = {}
-  if plan.description ~= '' then
-    for _, l in ipairs(vim.split(plan.description, '\n', { plain = true })) do
-      table.insert(lines, '# ' .. l)
-    end
+local WHY = 'Why: '
+-- Continuation lines start blank: in a diff buffer a wrapped line that
+-- began with "-", "+" or "@@" would read as part of the diff.
+local INDENT = '     '
+
+--- The model's reason for the edit (the annotation's description), as
+--- "Why: …" wrapped to `width` cells, shown inert: it is the model's text.
+function M.reason_lines(plan, width)
+  if vim.trim(plan.description or '') == '' then
+    return {}
   end
+  local lines = {}
+  for i, l in ipairs(text.wrap(plan.description, width - #WHY)) do
+    table.insert(lines, (i == 1 and WHY or INDENT) .. l)
+  end
+  return lines
+end
+
+--- The diff lines for the files of a plan (see `edits.texts`).
+function M.diff_lines(files)
+  local lines = {}
   for _, f in ipairs(files) do
-    local name = buffers.display(f.uri)
+    local name = text.inert(buffers.display(f.uri))
     if f.created then
       table.insert(lines, '--- /dev/null')
     else
@@ -41,8 +55,18 @@ function M.lines(plan, files)
   return lines
 end
 
+--- The preview's lines: the reason wrapped to `width` (default 80), a blank
+--- line, the diff.
+function M.lines(plan, files, width)
+  local lines = M.reason_lines(plan, width or 80)
+  if #lines > 0 then
+    table.insert(lines, '')
+  end
+  return vim.list_extend(lines, M.diff_lines(files))
+end
+
 local function title(plan, stale)
-  local t = ' ' .. plan.label .. ' '
+  local t = ' ' .. text.inert(plan.label) .. ' '
   if stale then
     t = t .. '· STALE: the file changed, accepting will be refused '
   end
@@ -53,7 +77,20 @@ end
 --- window and its buffer.
 --- @return integer win, integer buf
 function M.open(plan, files, keys, opts)
-  local lines = M.lines(plan, files)
+  local body = M.diff_lines(files)
+  local width = vim.fn.strdisplaywidth(KEYS) + 2
+  for _, l in ipairs(body) do
+    width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
+  end
+  -- A narrow diff does not squeeze the reason: it may widen the window to
+  -- a readable 80 columns.
+  local reason = vim.trim(plan.description or '')
+  if reason ~= '' then
+    width = math.max(width, math.min(80, #WHY + vim.fn.strdisplaywidth(text.inert(reason)) + 1))
+  end
+  local max_width = math.max(20, math.min(opts.max_width or 120, vim.o.columns - 4))
+  width = math.min(width, max_width)
+  local lines = M.lines(plan, files, width - 1)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
@@ -61,12 +98,6 @@ function M.open(plan, files, keys, opts)
   vim.bo[buf].filetype = 'diff'
   vim.b[buf].rein_preview = true
 
-  local width = #KEYS + 2
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
-  end
-  local max_width = math.max(20, math.min(opts.max_width or 120, vim.o.columns - 4))
-  width = math.min(width, max_width)
   local height = math.max(1, math.min(#lines, vim.o.lines - 6))
   local win = vim.api.nvim_open_win(buf, opts.focus ~= false, {
     relative = 'editor',

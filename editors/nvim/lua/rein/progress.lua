@@ -2,6 +2,8 @@
 -- (through the LspProgress autocmd) and `rein/verification`; read by the
 -- statusline component, the commands and `vim.notify` on each outcome.
 
+local text = require('rein.text')
+
 local M = {}
 
 local TERMINAL = {
@@ -13,7 +15,10 @@ local TERMINAL = {
 }
 
 --- Tasks by id: `{id, client_id, title, state, reason, turn, max_turns,
---- tokens, cost, message, question, verification, seq}`.
+--- tokens, cost, unpriced, waiting_for, message, question, verification,
+--- cancel_requested, seq}`. `waiting_for` (`{kind, detail}`, kind
+--- 'review' | 'approval' | 'answer') is set while a running task waits for
+--- the user; `reason` and `question` are plain (no Markdown backticks).
 M.tasks = {}
 
 local seq = 0
@@ -76,8 +81,25 @@ local function number(v)
   return type(v) == 'number' and v or 0
 end
 
+--- `$0.03`; `cost unknown` when no call was priced, `≥ $0.03` when some
+--- were not: never `$0.00` for a cost Rein does not know.
+function M.cost_text(t)
+  if (t.unpriced or 0) > 0 then
+    if (t.cost or 0) > 0 then
+      return ('≥ $%.2f'):format(t.cost)
+    end
+    return 'cost unknown'
+  end
+  return ('$%.2f'):format(t.cost or 0)
+end
+
+--- Tokens and cost, as the status line shows them.
+function M.spent_text(t)
+  return ('%s · %s'):format(tokens(t.tokens), M.cost_text(t))
+end
+
 local function outcome_text(t)
-  local spent = ('%s · $%.2f'):format(tokens(t.tokens), t.cost)
+  local spent = M.spent_text(t)
   local reason = t.reason and t.reason ~= '' and (': ' .. t.reason) or ''
   if t.state == 'succeeded' then
     return ('%s%s · %s'):format(t.state, reason, spent)
@@ -85,8 +107,39 @@ local function outcome_text(t)
   return t.state .. reason
 end
 
+--- What a waiting task waits for, from `waitingFor` (nil if malformed).
+local function waiting_for(v)
+  if type(v) ~= 'table' or type(v.kind) ~= 'string' then
+    return nil
+  end
+  return { kind = v.kind, detail = type(v.detail) == 'string' and v.detail or '' }
+end
+
+--- Whether a task waits for an answer to a question (or stopped, for the
+--- user to look at): a `waiting_user` status without `waitingFor`, or one
+--- waiting for an answer. A review or an approval is not a question.
+function M.is_question(t)
+  return t.state == 'waiting_user' and (t.waiting_for == nil or t.waiting_for.kind == 'answer')
+end
+
+--- What a waiting task waits for, in words ("waiting for your review of
+--- cart.py"), or nil when it does not wait.
+function M.waiting_text(t)
+  if t.state ~= 'waiting_user' then
+    return nil
+  end
+  local w = t.waiting_for
+  local detail = w and text.inert(w.detail) or ''
+  if w and w.kind == 'review' then
+    return 'waiting for your review of ' .. (detail ~= '' and detail or 'an edit')
+  elseif w and w.kind == 'approval' then
+    return 'waiting for you to allow ' .. (detail ~= '' and detail or 'a command')
+  end
+  return 'waiting for your answer'
+end
+
 --- `rein/taskStatus {taskId, state, reason?, turn, maxTurns, inputTokens,
---- outputTokens, costUsd}`.
+--- outputTokens, costUsd, unpricedCalls, waitingFor?}`.
 function M.on_task_status(_, params, ctx)
   if
     type(params) ~= 'table'
@@ -97,20 +150,27 @@ function M.on_task_status(_, params, ctx)
   end
   local t = task(params.taskId, ctx and ctx.client_id)
   local was = t.state
+  local was_question = M.is_question(t)
   t.state = params.state
-  t.reason = type(params.reason) == 'string' and params.reason or nil
+  -- Plain text: nothing here renders Markdown.
+  t.reason = type(params.reason) == 'string' and text.plain(params.reason) or nil
   t.turn = number(params.turn)
   t.max_turns = number(params.maxTurns)
   t.tokens = number(params.inputTokens) + number(params.outputTokens)
   t.cost = number(params.costUsd)
-  if t.state == 'waiting_user' then
-    t.question = t.reason
-    if was ~= 'waiting_user' then
+  t.unpriced = number(params.unpricedCalls)
+  t.waiting_for = t.state == 'waiting_user' and waiting_for(params.waitingFor) or nil
+  if M.is_question(t) then
+    -- The question comes as a plain waiting_user first, then again with
+    -- `waitingFor: answer` (reason and all): told once, unless it changed.
+    local question = t.reason or t.question
+    if not was_question or question ~= t.question then
       notify(
-        ('task %s asks: %s\n(answer with :Rein answer)'):format(t.id, t.reason or '(no question)'),
+        ('task %s asks: %s\n(answer with :Rein answer)'):format(t.id, question or '(no question)'),
         vim.log.levels.WARN
       )
     end
+    t.question = question
   else
     t.question = nil
   end
@@ -121,7 +181,7 @@ function M.on_task_status(_, params, ctx)
     notify(('task %s %s'):format(t.id, outcome_text(t)), level)
     vim.schedule(function()
       local approval = require('rein.approval')
-      approval.drop_task(t.id, 'the task ended (' .. t.state .. ')')
+      approval.drop_task(t.id, t.state)
       if #M.active() == 0 then
         approval.reset_accept_all()
       end
@@ -227,18 +287,37 @@ function M.current()
   return M.active()[1] or M.all()[1]
 end
 
+--- How to get on with a wait: a review in a hidden preview, a question.
+--- Empty when what the user needs is on screen (the preview, the choice of
+--- a command approval).
+function M.waiting_hint(t)
+  local kind = t.waiting_for and t.waiting_for.kind
+  if kind == 'review' then
+    local approval = package.loaded['rein.approval']
+    return (approval and approval.visible()) and '' or ' (:Rein review)'
+  elseif kind == 'approval' then
+    return ''
+  end
+  return ' (:Rein answer)'
+end
+
 --- The statusline text: empty when Rein has done nothing yet.
 function M.status()
   local t = M.current()
   local approval = package.loaded['rein.approval']
-  if approval and approval.pending() > 0 and not approval.visible() then
+  if
+    approval
+    and approval.pending() > 0
+    and not approval.visible()
+    and not (t and t.waiting_for and t.waiting_for.kind == 'review')
+  then
     return 'Rein: an edit waits for you (:Rein review)'
   end
   if not t then
     return ''
   end
   if t.state == 'waiting_user' then
-    return 'Rein: waiting for your answer (:Rein answer)'
+    return 'Rein: ' .. M.waiting_text(t) .. M.waiting_hint(t)
   end
   if M.is_terminal(t.state) then
     return 'Rein: ' .. outcome_text(t)
@@ -246,12 +325,11 @@ function M.status()
   if t.message then
     return 'Rein: ' .. t.message
   end
-  return ('Rein: turn %d/%d · %s · %s · $%.2f'):format(
+  return ('Rein: turn %d/%d · %s · %s'):format(
     math.max(t.turn, 1),
     t.max_turns,
     t.state,
-    tokens(t.tokens),
-    t.cost
+    M.spent_text(t)
   )
 end
 
