@@ -23,9 +23,16 @@ const TEST_TOTAL_LINE: u32 = 6;
 const DEMO_REASON: &str =
     "total() sums the quantities and ignores the prices. It should sum price × quantity.";
 
-async fn fix_test_total(s: &mut Server) -> String {
-    s.fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
-        .await
+/// Starts the server, opens the test and cart.py, and starts fixing
+/// `test_total`.
+async fn fix_test_total(setup: Setup) -> (Server, String) {
+    let mut s = Server::start(setup).await;
+    s.editor.open(CART_TEST).await.unwrap();
+    s.editor.open("cart.py").await.unwrap();
+    let task = s
+        .fix_test(CART_TEST, TEST_TOTAL_LINE, "TestCart.test_total")
+        .await;
+    (s, task)
 }
 
 /// Reviews answered with `answer`; every review's params kept in `seen`.
@@ -49,10 +56,7 @@ async fn an_edit_is_reviewed_with_its_reason_then_applied_without_a_second_promp
     let seen = Arc::new(Mutex::new(Vec::new()));
     let mut setup = Setup::new(demo_project(), demo_scenario());
     setup.review = reviewing(&seen, |_| Some(json!({"decision": "accept"})));
-    let mut s = Server::start(setup).await;
-    s.editor.open(CART_TEST).await.unwrap();
-    s.editor.open("cart.py").await.unwrap();
-    let task = fix_test_total(&mut s).await;
+    let (mut s, task) = fix_test_total(setup).await;
     let status = s.until_end(&task).await;
     assert_eq!(status["state"], "succeeded", "{status}");
 
@@ -113,10 +117,7 @@ async fn cancelling_withdraws_the_review_and_a_late_accept_changes_nothing() {
     setup.review = reviewing(&seen, |_| None);
     setup.approval_timeout_secs = 3600.0;
     setup.timeout = Duration::from_secs(30);
-    let mut s = Server::start(setup).await;
-    s.editor.open(CART_TEST).await.unwrap();
-    s.editor.open("cart.py").await.unwrap();
-    let task = fix_test_total(&mut s).await;
+    let (mut s, task) = fix_test_total(setup).await;
     let held = s.wait_for(0, is_review).await;
 
     let mark = s.mark();
@@ -166,10 +167,7 @@ async fn typing_in_the_file_withdraws_its_review_and_shows_the_change_on_the_new
         (reviews > 1).then(|| json!({"decision": "accept"}))
     });
     setup.approval_timeout_secs = 3600.0;
-    let mut s = Server::start(setup).await;
-    s.editor.open(CART_TEST).await.unwrap();
-    s.editor.open("cart.py").await.unwrap();
-    let task = fix_test_total(&mut s).await;
+    let (mut s, task) = fix_test_total(setup).await;
     let first = s.wait_for(0, is_review).await;
 
     let mark = s.mark();
@@ -202,10 +200,7 @@ async fn a_rejection_in_the_review_reaches_the_model_with_the_users_words() {
     setup.review = reviewing(&seen, |_| {
         Some(json!({"decision": "reject", "comment": "use Decimal"}))
     });
-    let mut s = Server::start(setup).await;
-    s.editor.open(CART_TEST).await.unwrap();
-    s.editor.open("cart.py").await.unwrap();
-    let task = fix_test_total(&mut s).await;
+    let (mut s, task) = fix_test_total(setup).await;
     let status = s.until_end(&task).await;
     assert_eq!(status["state"], "waiting_user", "{status}");
     assert!(
@@ -232,10 +227,7 @@ async fn keeping_some_changes_applies_only_those_and_tells_the_model_what_was_le
     let mut setup = Setup::new(demo_project(), fixture("lsp_tasks/two_changes.json"));
     // The user keeps the first change (total's fix), not the docstring.
     setup.review = reviewing(&seen, |_| Some(json!({"decision": "accept", "hunks": [0]})));
-    let mut s = Server::start(setup).await;
-    s.editor.open(CART_TEST).await.unwrap();
-    s.editor.open("cart.py").await.unwrap();
-    let task = fix_test_total(&mut s).await;
+    let (mut s, task) = fix_test_total(setup).await;
     let status = s.until_end(&task).await;
     // The scenario succeeds only if the model was told what was left out.
     assert_eq!(status["state"], "succeeded", "{status}");

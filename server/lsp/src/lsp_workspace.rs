@@ -69,6 +69,15 @@ impl Note<'_> {
     }
 }
 
+/// A change as a review names it.
+struct Shown<'a> {
+    path: &'a str,
+    uri: &'a Uri,
+    label: &'a str,
+    summary: &'a str,
+    reason: &'a str,
+}
+
 /// What the user accepted: `text` replaces `current` (the text it was
 /// fitted to and shown against).
 struct Accepted {
@@ -321,6 +330,38 @@ impl LspWorkspace {
         .await
     }
 
+    /// One review in the editor ([`review`]): `original` is the text shown
+    /// as it is now and its hash (`None`: a new file); the task shows as
+    /// waiting for the user meanwhile.
+    async fn review(
+        &self,
+        shown: &Shown<'_>,
+        original: Option<(&str, ContentHash)>,
+        proposed: &str,
+    ) -> Reviewed {
+        let proposal = review::Proposal {
+            review_id: self.annotation_id(),
+            task_id: &self.task.0,
+            uri: shown.uri.as_str().to_owned(),
+            path: shown.path,
+            label: shown.label,
+            summary: shown.summary,
+            reason: shown.reason,
+            original: original.map(|(text, _)| text),
+            proposed,
+        };
+        let _waiting = self.waits.waiting(WaitingKind::Review, shown.path);
+        let hash = original.map(|(_, hash)| hash);
+        review::review(
+            &self.client,
+            &self.session,
+            &self.abs(shown.path),
+            hash,
+            &proposal,
+        )
+        .await
+    }
+
     /// Puts an edit to the user in the editor's own review
     /// ([`review`]), fitted to the text as it is now. If the file changes
     /// while the user looks, the review is withdrawn and the edit fitted
@@ -341,21 +382,15 @@ impl LspWorkspace {
                 Ok(fitted) => fitted,
                 Err(unfit) => return unfit.answer().map(Err),
             };
-            let proposal = review::Proposal {
-                review_id: self.annotation_id(),
-                task_id: &self.task.0,
-                uri: uri.as_str().to_owned(),
+            let shown = Shown {
                 path,
+                uri: &uri,
                 label: &request.label,
                 summary: &request.description,
                 reason: &request.reason,
-                original: Some(&current.text),
-                proposed: &applied.text,
             };
-            let _waiting = self.waits.waiting(WaitingKind::Review, path);
-            let abs = self.abs(path);
-            let hash = Some(current.version.hash);
-            match review::review(&self.client, &self.session, &abs, hash, &proposal).await {
+            let original = Some((current.text.as_str(), current.version.hash));
+            match self.review(&shown, original, &applied.text).await {
                 Reviewed::Accept { text, left_out } => {
                     return Ok(Ok(Accepted {
                         current,
@@ -721,27 +756,14 @@ impl Workspace for LspWorkspace {
         let uri = self.uri_of(path)?;
         let reviewing = request.needs_confirmation && caps.reviews_edits;
         if reviewing {
-            let proposal = review::Proposal {
-                review_id: self.annotation_id(),
-                task_id: &self.task.0,
-                uri: uri.as_str().to_owned(),
+            let shown = Shown {
                 path,
+                uri: &uri,
                 label: &request.label,
                 summary: &request.description,
                 reason: &request.reason,
-                original: None,
-                proposed: &request.content,
             };
-            let _waiting = self.waits.waiting(WaitingKind::Review, path);
-            match review::review(
-                &self.client,
-                &self.session,
-                &self.abs(path),
-                None,
-                &proposal,
-            )
-            .await
-            {
+            match self.review(&shown, None, &request.content).await {
                 Reviewed::Accept { .. } => {}
                 Reviewed::Reject(reason) => return Ok(EditOutcome::Rejected { reason }),
                 Reviewed::Superseded => {

@@ -65,7 +65,6 @@ pub async fn edit_file(
             version,
             rebased_from,
         }) => {
-            cx.reads.set(path, version.clone());
             let mut out = format!("Edited {path} ({} → {}).", base.label(), version.label());
             if let Some(from) = rebased_from {
                 let _ = write!(
@@ -74,32 +73,15 @@ pub async fn edit_file(
                     from.label()
                 );
             }
-            out.push_str(&snippet(cx, path, args.new_text).await);
-            ToolOutput::ok(
-                out,
-                ResultMeta::Edited {
-                    path: path.to_owned(),
-                    version,
-                },
-            )
-            .changed()
+            edited(cx, path, args.new_text, version, out).await
         }
         Ok(EditOutcome::AppliedInPart { version, left_out }) => {
-            cx.reads.set(path, version.clone());
-            let mut out = format!(
+            let out = format!(
                 "Edited {path} in part ({} → {}): the user kept some of your changes and left out {left_out}. Do not propose what they left out again unless they ask.",
                 base.label(),
                 version.label()
             );
-            out.push_str(&snippet(cx, path, args.new_text).await);
-            ToolOutput::ok(
-                out,
-                ResultMeta::Edited {
-                    path: path.to_owned(),
-                    version,
-                },
-            )
-            .changed()
+            edited(cx, path, args.new_text, version, out).await
         }
         Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
             "The user rejected this edit to {path}{}. Do not propose the same change again; take another approach or ask the user what they want.",
@@ -122,6 +104,27 @@ pub async fn edit_file(
         }
         Err(e) => ToolOutput::error(workspace_error(e)),
     }
+}
+
+/// The result of an applied edit: `out`, then the changed region as it
+/// reads now.
+async fn edited(
+    cx: &ToolCx<'_>,
+    path: &str,
+    new_text: &str,
+    version: crate::workspace::ReadVersion,
+    mut out: String,
+) -> ToolOutput {
+    cx.reads.set(path, version.clone());
+    out.push_str(&snippet(cx, path, new_text).await);
+    ToolOutput::ok(
+        out,
+        ResultMeta::Edited {
+            path: path.to_owned(),
+            version,
+        },
+    )
+    .changed()
 }
 
 /// A rejection's reason, when there is one to give: " (reason)".
