@@ -516,6 +516,9 @@ async fn cancelling_closes_the_review_in_real_vscode() {
             r["menuTitle"]
         ));
     }
+    if r["reopened"] != true {
+        run.fail("the status bar menu did not lead back to a closed review");
+    }
     let tabs = r["tabs"].to_string();
     if tabs.contains("proposed edit") {
         run.fail(&format!(

@@ -157,6 +157,13 @@ async function cancelReview(bench, result, { log, shot }) {
     await bench.runCommand('Rein: Fix Test at Cursor');
     result.review = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
     await shot('1-waiting-for-review');
+    // The person closes the review by mistake: the status bar menu leads
+    // back to it.
+    await bench.reviewTab('cart.py').locator('.codicon-close').click();
+    await bench.reviewTab('cart.py').waitFor({ state: 'detached', timeout: 30_000 });
+    await bench.statusMenu('Review the proposed edit');
+    await bench.reviewTab('cart.py').waitFor({ state: 'visible', timeout: 30_000 });
+    result.reopened = true;
     // The status bar menu: the goal, where the task stands, what to do.
     await bench.page.locator(REIN_STATUS).click();
     await bench.quickInput();
