@@ -26,11 +26,11 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rein_core::budget::{Budgets, Spent};
-use rein_core::context::history::{History, RecordedResult, ResultMeta};
+use rein_core::context::history::{History, Item, RecordedResult, ResultMeta};
 use rein_core::context::progress::Progress;
 use rein_core::context::{Assembled, ContextConfig, ContextManager};
 use rein_core::host::trace::TraceWriter;
-use rein_core::journal::{AgentSnapshot, Journal, file_hash};
+use rein_core::journal::{Journal, LoopState, file_hash};
 use rein_core::permissions::Decision;
 use rein_core::ports::{ProgressSink, TaskEvent, TaskStatus};
 use rein_core::task::{TaskId, TaskSpec, TaskState};
@@ -114,7 +114,10 @@ impl Harness {
         )
     }
 
-    fn persist(&self, h: &History, turn: u32, assembled: &Assembled, result: &RecordedResult) {
+    /// One turn's writes. `h` is the task's history so far, already
+    /// stored ([`Harness::stored`]): the turn adds the model's reply and
+    /// its result to it, as the loop does.
+    fn persist(&self, h: &mut History, turn: u32, assembled: &Assembled, result: &RecordedResult) {
         let j = &self.journal;
         // save_request: the exact request as an artifact, and its index row.
         let rel = format!(".rein/artifacts/t-bench/request-{turn}.json");
@@ -132,18 +135,9 @@ impl Harness {
         j.turn(turn, &rel, &reply(), Some(0.01), 1200).unwrap();
         j.state(TaskState::Running, None, &Spent::default())
             .unwrap();
-        let snapshot = AgentSnapshot {
-            turn,
-            history: h.clone(),
-            progress: Progress::default(),
-            spent: Spent::default(),
-            elapsed_ms: 1000,
-            reads: Vec::new(),
-            runs: 0,
-            compactions: 0,
-            verifier: serde_json::Value::Null,
-        };
-        j.checkpoint(CheckpointPhase::AfterModel, &snapshot)
+        let state = loop_state(turn);
+        h.push(Item::assistant(reply().parts));
+        j.checkpoint(CheckpointPhase::AfterModel, &state, h)
             .unwrap();
         // The op log of one read.
         let op = j
@@ -158,8 +152,21 @@ impl Harness {
             .unwrap();
         j.op_started(op, "read_file").unwrap();
         j.op_finished(op, "read_file", result, Vec::new()).unwrap();
-        j.checkpoint(CheckpointPhase::AfterTools, &snapshot)
+        h.push(Item::Results {
+            results: vec![result.clone()],
+            notes: Vec::new(),
+        });
+        j.checkpoint(CheckpointPhase::AfterTools, &state, h)
             .unwrap();
+    }
+
+    /// A task's database after `h.items.len()` items: the history stored
+    /// by an earlier checkpoint (not timed), and a copy to grow.
+    fn stored(&self, h: &History) -> History {
+        self.journal
+            .checkpoint(CheckpointPhase::AfterTools, &loop_state(0), h)
+            .unwrap();
+        h.clone()
     }
 
     fn trace(&self, turn: u32, assembled: &Assembled) {
@@ -269,9 +276,10 @@ fn turn(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("persist", turns), &h, |b, h| {
             b.iter_custom(|iters| {
                 let harness = Harness::new();
+                let mut grown = harness.stored(h);
                 let start = Instant::now();
                 for _ in 0..iters {
-                    harness.persist(h, t, &assembled, &result);
+                    harness.persist(&mut grown, t, &assembled, &result);
                 }
                 start.elapsed()
             })
@@ -282,11 +290,15 @@ fn turn(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("total", turns), &h, |b, h| {
             b.iter_custom(|iters| {
                 let harness = Harness::new();
+                let mut grown = harness.stored(h);
                 let start = Instant::now();
                 for _ in 0..iters {
+                    // The request is built from the history of `turns`
+                    // turns (what the figure is about); the writes add to a
+                    // copy, as a task's would.
                     let assembled = harness.assemble(h, t);
                     let result = harness.count(&assembled);
-                    harness.persist(h, t, &assembled, &result);
+                    harness.persist(&mut grown, t, &assembled, &result);
                     harness.trace(t, &assembled);
                 }
                 start.elapsed()
@@ -302,14 +314,43 @@ fn report_sizes(harness: &Harness, turns: usize, assembled: &Assembled, h: &Hist
     let request = serde_json::to_string_pretty(&assembled.request)
         .map(|s| s.len())
         .unwrap_or(0);
-    let checkpoint = serde_json::to_string(h).map(|s| s.len()).unwrap_or(0);
+    // One turn on a task's database: its checkpoint and the items it added.
+    let fresh = Harness::new();
+    let mut grown = fresh.stored(h);
+    let result = fresh.count(assembled);
+    fresh.persist(&mut grown, turns as u32 + 1, assembled, &result);
+    let store = fresh.journal.store();
+    let checkpoint = store
+        .last_checkpoint("t-bench")
+        .unwrap()
+        .map_or(0, |c| c.data_json.len());
+    let at = rein_store::HistoryRef {
+        epoch: 0,
+        len: grown.items.len(),
+    };
+    let items = store.history_items("t-bench", at).unwrap();
+    let added: usize = items[h.items.len()..].iter().map(String::len).sum();
     let trace_before = std::fs::metadata(harness.trace.path()).map_or(0, |m| m.len());
     harness.trace(turns as u32 + 1, assembled);
     let trace = std::fs::metadata(harness.trace.path()).map_or(0, |m| m.len()) - trace_before;
     eprintln!(
-        "turn/{turns}: writes a {request}-byte request artifact, two checkpoints of ~{checkpoint} bytes (each replacing the one before), {trace} bytes of trace ({} context transformations standing, the newest reported)",
+        "turn/{turns}: writes a {request}-byte request artifact, two checkpoints of {checkpoint} bytes (each replacing the one before) with {} new history items of {added} bytes in all, {trace} bytes of trace ({} context transformations standing, the newest reported)",
+        items.len() - h.items.len(),
         assembled.transformations.len()
     );
+}
+
+fn loop_state(turn: u32) -> LoopState {
+    LoopState {
+        turn,
+        progress: Progress::default(),
+        spent: Spent::default(),
+        elapsed_ms: 1000,
+        reads: Vec::new(),
+        runs: 0,
+        compactions: 0,
+        verifier: serde_json::Value::Null,
+    }
 }
 
 criterion_group!(benches, turn);

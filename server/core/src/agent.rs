@@ -32,7 +32,7 @@ use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
 use crate::guard::LoopGuard;
 use crate::host::testcmd::TestCommand;
-use crate::journal::{AgentSnapshot, Journal, JournalError, file_hash};
+use crate::journal::{AgentSnapshot, Journal, JournalError, LoopState, file_hash};
 use crate::permissions::{Policy, TaskApprovals};
 use crate::ports::{
     Approver, Artifacts, Evidence, ProgressSink, TaskEvent, TaskStatus, Verdict, Verifier,
@@ -249,9 +249,10 @@ impl Agent {
         self.ports.progress.event(&self.task.id, &event);
     }
 
-    fn restore(&mut self, snapshot: AgentSnapshot) {
+    fn restore(&mut self, AgentSnapshot { history, state }: AgentSnapshot) {
         self.resumed = true;
-        self.history = snapshot.history;
+        self.history = history;
+        let snapshot = state;
         self.progress = snapshot.progress;
         self.tracker = BudgetTracker::resume(
             self.config.budgets.clone(),
@@ -265,10 +266,12 @@ impl Agent {
         self.compactions = snapshot.compactions;
     }
 
-    fn snapshot(&self, turn: u32) -> AgentSnapshot {
-        AgentSnapshot {
+    /// The loop's state for a checkpoint (its history goes separately,
+    /// by reference: copying it would make a turn cost more the longer the
+    /// task).
+    fn loop_state(&self, turn: u32) -> LoopState {
+        LoopState {
             turn,
-            history: self.history.clone(),
             progress: self.progress.clone(),
             spent: self.tracker.spent.clone(),
             elapsed_ms: self.tracker.elapsed().as_millis() as u64,
@@ -294,8 +297,8 @@ impl Agent {
     }
 
     fn checkpoint(&self, turn: u32, phase: CheckpointPhase) -> Result<(), Stop> {
-        let snapshot = self.snapshot(turn);
-        self.journal(|j| j.checkpoint(phase, &snapshot))
+        let state = self.loop_state(turn);
+        self.journal(|j| j.checkpoint(phase, &state, &self.history))
     }
 
     fn set_state(&mut self, state: TaskState, reason: Option<String>) {

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use rein_models::{ModelReply, Redactor};
 use rein_store::{
-    CheckpointPhase, FileHash, Lease, NewArtifact, NewCheckpoint, NewOp, NewTask, Store,
-    StoreError, TurnRecord,
+    CheckpointPhase, CheckpointRecord, FileHash, HistoryRef, HistoryWrite, Lease, NewArtifact,
+    NewCheckpoint, NewOp, NewTask, Store, StoreError, TurnRecord,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,11 +31,21 @@ use crate::workspace::ReadVersion;
 pub const LEASE_TTL: Duration = Duration::from_secs(30);
 const LEASE_RENEW_EVERY: Duration = Duration::from_secs(10);
 
-/// Everything needed to rebuild the loop at a checkpoint.
+/// Everything needed to rebuild the loop at a checkpoint: its history and
+/// the rest of its state. (As JSON, the history inline: how checkpoints
+/// were stored before their items were stored one by one.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentSnapshot {
-    pub turn: u32,
     pub history: History,
+    #[serde(flatten)]
+    pub state: LoopState,
+}
+
+/// The loop's state at a checkpoint, apart from its history (which the
+/// journal stores item by item, each once: [`Journal::checkpoint`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopState {
+    pub turn: u32,
     pub progress: Progress,
     pub spent: Spent,
     pub elapsed_ms: u64,
@@ -73,6 +83,30 @@ pub struct Journal {
     task: TaskId,
     owner: String,
     redactor: Redactor,
+    /// The history items stored so far (`None`: not known yet in this
+    /// process; the store says at the first checkpoint).
+    stored: std::sync::Mutex<Option<HistoryRef>>,
+}
+
+/// A checkpoint as stored: the loop's state, and the history items it
+/// stands on.
+#[derive(Serialize)]
+struct StoredCheckpoint<'a> {
+    #[serde(flatten)]
+    state: &'a LoopState,
+    history_ref: HistoryRef,
+}
+
+/// A checkpoint as read: one written before the history was stored item
+/// by item holds it inline.
+#[derive(Deserialize)]
+struct ReadCheckpoint {
+    #[serde(flatten)]
+    state: LoopState,
+    #[serde(default)]
+    history_ref: Option<HistoryRef>,
+    #[serde(default)]
+    history: Option<History>,
 }
 
 impl Journal {
@@ -119,6 +153,7 @@ impl Journal {
                 task: task.clone(),
                 owner: owner.to_owned(),
                 redactor,
+                stored: std::sync::Mutex::new(None),
             }),
             Lease::HeldBy { owner: holder, .. } if owner_is_dead(&holder) => {
                 tracing::info!(task = %task, %holder, "taking over the lease of a process that is gone");
@@ -269,24 +304,98 @@ impl Journal {
         Ok(())
     }
 
+    /// Saves a checkpoint. The history's items are written once each: only
+    /// those new since the last checkpoint go with it (all of them after
+    /// a compaction rewrote the history, which starts a new epoch), so a
+    /// turn costs the same however long the task has run.
     pub fn checkpoint(
         &self,
         phase: CheckpointPhase,
-        snapshot: &AgentSnapshot,
+        state: &LoopState,
+        history: &History,
     ) -> Result<(), JournalError> {
-        let data_json = self.redactor.json(snapshot);
-        self.store.save_checkpoint(&NewCheckpoint {
-            task_id: self.task.0.clone(),
-            turn: snapshot.turn,
-            phase,
-            data_json,
-        })?;
+        let items = &history.items;
+        let at = HistoryRef {
+            epoch: state.compactions,
+            len: items.len(),
+        };
+        let before = self.stored.lock().ok().and_then(|s| *s);
+        let (from, new_epoch) = match before {
+            Some(b) if b.epoch == at.epoch => (b.len.min(at.len), false),
+            Some(_) => (0, true),
+            // A journal attached to a task resumed from its checkpoint: the
+            // items stored are the ones the snapshot was rebuilt from.
+            None => (
+                self.store.history_len(&self.task.0, at.epoch)?.min(at.len),
+                true,
+            ),
+        };
+        let write = HistoryWrite {
+            at,
+            from,
+            items: items[from..]
+                .iter()
+                .map(|i| self.redactor.json(i))
+                .collect(),
+            new_epoch,
+        };
+        let data_json = self.redactor.json(&StoredCheckpoint {
+            state,
+            history_ref: at,
+        });
+        self.store.save_checkpoint_with_history(
+            &NewCheckpoint {
+                task_id: self.task.0.clone(),
+                turn: state.turn,
+                phase,
+                data_json,
+            },
+            &write,
+        )?;
+        if let Ok(mut stored) = self.stored.lock() {
+            *stored = Some(at);
+        }
         crate::failpoint::hit(match phase {
             CheckpointPhase::AfterModel => "checkpoint_after_model",
             CheckpointPhase::AfterTools => "checkpoint_after_tools",
         });
         Ok(())
     }
+}
+
+/// The task's last checkpoint and the snapshot it rebuilds (its history
+/// read back item by item), if it has one.
+pub fn last_snapshot(
+    store: &Store,
+    task: &TaskId,
+) -> Result<Option<(CheckpointRecord, AgentSnapshot)>, JournalError> {
+    let Some(record) = store.last_checkpoint(&task.0)? else {
+        return Ok(None);
+    };
+    let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+        JournalError::Corrupt(format!("the last checkpoint cannot be read: {what}: {e}"))
+    };
+    let read: ReadCheckpoint =
+        serde_json::from_str(&record.data_json).map_err(|e| corrupt("its data", &e))?;
+    let history = match (read.history_ref, read.history) {
+        (Some(at), _) => {
+            let mut history = History::default();
+            for item in store.history_items(&task.0, at)? {
+                history
+                    .push(serde_json::from_str(&item).map_err(|e| corrupt("a history item", &e))?);
+            }
+            history
+        }
+        (None, Some(inline)) => inline,
+        (None, None) => return Err(corrupt("its history", &"neither stored nor inline")),
+    };
+    Ok(Some((
+        record,
+        AgentSnapshot {
+            history,
+            state: read.state,
+        },
+    )))
 }
 
 /// A lease owner name for this process: `host:pid:nonce`. The host and pid

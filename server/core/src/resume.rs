@@ -233,7 +233,7 @@ pub fn complete_turn(
         let op = ops
             .iter()
             .rev()
-            .find(|o| o.call_id == call_id && o.turn == snapshot.turn);
+            .find(|o| o.call_id == call_id && o.turn == snapshot.state.turn);
         let result = match op {
             Some(op) if op.state == OpState::Finished => recorded_result(op),
             Some(op) => reconciled
@@ -308,12 +308,9 @@ pub async fn recover(
     )?);
     let spec: crate::task::TaskSpec = serde_json::from_str(&record.spec_json)
         .map_err(|e| JournalError::Corrupt(format!("the task's spec cannot be read: {e}")))?;
-    let checkpoint = store.last_checkpoint(&task.0)?;
-    let mut snapshot: Option<AgentSnapshot> = match &checkpoint {
-        Some(c) => Some(serde_json::from_str(&c.data_json).map_err(|e| {
-            JournalError::Corrupt(format!("the last checkpoint cannot be read: {e}"))
-        })?),
-        None => None,
+    let (checkpoint, mut snapshot) = match crate::journal::last_snapshot(&store, task)? {
+        Some((record, snapshot)) => (Some(record), Some(snapshot)),
+        None => (None, None),
     };
     let mut reconciled = Vec::new();
     for op in store.unfinished_ops(&task.0)? {
@@ -337,7 +334,7 @@ pub async fn recover(
         unknowns = complete_turn(s, &ops, &reconciled);
         // The completed turn is the new starting point: resuming again
         // must not reconcile (or run) anything twice.
-        journal.checkpoint(CheckpointPhase::AfterTools, s)?;
+        journal.checkpoint(CheckpointPhase::AfterTools, &s.state, &s.history)?;
     }
     Ok(Recovered {
         spec,

@@ -19,7 +19,7 @@ use rein_core::context::history::{History, Item};
 use rein_core::exec::{CommandResult, Exec};
 use rein_core::fakes::{MemoryWorkspace, ScriptedExec, command_result};
 use rein_core::host::testcmd::TestCommand;
-use rein_core::journal::{AgentSnapshot, Journal};
+use rein_core::journal::{AgentSnapshot, Journal, LoopState};
 use rein_core::ports::{TaskEvent, Verifier, VerifyContext};
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_core::verify::TestVerifier;
@@ -228,15 +228,17 @@ async fn a_resumed_task_is_never_ended_as_already_passing() {
     let mut history = History::default();
     history.push(Item::user("Fix the failing test `TestCart.test_total`."));
     let snapshot = AgentSnapshot {
-        turn: 1,
         history,
-        progress: Default::default(),
-        spent: Default::default(),
-        elapsed_ms: 0,
-        reads: vec![],
-        runs: 0,
-        compactions: 0,
-        verifier: serde_json::Value::Null,
+        state: LoopState {
+            turn: 1,
+            progress: Default::default(),
+            spent: Default::default(),
+            elapsed_ms: 0,
+            reads: vec![],
+            runs: 0,
+            compactions: 0,
+            verifier: serde_json::Value::Null,
+        },
     };
     let r = setup.resume_from(snapshot, claims_done(), |_| {}).await;
     assert_eq!(r.server.requests().len(), 1);

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use pretty_assertions::assert_eq;
 use rein_core::budget::Budgets;
 use rein_core::context::history::{History, Item};
-use rein_core::journal::{AgentSnapshot, Journal, JournalError, file_hash};
+use rein_core::journal::{AgentSnapshot, Journal, JournalError, LoopState, file_hash};
 use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_models::{Part, Redactor, ToolCall};
@@ -56,21 +56,27 @@ fn crashed_mid_edit(store: &Arc<Store>, tool: &str, arguments: serde_json::Value
         Part::ToolCall(call),
     ]));
     let snapshot = AgentSnapshot {
-        turn: 3,
         history,
-        progress: Default::default(),
-        spent: rein_core::budget::Spent {
-            turns: 3,
-            ..Default::default()
+        state: LoopState {
+            turn: 3,
+            progress: Default::default(),
+            spent: rein_core::budget::Spent {
+                turns: 3,
+                ..Default::default()
+            },
+            elapsed_ms: 1_000,
+            reads: vec![],
+            runs: 1,
+            compactions: 0,
+            verifier: serde_json::Value::Null,
         },
-        elapsed_ms: 1_000,
-        reads: vec![],
-        runs: 1,
-        compactions: 0,
-        verifier: serde_json::Value::Null,
     };
     journal
-        .checkpoint(CheckpointPhase::AfterModel, &snapshot)
+        .checkpoint(
+            CheckpointPhase::AfterModel,
+            &snapshot.state,
+            &snapshot.history,
+        )
         .unwrap();
     let pre = vec![file_hash("cart.py", Some(ContentHash::of_str(CART_BROKEN)))];
     let expected = vec![file_hash("cart.py", Some(ContentHash::of_str(CART_FIXED)))];

@@ -16,7 +16,7 @@ use pretty_assertions::assert_eq;
 use rein_core::context::history::{History, Item};
 use rein_core::fakes::{MemoryWorkspace, ScriptedApprover, ScriptedExec, command_result};
 use rein_core::host::process::ProcessExec;
-use rein_core::journal::AgentSnapshot;
+use rein_core::journal::{AgentSnapshot, LoopState};
 use rein_core::ports::ApprovalDecision;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_core::{CommandResult, CommandSpec, Exec, ExecError};
@@ -104,18 +104,20 @@ async fn sleep_100_with_max_minutes_1_is_killed_when_the_budget_ends() {
 async fn a_resumed_task_is_killed_when_the_time_it_has_left_ends() {
     let root = tempfile::tempdir().unwrap();
     let snapshot = AgentSnapshot {
-        turn: 3,
         history: History {
             items: vec![Item::user("Sleep")],
         },
-        progress: Default::default(),
-        spent: Default::default(),
-        // 57 s of a 1 min budget were spent before the crash.
-        elapsed_ms: 57_000,
-        reads: Vec::new(),
-        runs: 0,
-        compactions: 0,
-        verifier: serde_json::Value::Null,
+        state: LoopState {
+            turn: 3,
+            progress: Default::default(),
+            spent: Default::default(),
+            // 57 s of a 1 min budget were spent before the crash.
+            elapsed_ms: 57_000,
+            reads: Vec::new(),
+            runs: 0,
+            compactions: 0,
+            verifier: serde_json::Value::Null,
+        },
     };
     let r = real_setup(root.path())
         .resume_from(snapshot, sleep_100(), |c| {

@@ -399,7 +399,7 @@ async fn try_resume(
         let spent = recovered
             .snapshot
             .as_ref()
-            .map(|s| s.spent.clone())
+            .map(|s| s.state.spent.clone())
             .unwrap_or_default();
         recovered
             .journal
@@ -418,7 +418,7 @@ async fn try_resume(
     let baseline = recovered
         .snapshot
         .as_ref()
-        .and_then(|s| serde_json::from_value(s.verifier.clone()).ok());
+        .and_then(|s| serde_json::from_value(s.state.verifier.clone()).ok());
     let prepared = match launch::prepare_with(
         &root,
         &config,

@@ -1,10 +1,8 @@
 //! Checkpoints: per turn, what the agent needs to build the next request
-//! (its progress layer and a reference to the context), as JSON. A resumed
-//! task starts from the last one, so only the last one is kept: a
-//! checkpoint holds the whole history, and keeping every turn's made the
-//! database grow with the square of a task's length (BENCHMARKS.md,
-//! figure 3). What each turn did stays in the turns, the op log and the
-//! trace.
+//! (its progress layer and a reference to the history, whose items are
+//! stored once each: `history.rs`), as JSON. A resumed task starts from the
+//! last one, so only the last one is kept. What each turn did stays in the
+//! turns, the op log and the trace.
 
 use std::fmt;
 use std::str::FromStr;
@@ -84,6 +82,29 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<CheckpointRecord> {
     })
 }
 
+/// Inserts the checkpoint and deletes the task's older ones (in the
+/// caller's transaction).
+pub(crate) fn insert_replacing(
+    tx: &rusqlite::Transaction<'_>,
+    checkpoint: &NewCheckpoint,
+) -> Result<(), crate::error::Fail> {
+    tx.execute(
+        "INSERT INTO checkpoints (task_id, turn, phase, data_json, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            checkpoint.task_id,
+            checkpoint.turn,
+            checkpoint.phase.as_str(),
+            checkpoint.data_json,
+            now_ms()
+        ],
+    )?;
+    tx.execute(
+        "DELETE FROM checkpoints WHERE task_id = ?1 AND id < last_insert_rowid()",
+        params![checkpoint.task_id],
+    )?;
+    Ok(())
+}
+
 const SELECT: &str = "SELECT task_id, turn, phase, data_json, created_ms FROM checkpoints";
 
 impl Store {
@@ -93,21 +114,7 @@ impl Store {
         validate::json("checkpoint data_json", &checkpoint.data_json)?;
         self.write("saving a checkpoint", |tx| {
             require_task(tx, &checkpoint.task_id)?;
-            tx.execute(
-                "INSERT INTO checkpoints (task_id, turn, phase, data_json, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    checkpoint.task_id,
-                    checkpoint.turn,
-                    checkpoint.phase.as_str(),
-                    checkpoint.data_json,
-                    now_ms()
-                ],
-            )?;
-            tx.execute(
-                "DELETE FROM checkpoints WHERE task_id = ?1 AND id < last_insert_rowid()",
-                params![checkpoint.task_id],
-            )?;
-            Ok(())
+            insert_replacing(tx, checkpoint)
         })
     }
 

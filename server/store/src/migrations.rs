@@ -25,6 +25,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema/v1.sql"),
     include_str!("schema/v2.sql"),
     include_str!("schema/v3.sql"),
+    include_str!("schema/v4.sql"),
 ];
 
 /// The schema version this build writes and the newest it can open.

@@ -9,6 +9,7 @@
 mod artifacts;
 mod checkpoints;
 mod crash;
+mod history;
 mod lease;
 mod migrations;
 mod open;

@@ -149,7 +149,7 @@ fn schema_now() {
         &conn,
         expect![[r#"
             PRAGMA application_id = 1380272462;
-            PRAGMA user_version = 3;
+            PRAGMA user_version = 4;
 
             CREATE TABLE artifacts (
                 id         INTEGER PRIMARY KEY,
@@ -173,6 +173,14 @@ fn schema_now() {
             ) STRICT;
 
             CREATE INDEX checkpoints_by_task ON checkpoints (task_id, id);
+
+            CREATE TABLE history_items (
+                task_id   TEXT    NOT NULL REFERENCES tasks (id),
+                epoch     INTEGER NOT NULL CHECK (epoch >= 0),
+                seq       INTEGER NOT NULL CHECK (seq >= 0),
+                data_json TEXT    NOT NULL,
+                PRIMARY KEY (task_id, epoch, seq)
+            ) STRICT, WITHOUT ROWID;
 
             CREATE TABLE ops (
                 id           INTEGER PRIMARY KEY,
