@@ -651,15 +651,7 @@ impl Agent {
         } = self.dispatch_all(turn, &calls).await?;
         for r in &results {
             if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
-                let from = self
-                    .progress
-                    .changed
-                    .get(path)
-                    .and_then(|s| s.split(" → ").next().map(str::to_owned));
-                let from = from.unwrap_or_else(|| "read".into());
-                self.progress
-                    .changed
-                    .insert(path.clone(), format!("{from} → {}", version.label()));
+                self.progress.record_edit(path, version.label());
             }
             if let crate::context::history::ResultMeta::Command {
                 kind: crate::exec::CommandKind::Test,

@@ -165,7 +165,7 @@ impl Dispatcher<'_> {
             });
         }
         let new_information = new_information || output.changed_project;
-        let waiting_for = waiting_question(tool, &call.arguments, &output);
+        let waiting_for = output.unanswered.clone();
         Dispatched {
             output,
             notice,
@@ -306,9 +306,10 @@ impl Dispatcher<'_> {
                         )
                     }
                     None => ToolOutput::error(format!(
-                        "{NO_ANSWER} the task is waiting for the user to answer \"{}\".",
+                        "No answer yet: the task is waiting for the user to answer \"{}\".",
                         a.question
-                    )),
+                    ))
+                    .unanswered(&a.question),
                 }
             }
         })
@@ -521,21 +522,6 @@ fn plain(output: ToolOutput) -> Dispatched {
         waiting_for: None,
     }
 }
-
-/// The question of an `ask_user` call that got no answer.
-fn waiting_question(tool: ToolName, arguments: &Value, output: &ToolOutput) -> Option<String> {
-    (tool == ToolName::AskUser && output.is_error && output.content.starts_with(NO_ANSWER)).then(
-        || {
-            arguments["question"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        },
-    )
-}
-
-/// The result of a question nobody answered (yet).
-const NO_ANSWER: &str = "No answer yet:";
 
 fn short(command: &str) -> String {
     let first = command.lines().next().unwrap_or_default();

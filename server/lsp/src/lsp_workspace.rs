@@ -1000,24 +1000,14 @@ impl tower_lsp_server::ls_types::request::Request for SaveDocuments {
     const METHOD: &'static str = SAVE_DOCUMENTS;
 }
 
-/// Temp file in the same directory, then rename: a crash never leaves a
-/// half-written file, and the rename is atomic.
+/// The file replaced atomically, its permissions kept
+/// ([`rein_core::host::atomic::replace`]: a unique temporary file, fsynced,
+/// renamed, the directory fsynced), off the async threads.
 pub async fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     let path = path.to_owned();
     let text = text.to_owned();
     tokio::task::spawn_blocking(move || {
-        let dir = path.parent().ok_or("no parent directory")?;
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-        let tmp = dir.join(format!(".{name}.rein-{}.tmp", std::process::id()));
-        let permissions = std::fs::metadata(&path).ok().map(|m| m.permissions());
-        std::fs::write(&tmp, text.as_bytes()).map_err(|e| e.to_string())?;
-        if let Some(permissions) = permissions {
-            let _ = std::fs::set_permissions(&tmp, permissions);
-        }
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            e.to_string()
-        })
+        rein_core::host::atomic::replace(&path, text.as_bytes(), None).map_err(|e| e.to_string())
     })
     .await
     .map_err(|e| e.to_string())?

@@ -3,7 +3,7 @@
 //! and for files the editor does not have open.
 
 pub mod artifacts;
-mod atomic;
+pub mod atomic;
 pub mod disk;
 pub mod failures;
 pub mod instructions;

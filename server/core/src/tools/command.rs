@@ -131,6 +131,7 @@ impl Run {
             meta,
             changed_project: false,
             out_of_time,
+            unanswered: None,
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct ToolOutput {
     /// The task's time budget ran out during the call (a command killed
     /// for it): the task ends, with this reason.
     pub out_of_time: Option<String>,
+    /// The call asked the user this question and got no answer: the task
+    /// stops, waiting for it.
+    pub unanswered: Option<String>,
 }
 
 impl ToolOutput {
@@ -52,6 +55,7 @@ impl ToolOutput {
             meta,
             changed_project: false,
             out_of_time: None,
+            unanswered: None,
         }
     }
 
@@ -62,11 +66,18 @@ impl ToolOutput {
             meta: ResultMeta::Plain,
             changed_project: false,
             out_of_time: None,
+            unanswered: None,
         }
     }
 
     fn changed(mut self) -> Self {
         self.changed_project = true;
+        self
+    }
+
+    /// The question asked, unanswered (see [`ToolOutput::unanswered`]).
+    pub(crate) fn unanswered(mut self, question: &str) -> Self {
+        self.unanswered = Some(question.to_owned());
         self
     }
 }
