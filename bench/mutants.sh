@@ -33,7 +33,7 @@ fi
 # module → file and the test targets that judge it.
 declare -A file=(
     [verify]=server/core/src/verify.rs
-    [passes]=server/core/src/host/passes.rs
+    [passes]=server/core/src/testing/passes.rs
     [resume]=server/core/src/resume.rs
 )
 declare -A judged_by=(

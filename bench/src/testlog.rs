@@ -267,7 +267,7 @@ async fn one(exe: &Path, style: Style, total: u64) -> Result<Run> {
     );
     if style == Style::Pytest {
         // A failure every 1,000th line; the first ones are kept, up to the cap.
-        let kept = (expected.lines / 1000).min(rein_core::host::failures::MAX_FAILURES as u64);
+        let kept = (expected.lines / 1000).min(rein_core::testing::failures::MAX_FAILURES as u64);
         let first: Vec<String> = (1..=kept.min(3))
             .map(|k| {
                 format!(

@@ -37,10 +37,10 @@ use rein_core::agent::{self, AgentConfig, Ports};
 use rein_core::context::history::{Item, ResultMeta, to_messages};
 use rein_core::exec::{CommandKind, CommandResult, TAIL_LINES};
 use rein_core::fakes::{MemoryWorkspace, RecordingProgress, ScriptedApprover, ScriptedExec};
-use rein_core::host::failures::FailureScanner;
-use rein_core::host::testcmd::TestCommand;
 use rein_core::permissions::Policy;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_core::testing::command::TestCommand;
+use rein_core::testing::failures::FailureScanner;
 use rein_core::verify::TestVerifier;
 use rein_models::{
     ApiKey, EventStream, ModelClient, ModelRequest, ProviderConfig, ProviderKind, Timeouts, Usage,

@@ -31,7 +31,6 @@ use crate::context::{ContextConfig, ContextManager, Shedding, prompt, transcript
 use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
 use crate::guard::LoopGuard;
-use crate::host::testcmd::TestCommand;
 use crate::journal::{AgentSnapshot, Journal, JournalError, LoopState, file_hash};
 use crate::permissions::{Policy, TaskApprovals};
 use crate::ports::{
@@ -39,6 +38,7 @@ use crate::ports::{
     VerifyContext,
 };
 use crate::task::{TaskKind, TaskSpec, TaskState};
+use crate::testing::command::TestCommand;
 use crate::tools::{ALL, ArtifactDir, ReadTracker, ToolCx, ToolName, ToolOutput};
 use crate::workspace::Workspace;
 

@@ -10,9 +10,9 @@ use rein_models::{ConfigError as ProviderError, ProviderConfig, ProviderSettings
 use serde::Deserialize;
 
 use crate::budget::Budgets;
-use crate::host::testcmd::TestCommand;
 use crate::permissions::{Policy, RuleError};
 use crate::sandbox_config::{SandboxConfig, SandboxConfigError, SandboxSettings};
+use crate::testing::command::TestCommand;
 use crate::trust::{self, Grant};
 
 /// One source of settings. Every field is optional. Editors send JSON in

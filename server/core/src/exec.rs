@@ -116,11 +116,11 @@ pub struct CommandResult {
     /// The runner's own counts of passed and skipped tests (test commands),
     /// for the verifier; not kept in the task's history.
     #[serde(skip)]
-    pub tally: crate::host::tally::Tally,
+    pub tally: crate::testing::tally::Tally,
     /// The tests the runner named as passed (test commands), for the
     /// verifier; not kept in the task's history.
     #[serde(skip)]
-    pub passes: crate::host::passes::Passes,
+    pub passes: crate::testing::passes::Passes,
     pub log_path: PathBuf,
     pub total_lines: u64,
     pub total_bytes: u64,

@@ -318,8 +318,8 @@ pub fn command_result(exit_code: i32, output: &str, failures: &[&str]) -> Comman
         total_bytes: output.len() as u64,
         tail,
         failures: failures.iter().map(|f| (*f).to_owned()).collect(),
-        tally: crate::host::tally::Tally::of(output),
-        passes: crate::host::passes::Passes::of(output),
+        tally: crate::testing::tally::Tally::of(output),
+        passes: crate::testing::passes::Passes::of(output),
         duration: std::time::Duration::from_millis(120),
         ..CommandResult::default()
     }

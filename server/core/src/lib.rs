@@ -32,6 +32,7 @@ pub mod resume;
 pub mod sandbox_config;
 pub mod task;
 pub mod testfind;
+pub mod testing;
 pub mod testtarget;
 pub mod tools;
 pub mod trust;

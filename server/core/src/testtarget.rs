@@ -19,7 +19,7 @@
 //! same rules hold for `run_tests`, the permission check (rules match its
 //! text) and the verifier.
 //!
-//! [`TestCommand::for_target`]: crate::host::testcmd::TestCommand::for_target
+//! [`TestCommand::for_target`]: crate::testing::command::TestCommand::for_target
 
 use std::fmt;
 

@@ -15,10 +15,10 @@ use tokio_util::sync::CancellationToken;
 use crate::budget::{CommandLimit, LimitedBy, TimeBudget};
 use crate::exec::CommandResult;
 use crate::exec::{CommandKind, CommandSpec, Exec};
-use crate::host::testcmd::TestCommand;
 use crate::ports::{AlreadyMet, Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
 use crate::testfind;
+use crate::testing::command::TestCommand;
 use crate::testtarget::TestTarget;
 use crate::workspace::Workspace;
 

@@ -19,7 +19,8 @@ use std::time::Instant;
 
 use rein_core::config::Config;
 use rein_core::exec::Confinement;
-use rein_core::host::testcmd::{self, Runner, TestCommand};
+use rein_core::host::testcmd;
+use rein_core::testing::command::{Runner, TestCommand};
 use rein_models::{ProviderConfig, ProviderKind};
 use serde_json::Value;
 

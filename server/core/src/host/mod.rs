@@ -5,12 +5,9 @@
 pub mod artifacts;
 pub mod atomic;
 pub mod disk;
-pub mod failures;
 pub mod instructions;
 pub mod junit;
-pub mod passes;
 pub mod process;
-pub mod tally;
 pub mod testcmd;
 pub mod trace;
 pub mod user_state;

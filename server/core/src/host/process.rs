@@ -42,13 +42,13 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::failures::{FailureScanner, strip_ansi};
 use super::junit;
-use super::passes::Passes;
-use super::tally::Tally;
 use crate::exec::{
     CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, TAIL_LINES,
 };
+use crate::testing::failures::{FailureScanner, strip_ansi};
+use crate::testing::passes::Passes;
+use crate::testing::tally::Tally;
 
 /// How long a killed command's processes get between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);

@@ -24,10 +24,10 @@ pub use self::spec::{ALL, ToolName};
 use crate::budget::{Budgets, TimeBudget};
 use crate::context::history::ResultMeta;
 use crate::exec::Exec;
-use crate::host::testcmd::TestCommand;
 use crate::permissions::Policy;
 use crate::ports::Approver;
 use crate::task::TaskSpec;
+use crate::testing::command::TestCommand;
 use crate::workspace::{ReadVersion, Workspace};
 
 /// What a tool returns to the model, and what the harness learns from it.

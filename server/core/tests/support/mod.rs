@@ -13,10 +13,10 @@ use rein_core::context::history::{History, to_messages};
 use rein_core::fakes::{
     MemoryWorkspace, RecordingProgress, ScriptedApprover, ScriptedExec, command_result,
 };
-use rein_core::host::testcmd::TestCommand;
 use rein_core::permissions::Policy;
 use rein_core::ports::{Artifacts, TaskEvent};
 use rein_core::task::{TaskId, TaskSpec};
+use rein_core::testing::command::TestCommand;
 use rein_core::verify::TestVerifier;
 use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Listing, SearchResult, Workspace,
