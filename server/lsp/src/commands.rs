@@ -12,7 +12,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 
 use crate::ext::{AnswerArgs, FixTestArgs, RunTaskArgs, TaskIdArgs, TrustArgs, commands};
 use crate::session::Session;
-use crate::tasks::Tasks;
+use crate::tasks;
 
 pub async fn execute(
     session: &Arc<Session>,
@@ -24,12 +24,12 @@ pub async fn execute(
         commands::FIX_TEST => {
             let args: FixTestArgs = argument(command, arguments)?;
             let spec = fix_test_spec(session, &args).await?;
-            Ok(Some(json!({"taskId": Tasks::start(session, client, spec)})))
+            Ok(Some(json!({"taskId": tasks::start(session, client, spec)})))
         }
         commands::RUN_TASK => {
             let args: RunTaskArgs = argument(command, arguments)?;
             let spec = run_task_spec(session, &args)?;
-            Ok(Some(json!({"taskId": Tasks::start(session, client, spec)})))
+            Ok(Some(json!({"taskId": tasks::start(session, client, spec)})))
         }
         commands::CANCEL_TASK => {
             let args: TaskIdArgs = argument(command, arguments)?;
@@ -50,7 +50,7 @@ pub async fn execute(
             check_resumable(session, &args.task_id)?;
             adopt(session, &args.task_id)?;
             Ok(Some(
-                json!({"taskId": Tasks::resume(session, client, TaskId(args.task_id))}),
+                json!({"taskId": tasks::resume(session, client, TaskId(args.task_id))}),
             ))
         }
         commands::TRUST_WORKSPACE => {

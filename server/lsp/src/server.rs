@@ -192,7 +192,7 @@ impl Backend {
                     }
                 }
                 tracing::info!(task = %record.id, state = %record.state, "resuming a task left unfinished");
-                crate::tasks::Tasks::resume(&session, &client, rein_core::task::TaskId(record.id));
+                crate::tasks::resume(&session, &client, rein_core::task::TaskId(record.id));
             }
         });
     }
@@ -312,10 +312,13 @@ impl LanguageServer for Backend {
             let _ = self.shared.root.set(root);
         }
         let options = params.initialization_options.unwrap_or(Value::Null);
-        let _ = self.shared.editor_trust.set(crate::lsp_trust::editor_trust(
-            &options,
-            self.shared.caps().workspace_trust,
-        ));
+        let _ = self
+            .shared
+            .editor_trust
+            .set(crate::editor_trust::editor_trust(
+                &options,
+                self.shared.caps().workspace_trust,
+            ));
         if !options.is_null()
             && let Ok(mut settings) = self.shared.settings.write()
         {

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tower_lsp_server::ls_types::{ClientCapabilities, ResourceOperationKind, Uri};
 
 use crate::framing::FrameLimits;
-use crate::tasks::Tasks;
+use crate::running::Tasks;
 
 #[derive(Clone, Debug)]
 pub struct ServerOptions {

@@ -124,7 +124,7 @@ pub fn from_configuration(mut values: Vec<Value>) -> Option<Value> {
     if values.is_empty() {
         return None;
     }
-    let value = crate::lsp_trust::without_editor_trust(values.swap_remove(0));
+    let value = crate::editor_trust::without_editor_trust(values.swap_remove(0));
     let empty = value.as_object().is_some_and(serde_json::Map::is_empty);
     (!value.is_null() && !empty).then_some(value)
 }

@@ -1,11 +1,9 @@
-//! The tasks of a session: started by a command, run in the background
-//! (never inside a handler), cancellable, answerable, and all cancelled on
-//! `shutdown`.
+//! Starting and running a session's tasks: started by a command, run in
+//! the background (never inside a handler); the table that cancels,
+//! answers and shuts them down is `running.rs`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use rein_core::agent::{self, AgentConfig, Ports};
@@ -21,8 +19,6 @@ use rein_core::ports::{
 use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_models::Redactor;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
@@ -32,198 +28,51 @@ use crate::lsp_workspace::LspWorkspace;
 use crate::session::Session;
 use crate::{launch, lsp_trust, settings};
 
-/// A task cancelled because the editor shut the server down says so: the
-/// user may not have meant to stop it.
-const SHUTDOWN_REASON: &str =
-    "cancelled: the editor shut the language server down while the task ran";
-
-/// See `Tasks::shutdown`.
-const FLUSH_BEFORE_SHUTDOWN_ANSWER: Duration = Duration::from_millis(100);
-
-#[derive(Debug, Default)]
-pub struct Tasks {
-    running: Mutex<HashMap<String, Running>>,
+/// Starts `spec` in the background; returns its id at once.
+pub fn start(session: &Arc<Session>, client: &Client, spec: TaskSpec) -> TaskId {
+    let (id, title) = (spec.id.clone(), spec.title());
+    let work = Work::Start(spec);
+    spawn(session, client, id, title, work)
 }
 
-#[derive(Debug)]
-struct Running {
-    cancel: CancellationToken,
-    /// Said before `cancel` fires when the user is not the one cancelling.
-    reason: CancelReason,
-    token: String,
-    answer: Option<oneshot::Sender<String>>,
-    handle: Option<JoinHandle<()>>,
-    /// Its final status is out; it is only cleaning up.
-    ended: bool,
+/// Resumes a task left unfinished (a crash, or waiting for the user):
+/// reconciles it first, then continues it in the background.
+pub fn resume(session: &Arc<Session>, client: &Client, id: TaskId) -> TaskId {
+    let title = format!("Resume task {id}");
+    spawn(session, client, id.clone(), title, Work::Resume(id))
 }
 
-impl Tasks {
-    /// Starts `spec` in the background; returns its id at once.
-    pub fn start(session: &Arc<Session>, client: &Client, spec: TaskSpec) -> TaskId {
-        let (id, title) = (spec.id.clone(), spec.title());
-        let work = Work::Start(spec);
-        Self::spawn(session, client, id, title, work)
-    }
-
-    /// Resumes a task left unfinished (a crash, or waiting for the user):
-    /// reconciles it first, then continues it in the background.
-    pub fn resume(session: &Arc<Session>, client: &Client, id: TaskId) -> TaskId {
-        let title = format!("Resume task {id}");
-        Self::spawn(session, client, id.clone(), title, Work::Resume(id))
-    }
-
-    fn spawn(
-        session: &Arc<Session>,
-        client: &Client,
-        id: TaskId,
-        title: String,
-        work: Work,
-    ) -> TaskId {
-        let cancel = CancellationToken::new();
-        let reason = CancelReason::default();
-        let progress = LspProgress::start(client.clone(), Arc::clone(session), id.clone(), title);
-        let forwarder = progress.take_forwarder();
-        let future = run(
-            Arc::clone(session),
-            client.clone(),
-            id.clone(),
-            work,
-            cancel.clone(),
-            reason.clone(),
-            progress,
-        );
-        if let Ok(mut running) = session.tasks.running.lock() {
-            running.insert(
-                id.0.clone(),
-                Running {
-                    cancel,
-                    reason,
-                    token: lsp_progress::token(&id),
-                    answer: None,
-                    handle: None,
-                    ended: false,
-                },
-            );
+fn spawn(session: &Arc<Session>, client: &Client, id: TaskId, title: String, work: Work) -> TaskId {
+    let cancel = CancellationToken::new();
+    let reason = CancelReason::default();
+    let progress = LspProgress::start(client.clone(), Arc::clone(session), id.clone(), title);
+    let forwarder = progress.take_forwarder();
+    let future = run(
+        Arc::clone(session),
+        client.clone(),
+        id.clone(),
+        work,
+        cancel.clone(),
+        reason.clone(),
+        progress,
+    );
+    session
+        .tasks
+        .register(&id.0, cancel, reason, lsp_progress::token(&id));
+    let session_for_end = Arc::clone(session);
+    let key = id.0.clone();
+    let handle = tokio::spawn(async move {
+        future.await;
+        // The task is over only once the editor has been told: so
+        // `shutdown` (which waits for this) answers after the final
+        // status, not before.
+        if let Some(forwarder) = forwarder {
+            let _ = forwarder.await;
         }
-        let session_for_end = Arc::clone(session);
-        let key = id.0.clone();
-        let handle = tokio::spawn(async move {
-            future.await;
-            // The task is over only once the editor has been told: so
-            // `shutdown` (which waits for this) answers after the final
-            // status, not before.
-            if let Some(forwarder) = forwarder {
-                let _ = forwarder.await;
-            }
-            if let Ok(mut running) = session_for_end.tasks.running.lock() {
-                running.remove(&key);
-            }
-        });
-        if let Ok(mut running) = session.tasks.running.lock()
-            && let Some(r) = running.get_mut(&id.0)
-        {
-            r.handle = Some(handle);
-        }
-        id
-    }
-
-    /// Whether this session is running the task.
-    pub fn is_running(&self, id: &str) -> bool {
-        self.running
-            .lock()
-            .map(|r| r.get(id).is_some_and(|t| !t.ended))
-            .unwrap_or(false)
-    }
-
-    /// The task's final status is out: from now on it cannot be cancelled
-    /// or answered, though it may still be cleaning up.
-    pub fn mark_ended(&self, id: &str) {
-        if let Ok(mut running) = self.running.lock()
-            && let Some(task) = running.get_mut(id)
-        {
-            task.ended = true;
-            task.answer = None;
-        }
-    }
-
-    /// Cancels a running task; `false` if there is none with that id.
-    pub fn cancel(&self, id: &str) -> bool {
-        self.running
-            .lock()
-            .ok()
-            .and_then(|r| r.get(id).filter(|t| !t.ended).map(|t| t.cancel.cancel()))
-            .is_some()
-    }
-
-    /// Cancels the task a progress token belongs to.
-    pub fn cancel_by_token(&self, token: &str) -> bool {
-        self.running
-            .lock()
-            .ok()
-            .and_then(|r| {
-                r.values()
-                    .find(|t| t.token == token && !t.ended)
-                    .map(|t| t.cancel.cancel())
-            })
-            .is_some()
-    }
-
-    /// Delivers the user's answer to a task waiting for one.
-    pub fn answer(&self, id: &str, text: String) -> Result<(), String> {
-        let sender = self
-            .running
-            .lock()
-            .ok()
-            .and_then(|mut r| r.get_mut(id).filter(|t| !t.ended).map(|t| t.answer.take()))
-            .ok_or_else(|| format!("there is no running task {id}"))?
-            .ok_or_else(|| format!("task {id} is not waiting for an answer"))?;
-        sender
-            .send(text)
-            .map_err(|_| format!("task {id} stopped waiting for an answer"))
-    }
-
-    fn wait_for_answer(&self, id: &str) -> Option<oneshot::Receiver<String>> {
-        let (tx, rx) = oneshot::channel();
-        let mut running = self.running.lock().ok()?;
-        running.get_mut(id)?.answer = Some(tx);
-        Some(rx)
-    }
-
-    /// Cancels every task and waits (briefly) for them to wind down, so
-    /// their histories end consistently.
-    pub async fn shutdown(&self) {
-        let handles: Vec<JoinHandle<()>> = match self.running.lock() {
-            Ok(mut running) => running
-                .values_mut()
-                .filter_map(|t| {
-                    t.reason.set(SHUTDOWN_REASON);
-                    t.cancel.cancel();
-                    t.handle.take()
-                })
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        let waited = !handles.is_empty();
-        for handle in handles {
-            let _ = tokio::time::timeout(Duration::from_secs(5), handle).await;
-        }
-        if waited {
-            // The tasks' final statuses are queued for the client, but
-            // tower-lsp-server writes its notifications and its responses
-            // from two streams it picks between at random when both are
-            // ready: without a moment for the writer, the `shutdown` answer
-            // can overtake them, and an editor that exits at once would
-            // never hear how its tasks ended.
-            tokio::time::sleep(FLUSH_BEFORE_SHUTDOWN_ANSWER).await;
-        }
-    }
-
-    pub fn running_count(&self) -> usize {
-        self.running
-            .lock()
-            .map(|r| r.values().filter(|t| !t.ended).count())
-            .unwrap_or(0)
-    }
+        session_for_end.tasks.remove(&key);
+    });
+    session.tasks.set_handle(&id.0, handle);
+    id
 }
 
 /// What a background task does.
