@@ -1,12 +1,11 @@
 //! The `ModelClient` trait and the HTTP driver both adapters share:
 //! pairing repair, the request, retries with backoff, timeouts, streaming
-//! and cancellation. Adapters only translate (see [`Wire`]).
+//! and cancellation. Adapters only translate (see [`crate::wire::Wire`]).
 
 use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
-use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -14,8 +13,9 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{ProviderConfig, ProviderKind};
 use crate::error::ModelError;
 use crate::pairing;
-use crate::sse::{SseEvent, SseParser};
+use crate::sse::SseParser;
 use crate::types::{ModelEvent, ModelRequest};
+use crate::wire::Wire;
 
 /// The events of one model call. Ends after `Stop`, or with one `Err`.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;
@@ -30,30 +30,6 @@ pub trait ModelClient: Send + Sync {
     /// Starts a call. The stream stops at once when `cancel` fires (ending
     /// with `Err(ModelError::Cancelled)`) or when it is dropped.
     fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> EventStream;
-}
-
-/// A wire format: how to phrase a request and read the answer.
-pub(crate) trait Wire: Send + Sync + 'static {
-    fn provider(&self) -> &'static str;
-    fn url(&self) -> String;
-    /// Where the provider lists its models (a free `GET`).
-    fn models_url(&self) -> String;
-    fn headers(&self) -> Result<HeaderMap, ModelError>;
-    fn body(&self, request: &ModelRequest, stream: bool) -> Value;
-    fn decoder(&self) -> Box<dyn Decoder>;
-    /// A whole non-streamed reply as events.
-    fn parse_reply(&self, body: &[u8]) -> Result<Vec<ModelEvent>, ModelError>;
-    /// A non-2xx response as an error.
-    fn error(&self, status: u16, headers: &HeaderMap, body: &[u8], model: &str) -> ModelError;
-}
-
-/// Turns SSE events into model events, statefully.
-pub(crate) trait Decoder: Send {
-    fn event(&mut self, event: SseEvent) -> Result<Vec<ModelEvent>, ModelError>;
-    /// The stream ended: the closing events, or why the reply is incomplete.
-    fn end(&mut self) -> Result<Vec<ModelEvent>, ModelError>;
-    /// The reply is complete; nothing more is expected.
-    fn is_done(&self) -> bool;
 }
 
 /// Builds the client for `config`. The scripted provider is not built here:

@@ -22,6 +22,7 @@ mod secret;
 pub mod sse;
 pub mod tokens;
 mod types;
+mod wire;
 
 pub use client::{
     EventStream, ModelClient, anthropic_client, build_client, list_models, openai_client,

@@ -8,12 +8,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::assemble::{Assembler, token_count};
-use crate::client::{Decoder, Wire};
 use crate::error::{ModelError, is_context_overflow, parse_context_numbers};
 use crate::retry::retry_after;
 use crate::secret::{ApiKey, redact};
 use crate::sse::SseEvent;
 use crate::types::{Message, ModelEvent, ModelRequest, Part, Role, StopReason};
+use crate::wire::{Decoder, Wire};
 
 const PROVIDER: &str = "OpenAI-compatible server";
 

@@ -5,8 +5,12 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::ErrorCode;
 
-use crate::ops::OpState;
-use crate::store::BUSY_TIMEOUT;
+use crate::op_values::OpState;
+
+/// How long a write waits for another process (a second editor window on
+/// the same workspace) to finish its transaction before giving up with
+/// [`StoreError::Busy`]. Our transactions are short; 5 s means trouble.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

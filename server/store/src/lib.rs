@@ -66,6 +66,7 @@ mod error;
 mod history;
 mod lease;
 mod migrations;
+mod op_values;
 mod ops;
 mod store;
 mod tasks;

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
+use crate::error::BUSY_TIMEOUT;
 use crate::error::{Fail, StoreError};
-use crate::store::BUSY_TIMEOUT;
 
 /// The schema scripts, oldest first: script `i` takes a database from
 /// version `i` to `i + 1`. Public so that tests and tools can build a

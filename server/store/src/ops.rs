@@ -9,24 +9,14 @@
 //! op is started twice, finished twice, or started after it finished, even
 //! with two processes on the same database.
 
-use std::fmt;
-use std::str::FromStr;
-
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
-use crate::columns::{self, UnknownName};
+use crate::columns;
 use crate::error::{Fail, StoreError};
+pub use crate::op_values::{FileHash, OpState};
 use crate::store::{Store, now_ms, require_task};
 use crate::validate;
-
-/// A file an op may touch and its content hash: 64 lowercase hex digits
-/// (BLAKE3), or `""` when the file does not exist.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct FileHash {
-    pub path: String,
-    pub hash: String,
-}
 
 /// A tool call about to be run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,53 +28,6 @@ pub struct NewOp {
     pub args_json: String,
     /// The files it may touch and their hashes before it runs.
     pub pre: Vec<FileHash>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OpState {
-    Requested,
-    Started,
-    Finished,
-    /// A crash left it requested or started; the caller reconciled it.
-    Recovered,
-}
-
-impl OpState {
-    /// The name stored in the database.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OpState::Requested => "requested",
-            OpState::Started => "started",
-            OpState::Finished => "finished",
-            OpState::Recovered => "recovered",
-        }
-    }
-}
-
-impl fmt::Display for OpState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for OpState {
-    type Err = UnknownName;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        [
-            OpState::Requested,
-            OpState::Started,
-            OpState::Finished,
-            OpState::Recovered,
-        ]
-        .into_iter()
-        .find(|state| state.as_str() == text)
-        .ok_or_else(|| UnknownName {
-            what: "op state",
-            value: text.to_owned(),
-        })
-    }
 }
 
 /// An op as stored.

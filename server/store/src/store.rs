@@ -10,10 +10,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use crate::error::{Fail, StoreError, classify};
 use crate::migrations;
 
-/// How long a write waits for another process (a second editor window on
-/// the same workspace) to finish its transaction before giving up with
-/// [`StoreError::Busy`]. Our transactions are short; 5 s means trouble.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+pub use crate::error::BUSY_TIMEOUT;
 
 /// The directory, under the workspace root, that holds Rein's state.
 pub const STATE_DIR: &str = ".rein";

@@ -4,7 +4,7 @@
 use std::path::{Component, Path};
 
 use crate::error::StoreError;
-use crate::ops::FileHash;
+use crate::op_values::FileHash;
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> StoreError {
     StoreError::Invalid {
