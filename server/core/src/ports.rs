@@ -50,9 +50,9 @@ pub trait Approver: Send + Sync {
     async fn ask_user(&self, task: &TaskId, question: &str) -> Option<String>;
 }
 
-/// A snapshot for the status line: `rein/taskStatus`.
+/// A snapshot of a task for a status line (the editor's `rein/taskStatus`
+/// is the LSP crate's wire shape of it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct TaskStatus {
     pub task_id: TaskId,
     pub state: TaskState,

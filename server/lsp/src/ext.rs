@@ -32,15 +32,85 @@ pub struct DocumentState {
 }
 
 /// `rein/taskStatus`: sent on every state change of a task (and as token
-/// counts grow). The body is `rein_core::ports::TaskStatus` in camelCase:
-/// `{taskId, state, reason?, turn, maxTurns, inputTokens, outputTokens,
-/// costUsd, unpricedCalls}` (`unpricedCalls > 0`: the cost is unknown, or
-/// more than `costUsd`), plus, while the task waits for the user in the
-/// middle of its run, `state: "waiting_user"` with `waitingFor: {kind:
-/// "review" | "approval" | "answer", detail}` (a status without it follows
-/// when the wait ends), and on the final status `summary`: the model's last
-/// words (untrusted text).
+/// counts grow), in camelCase: `{taskId, state, reason?, turn, maxTurns,
+/// inputTokens, outputTokens, costUsd, unpricedCalls}` (`unpricedCalls >
+/// 0`: the cost is unknown, or more than `costUsd`), plus, while the task
+/// waits for the user in the middle of its run, `state: "waiting_user"`
+/// with `waitingFor: {kind: "review" | "approval" | "answer", detail}` (a
+/// status without it follows when the wait ends), and on the final status
+/// `summary`: the model's last words (untrusted text). The core's
+/// `TaskStatus` is the data; this is its shape on the wire.
 pub const TASK_STATUS: &str = "rein/taskStatus";
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskStatusParams<'a> {
+    pub task_id: &'a str,
+    pub state: &'static str,
+    pub reason: Option<&'a str>,
+    pub turn: u32,
+    pub max_turns: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+    pub unpriced_calls: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_for: Option<&'a Waiting>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<&'a str>,
+}
+
+impl<'a> TaskStatusParams<'a> {
+    /// The status as sent: shown as `waiting_user` while `waiting` (never
+    /// a final one), with the model's last words on a final one.
+    pub fn of(
+        status: &'a rein_core::ports::TaskStatus,
+        waiting: Option<&'a Waiting>,
+        summary: Option<&'a str>,
+    ) -> Self {
+        let final_state = status.state.is_terminal();
+        let waiting = waiting.filter(|_| !final_state);
+        Self {
+            task_id: &status.task_id.0,
+            state: if waiting.is_some() {
+                rein_core::task::TaskState::WaitingUser.as_str()
+            } else {
+                status.state.as_str()
+            },
+            reason: status.reason.as_deref(),
+            turn: status.turn,
+            max_turns: status.max_turns,
+            input_tokens: status.input_tokens,
+            output_tokens: status.output_tokens,
+            cost_usd: status.cost_usd,
+            unpriced_calls: status.unpriced_calls,
+            waiting_for: waiting,
+            summary: summary.filter(|_| final_state),
+        }
+    }
+}
+
+/// What a task waits for the user to do: `rein/taskStatus` says so in
+/// `waitingFor`, with the state `waiting_user`, while the loop itself
+/// still runs (a review, an approval or an answer is pending).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Waiting {
+    pub kind: WaitingKind,
+    /// What it is about, one line ("the edit to cart.py").
+    pub detail: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitingKind {
+    /// A proposed change to review.
+    Review,
+    /// A command to allow or deny.
+    Approval,
+    /// A question from the model.
+    Answer,
+}
 
 /// `rein/reviewEdit`: the client's own review of a proposed change, for a
 /// client that declares `experimental.rein.reviewsEdits`; see `review.rs`

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent, TaskStatus};
 use rein_core::task::{TaskId, TaskState};
-use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
@@ -20,7 +19,7 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::client_requests;
-use crate::ext::{TASK_STATUS, VERIFICATION};
+use crate::ext::{TASK_STATUS, TaskStatusParams, VERIFICATION, Waiting, WaitingKind};
 use crate::session::Session;
 
 pub struct LspProgress {
@@ -34,28 +33,6 @@ enum Forward {
     Event(TaskEvent),
     /// The task now waits for the user (`Some`), or no longer does.
     Waiting(Option<Waiting>),
-}
-
-/// What a task waits for the user to do: `rein/taskStatus` says so in
-/// `waitingFor`, with the state `waiting_user`, while the loop itself
-/// still runs (a review, an approval or an answer is pending).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Waiting {
-    pub kind: WaitingKind,
-    /// What it is about, one line ("the edit to cart.py").
-    pub detail: String,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitingKind {
-    /// A proposed change to review.
-    Review,
-    /// A command to allow or deny.
-    Approval,
-    /// A question from the model.
-    Answer,
 }
 
 impl Waiting {
@@ -265,10 +242,13 @@ async fn forward(
                         )
                         .await;
                     }
-                    let mut params = status_params(status, None);
-                    if let Some(text) = last_text.take() {
-                        params["summary"] = json!(text);
-                    }
+                    let summary = last_text.take();
+                    let params = serde_json::to_value(TaskStatusParams::of(
+                        status,
+                        None,
+                        summary.as_deref(),
+                    ))
+                    .unwrap_or_else(|_| json!({}));
                     client
                         .send_notification::<TaskStatusNotification>(params)
                         .await;
@@ -361,14 +341,7 @@ async fn send_status(client: &Client, status: &TaskStatus, waiting: Option<&Wait
 }
 
 fn status_params(status: &TaskStatus, waiting: Option<&Waiting>) -> Value {
-    let mut params = serde_json::to_value(status).unwrap_or_else(|_| json!({}));
-    if let Some(waiting) = waiting
-        && !status.state.is_terminal()
-    {
-        params["state"] = json!(TaskState::WaitingUser.as_str());
-        params["waitingFor"] = serde_json::to_value(waiting).unwrap_or(Value::Null);
-    }
-    params
+    serde_json::to_value(TaskStatusParams::of(status, waiting, None)).unwrap_or_else(|_| json!({}))
 }
 
 /// The model's words as a task's summary: bounded (a reply can be long).

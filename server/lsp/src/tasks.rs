@@ -23,7 +23,8 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
 
-use crate::lsp_progress::{self, LspProgress, WaitingKind};
+use crate::ext::WaitingKind;
+use crate::lsp_progress::{self, LspProgress};
 use crate::lsp_workspace::LspWorkspace;
 use crate::session::Session;
 use crate::{launch, lsp_trust, settings};
