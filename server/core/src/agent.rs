@@ -589,7 +589,7 @@ impl Agent {
         let events = self
             .ports
             .model
-            .stream(request, self.cancel.clone())
+            .call(request, self.cancel.clone())
             .inspect(move |event| {
                 if let Ok(ModelEvent::Retrying {
                     attempt,

@@ -1,6 +1,7 @@
-//! The `ModelClient` trait and the HTTP driver both adapters share:
-//! pairing repair, the request, retries with backoff, timeouts, streaming
-//! and cancellation. Adapters only translate (see [`crate::wire::Wire`]).
+//! The `ModelClient` trait (whose `call` repairs the history's pairing for
+//! every provider) and the HTTP driver both adapters share: the request,
+//! retries with backoff, timeouts, streaming and cancellation. Adapters
+//! only translate (see [`crate::wire::Wire`]).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -27,9 +28,25 @@ pub trait ModelClient: Send + Sync {
 
     fn model(&self) -> &str;
 
-    /// Starts a call. The stream stops at once when `cancel` fires (ending
-    /// with `Err(ModelError::Cancelled)`) or when it is dropped.
+    /// Sends the request as it is (a provider implements this; callers use
+    /// [`ModelClient::call`]). The stream stops at once when `cancel` fires
+    /// (ending with `Err(ModelError::Cancelled)`) or when it is dropped.
     fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> EventStream;
+
+    /// A model call: the history's pairing repaired first (every tool call
+    /// gets exactly one result; a result for a call nobody made is refused
+    /// without a request), whatever the provider, then [`Self::stream`].
+    fn call(&self, mut request: ModelRequest, cancel: CancellationToken) -> EventStream {
+        match pairing::repair(&mut request.messages) {
+            Ok(repairs) => {
+                if !repairs.is_empty() {
+                    tracing::warn!(?repairs, "repaired tool call pairing");
+                }
+                self.stream(request, cancel)
+            }
+            Err(error) => Box::pin(futures::stream::once(async move { Err(error) })),
+        }
+    }
 }
 
 /// Builds the client for `config`. The scripted provider is not built here:
@@ -159,20 +176,10 @@ impl<W: Wire> ModelClient for HttpClient<W> {
         &self.inner.config.model
     }
 
-    fn stream(&self, mut request: ModelRequest, cancel: CancellationToken) -> EventStream {
+    fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> EventStream {
         let (tx, rx) = mpsc::channel(64);
         let inner = Arc::clone(&self.inner);
         tokio::spawn(async move {
-            match pairing::repair(&mut request.messages) {
-                Ok(repairs) if !repairs.is_empty() => {
-                    tracing::warn!(?repairs, "repaired tool call pairing")
-                }
-                Ok(_) => {}
-                Err(error) => {
-                    let _ = tx.send(Err(error)).await;
-                    return;
-                }
-            }
             inner.run(request, cancel, tx).await;
         });
         Box::pin(futures::stream::unfold(rx, |mut rx| async move {
@@ -451,6 +458,67 @@ mod tests {
     use super::*;
     use crate::retry::RetryPolicy;
     use crate::types::{CachePlan, Message};
+
+    /// A provider that is not HTTP: it only records what it is sent.
+    struct Recorder(std::sync::Mutex<Vec<ModelRequest>>);
+
+    impl ModelClient for Recorder {
+        fn provider(&self) -> &'static str {
+            "recorder"
+        }
+
+        fn model(&self) -> &str {
+            "m"
+        }
+
+        fn stream(&self, request: ModelRequest, _cancel: CancellationToken) -> EventStream {
+            if let Ok(mut sent) = self.0.lock() {
+                sent.push(request);
+            }
+            Box::pin(futures::stream::empty())
+        }
+    }
+
+    #[tokio::test]
+    async fn every_provider_gets_its_pairing_repaired_at_the_call() {
+        use crate::types::{Part, ToolCall, ToolResult};
+        let recorder = Recorder(std::sync::Mutex::new(Vec::new()));
+        // A call whose result was lost (a crash mid-tool).
+        let mut lost = request();
+        lost.messages
+            .push(Message::assistant(vec![Part::ToolCall(ToolCall {
+                id: "c1".into(),
+                name: "read_file".into(),
+                arguments: serde_json::json!({"path": "a"}),
+            })]));
+        let events: Vec<_> = recorder
+            .call(lost, CancellationToken::new())
+            .collect()
+            .await;
+        assert!(events.is_empty());
+        let sent = recorder.0.lock().unwrap().clone();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            sent[0].messages.last().unwrap().tool_results_iter().count(),
+            1
+        );
+        // A result for a call nobody made: refused, nothing sent.
+        let mut orphan = request();
+        orphan.messages.push(Message::tool_results(vec![ToolResult {
+            call_id: "ghost".into(),
+            content: "?".into(),
+            is_error: false,
+        }]));
+        let events: Vec<_> = recorder
+            .call(orphan, CancellationToken::new())
+            .collect()
+            .await;
+        assert!(
+            matches!(events.as_slice(), [Err(ModelError::InvalidRequest(_))]),
+            "{events:?}"
+        );
+        assert_eq!(recorder.0.lock().unwrap().len(), 1);
+    }
 
     fn request() -> ModelRequest {
         ModelRequest {

@@ -554,7 +554,7 @@ async fn histories_are_repaired_or_refused_before_sending() {
         // The second call lost its result (say, a crash mid-tool).
         let mut history = reference_conversation();
         history[4].parts.pop();
-        collect(client.stream(request(format, history), CancellationToken::new()))
+        collect(client.call(request(format, history), CancellationToken::new()))
             .await
             .unwrap();
         no_violations(&server);
@@ -574,7 +574,7 @@ async fn histories_are_repaired_or_refused_before_sending() {
                 is_error: false,
             }]),
         ];
-        let err = collect(client.stream(request(format, orphan), CancellationToken::new()))
+        let err = collect(client.call(request(format, orphan), CancellationToken::new()))
             .await
             .unwrap_err();
         assert!(matches!(err, ModelError::InvalidRequest(_)), "{err}");
