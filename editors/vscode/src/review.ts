@@ -33,9 +33,8 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
     private readonly pending = new Map<string, Pending>();
     /** Reviews withdrawn or answered, by id: a late action on one is told so. */
     private readonly closed = new Map<string, string>();
+    /** The two sides of each open review (they never change). */
     private readonly texts = new Map<string, string>();
-    private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-    readonly onDidChange = this.changed.event;
     private readonly disposables: vscode.Disposable[];
     /** Puts the model's reason next to the change, as a comment. */
     private readonly comments = vscode.comments.createCommentController('rein.review', 'Rein');
@@ -49,7 +48,6 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
     ) {
         this.disposables = [
             vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this),
-            this.changed,
             this.comments,
         ];
     }

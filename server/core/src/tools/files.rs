@@ -24,15 +24,7 @@ fn label(cx: &ToolCx<'_>) -> String {
     match &cx.task.kind {
         crate::task::TaskKind::FixTest { name, .. } => format!("Rein: fix {name}"),
         crate::task::TaskKind::Instruction => {
-            let goal = cx.task.goal.trim();
-            let short: String = goal.chars().take(50).collect();
-            if short.len() < goal.len() {
-                // Cut at a word, and say it was cut.
-                let cut = short.rfind(' ').map_or(short.as_str(), |at| &short[..at]);
-                format!("Rein: {cut}…")
-            } else {
-                format!("Rein: {goal}")
-            }
+            format!("Rein: {}", cut_at_word(cx.task.goal.trim(), 50))
         }
     }
 }
@@ -215,12 +207,17 @@ fn describe_edit(path: &str, old: &str, new: &str, replace_all: bool) -> String 
 /// The model's words before the call, as the "why" of a change: as one
 /// paragraph, cut at a word with "…" past a few sentences' length.
 fn reason(text: &str) -> String {
-    const MAX_CHARS: usize = 600;
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= MAX_CHARS {
-        return flat;
+    cut_at_word(&flat, 600)
+}
+
+/// `text` if it has at most `max_chars` characters; else cut at the last
+/// word that fits, saying it was cut ("…").
+fn cut_at_word(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
     }
-    let cut: String = flat.chars().take(MAX_CHARS).collect();
+    let cut: String = text.chars().take(max_chars).collect();
     let at_word = cut.rfind(' ').map_or(cut.as_str(), |at| &cut[..at]);
     format!("{at_word}…")
 }
