@@ -9,14 +9,13 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rein_core::context::{ContextConfig, ContextManager};
 use rein_core::task::{TaskId, TaskSpec};
-use rein_core::tools::ALL;
 use support::history;
 
 mod support;
 
 fn assemble(c: &mut Criterion) {
     let task = TaskSpec::fix_test(TaskId("t-bench".into()), "tests/test_cart.py", "test_total");
-    let tools = ALL.iter().map(|t| t.spec()).collect();
+    let tools = rein_core::tools::builtin().specs();
     let manager = ContextManager::new(
         ContextConfig::default(),
         "claude-sonnet-4-5",

@@ -34,7 +34,6 @@ use rein_core::journal::{Journal, LoopState, file_hash};
 use rein_core::permissions::Decision;
 use rein_core::ports::{ProgressSink, TaskEvent, TaskStatus};
 use rein_core::task::{TaskId, TaskSpec, TaskState};
-use rein_core::tools::ALL;
 use rein_core::workspace::ReadVersion;
 use rein_models::{ModelReply, Part, Redactor, StopReason, ToolCall, Usage};
 use rein_store::{CheckpointPhase, Store};
@@ -59,7 +58,7 @@ impl Harness {
     fn new() -> Self {
         let root = tempfile::tempdir().unwrap();
         let task = TaskSpec::fix_test(TaskId("t-bench".into()), "tests/test_cart.py", "test_total");
-        let tools = ALL.iter().map(|t| t.spec()).collect();
+        let tools = rein_core::tools::builtin().specs();
         let context = ContextManager::new(
             ContextConfig::default(),
             "claude-sonnet-4-5",
@@ -215,6 +214,8 @@ impl Harness {
                 call_id: "call_new".into(),
                 tool: "read_file".into(),
                 arguments: json!({"path": "src/new.rs"}),
+                title: "reading src/new.rs".into(),
+                detail: "src/new.rs".into(),
             },
             TaskEvent::Permission {
                 call_id: "call_new".into(),

@@ -39,7 +39,7 @@ use crate::ports::{
 };
 use crate::task::{TaskKind, TaskSpec, TaskState};
 use crate::testing::command::TestCommand;
-use crate::tools::{ALL, ArtifactDir, ReadTracker, ToolCx, ToolName, ToolOutput};
+use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput};
 use crate::workspace::Workspace;
 
 /// The text of a result for a call that never ran.
@@ -65,6 +65,8 @@ pub struct AgentConfig {
     /// What the model and the artifacts never see: the task's words, tool
     /// results and the project's instructions pass through it.
     pub redactor: Redactor,
+    /// The tools the model may call.
+    pub tools: Registry,
 }
 
 impl AgentConfig {
@@ -80,6 +82,7 @@ impl AgentConfig {
             project_instructions: None,
             cancel_reason: CancelReason::default(),
             redactor: Redactor::default(),
+            tools: crate::tools::builtin(),
         }
     }
 }
@@ -212,7 +215,7 @@ impl Agent {
         {
             *text = clean;
         }
-        let tools = ALL.iter().map(|t| t.spec()).collect();
+        let tools = config.tools.specs();
         let context = ContextManager::new(
             config.context.clone(),
             ports.model.model(),
@@ -634,11 +637,14 @@ impl Agent {
                     serde_json::Value::String(raw_shown(&bad.raw_arguments)),
                 ),
             };
+            let described = self.config.tools.describe(tool, &arguments);
             self.event(TaskEvent::ToolCall {
                 turn,
                 call_id: call_id.clone(),
                 tool: tool.clone(),
                 arguments,
+                title: described.title,
+                detail: described.detail,
             });
         }
         let Batch {
@@ -709,6 +715,7 @@ impl Agent {
         calls: &[Result<ToolCall, BadToolCall>],
     ) -> Result<Batch, Stop> {
         let dispatcher = Dispatcher {
+            tools: &self.config.tools,
             cx: ToolCx {
                 task: &self.task,
                 workspace: self.ports.workspace.as_ref(),
@@ -746,9 +753,7 @@ impl Agent {
             // if it is read-only too.
             let read_only = |c: &Result<ToolCall, BadToolCall>| {
                 c.as_ref()
-                    .ok()
-                    .and_then(|c| ToolName::parse(&c.name))
-                    .is_some_and(ToolName::is_read_only)
+                    .is_ok_and(|c| self.config.tools.is_read_only(&c.name))
             };
             let end = if read_only(&calls[i]) {
                 calls[i..]
@@ -878,25 +883,21 @@ impl Agent {
     /// For an edit or a new file: the file's hash now, and the hash it
     /// will have if the call applies as asked.
     async fn expected_change(&self, call: &ToolCall) -> (Vec<FileHash>, Vec<FileHash>) {
-        let args = &call.arguments;
-        let Some(input) = args["path"].as_str() else {
+        let Some(tool) = self.config.tools.get(&call.name) else {
             return (Vec::new(), Vec::new());
         };
-        let Ok(path) = crate::paths::resolve(self.ports.workspace.root(), input) else {
+        // The file first (which the tool names), then what it will hold.
+        let Some(named) = tool.predicted_edit(&call.arguments, None) else {
+            return (Vec::new(), Vec::new());
+        };
+        let Ok(path) = crate::paths::resolve(self.ports.workspace.root(), &named.path) else {
             return (Vec::new(), Vec::new());
         };
         let current = self.ports.workspace.read_file(&path).await.ok();
-        let after = match call.name.as_str() {
-            "edit_file" => current.as_ref().and_then(|file| {
-                let (old, new) = (args["old_text"].as_str()?, args["new_text"].as_str()?);
-                let replace_all = args["replace_all"].as_bool().unwrap_or(false);
-                crate::edit::apply(&file.text, old, new, replace_all)
-                    .ok()
-                    .map(|a| rein_text::ContentHash::of_str(&a.text))
-            }),
-            "create_file" => args["content"].as_str().map(rein_text::ContentHash::of_str),
-            _ => return (Vec::new(), Vec::new()),
-        };
+        let after = tool
+            .predicted_edit(&call.arguments, current.as_ref().map(|f| f.text.as_str()))
+            .and_then(|p| p.after)
+            .map(|text| rein_text::ContentHash::of_str(&text));
         let pre = vec![file_hash(&path, current.map(|f| f.version.hash))];
         let expected = after
             .map(|h| vec![file_hash(&path, Some(h))])

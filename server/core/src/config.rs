@@ -171,6 +171,7 @@ impl Config {
             &collect(|p| &p.allow, false),
             &collect(|p| &p.ask, true),
             &collect(|p| &p.deny, true),
+            &crate::tools::builtin(),
         )?
         .with_sandbox_auto_approve(sandbox.auto_approve)
         .with_sandbox_rules(crate::sandbox_config::SandboxRules::new(&sandbox.rules));
@@ -255,7 +256,7 @@ pub(crate) fn budgets(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::permissions::{Action, Decision};
+    use crate::permissions::Decision;
 
     /// An environment of fixed pairs (tests never touch the real one).
     pub(crate) fn env(
@@ -305,9 +306,7 @@ pub(crate) mod tests {
         assert_eq!(
             config
                 .policy
-                .check(&Action::RunCommand {
-                    command: "make deploy --prod"
-                })
+                .check(&crate::tools::run_command::action("make deploy --prod"))
                 .decision,
             Decision::Deny
         );

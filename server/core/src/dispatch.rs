@@ -8,26 +8,24 @@
 use std::borrow::Cow;
 use std::sync::Mutex;
 
-use rein_models::{BadToolCall, REDACTED, Redactor, ToolCall};
-use serde::Deserialize;
+use rein_models::{BadToolCall, Redactor, ToolCall};
 use serde_json::Value;
 
 use crate::context::history::ResultMeta;
-use crate::edit;
 use crate::guard::{Before, Fingerprint, LoopGuard};
 use crate::paths;
-use crate::permissions::{Action, Decision, TaskApprovals};
+use crate::permissions::{Action, Decision, Subject, TaskApprovals};
 use crate::ports::{ApprovalDecision, CommandApproval, ProgressSink, TaskEvent};
-use crate::task::{TaskKind, TaskState};
-use crate::testfind;
-use crate::testtarget::TestTarget;
+use crate::task::TaskState;
+use crate::tools::call::Call;
 use crate::tools::schema::validate;
-use crate::tools::spec::{self, ToolName};
-use crate::tools::{self, ToolCx, ToolOutput};
+use crate::tools::{Registry, ToolCx, ToolOutput};
 
 /// What the dispatcher needs beyond the tools' context.
 pub struct Dispatcher<'a> {
     pub cx: ToolCx<'a>,
+    /// The tools the model may call.
+    pub tools: &'a Registry,
     pub progress: &'a dyn ProgressSink,
     /// What every result passes through.
     pub redactor: &'a Redactor,
@@ -52,51 +50,8 @@ pub struct Dispatched {
     pub waiting_for: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct PathArgs {
-    #[serde(default)]
-    path: String,
-    start_line: Option<usize>,
-    end_line: Option<usize>,
-    glob: Option<String>,
-    pattern: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct EditCall {
-    path: String,
-    old_text: String,
-    new_text: String,
-    #[serde(default)]
-    replace_all: bool,
-}
-
-#[derive(Deserialize)]
-struct CreateArgs {
-    path: String,
-    content: String,
-}
-
-#[derive(Deserialize)]
-struct TestArgs {
-    target: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct CommandArgs {
-    command: String,
-    timeout_s: Option<u64>,
-    #[serde(default)]
-    network: bool,
-}
-
-#[derive(Deserialize)]
-struct AskArgs {
-    question: String,
-}
-
 impl Dispatcher<'_> {
-    fn event(&self, event: TaskEvent) {
+    pub(crate) fn event(&self, event: TaskEvent) {
         self.progress.event(&self.cx.task.id, &event);
     }
 
@@ -112,22 +67,23 @@ impl Dispatcher<'_> {
             Ok(call) => call,
             Err(bad) => return plain(ToolOutput::error(bad.message_for_model())),
         };
-        let Some(tool) = ToolName::parse(&call.name) else {
+        let Some(tool) = self.tools.get(&call.name) else {
             return plain(ToolOutput::error(format!(
                 "There is no tool named {:?}. The tools are: {}.",
                 call.name,
-                spec::names().join(", ")
+                self.tools.names().join(", ")
             )));
         };
-        let problems = validate(&call.arguments, &tool.spec().input_schema);
+        let problems = validate(&call.arguments, &tool.input_schema());
         if !problems.is_empty() {
             return plain(ToolOutput::error(format!(
                 "Invalid arguments for {}: {}. Call it again with arguments that match its schema.",
-                tool.as_str(),
+                tool.name(),
                 problems.join("; ")
             )));
         }
-        if let Before::Refuse(message) = self.guard_before(tool, &call.arguments) {
+        let name = tool.name();
+        if let Before::Refuse(message) = self.guard_before(name, &call.arguments) {
             self.event(TaskEvent::Guard {
                 call_id: Some(call.id.clone()),
                 guard: "repeat".into(),
@@ -140,20 +96,24 @@ impl Dispatcher<'_> {
                 waiting_for: None,
             };
         }
-        let output = self.run(tool, call).await.unwrap_or_else(ToolOutput::error);
+        let running = Call {
+            id: &call.id,
+            dispatcher: self,
+        };
+        let output = tool
+            .run(&call.arguments, &running)
+            .await
+            .unwrap_or_else(ToolOutput::error);
         if output.changed_project
             && let Ok(mut guard) = self.guard.lock()
         {
             guard.project_changed();
         }
-        let fingerprint = Fingerprint::of(tool, &output);
+        let fingerprint = Fingerprint::of(&output);
         let (new_information, notice) = match self.guard.lock() {
             Ok(mut guard) => {
-                let new = guard.is_new(tool.as_str(), fingerprint);
-                (
-                    new,
-                    guard.after(tool.as_str(), &call.arguments, fingerprint),
-                )
+                let new = guard.is_new(name, fingerprint);
+                (new, guard.after(name, &call.arguments, fingerprint))
             }
             Err(_) => (true, None),
         };
@@ -174,164 +134,26 @@ impl Dispatcher<'_> {
         }
     }
 
-    fn guard_before(&self, tool: ToolName, arguments: &Value) -> Before {
+    fn guard_before(&self, tool: &str, arguments: &Value) -> Before {
         self.guard
             .lock()
-            .map(|mut g| g.before(tool.as_str(), arguments))
+            .map(|mut g| g.before(tool, arguments))
             .unwrap_or(Before::Run)
     }
 
-    /// `Err` carries an early "no": the error result's text.
-    async fn run(&self, tool: ToolName, call: &ToolCall) -> Result<ToolOutput, String> {
-        let cx = &self.cx;
-        let args = call.arguments.clone();
-        let parse_error =
-            |e: serde_json::Error| format!("Invalid arguments for {}: {e}", tool.as_str());
-        Ok(match tool {
-            ToolName::ReadFile | ToolName::ListFiles | ToolName::Search => {
-                let a: PathArgs = serde_json::from_value(args).map_err(parse_error)?;
-                let path = self.resolve(&a.path)?;
-                let action = match tool {
-                    ToolName::ReadFile => Action::ReadFile { path: &path },
-                    ToolName::ListFiles => Action::ListFiles { path: &path },
-                    _ => Action::Search { path: &path },
-                };
-                self.permit(&call.id, &action).await?;
-                match tool {
-                    ToolName::ReadFile => {
-                        tools::read_file(cx, &path, a.start_line, a.end_line).await
-                    }
-                    ToolName::ListFiles => tools::list_files(cx, &path, a.glob.as_deref()).await,
-                    _ => {
-                        tools::search(
-                            cx,
-                            a.pattern.as_deref().unwrap_or_default(),
-                            &path,
-                            a.glob.as_deref(),
-                        )
-                        .await
-                    }
-                }
-            }
-            ToolName::EditFile => {
-                let a: EditCall = serde_json::from_value(args).map_err(parse_error)?;
-                let path = self.resolve(&a.path)?;
-                self.refuse_hidden_secret(&path, &a.old_text).await?;
-                // A built-in deny, so before the rules (deny > ask > allow).
-                self.protect_test(&call.id, &path, &a).await?;
-                let confirm = self
-                    .permit(&call.id, &Action::EditFile { path: &path })
-                    .await?
-                    == Decision::Ask;
-                let edit = tools::EditArgs {
-                    path: &path,
-                    old_text: &a.old_text,
-                    new_text: &a.new_text,
-                    replace_all: a.replace_all,
-                };
-                tools::edit_file(cx, edit, confirm).await
-            }
-            ToolName::CreateFile => {
-                let a: CreateArgs = serde_json::from_value(args).map_err(parse_error)?;
-                let path = self.resolve(&a.path)?;
-                let confirm = self
-                    .permit(&call.id, &Action::CreateFile { path: &path })
-                    .await?
-                    == Decision::Ask;
-                tools::create_file(cx, &path, &a.content, confirm).await
-            }
-            ToolName::RunTests => {
-                let a: TestArgs = serde_json::from_value(args).map_err(parse_error)?;
-                // Checked once, here: what the rules see, what the user
-                // approves and what the runner gets are the same target.
-                let target = match a.target.as_deref() {
-                    Some(raw) => TestTarget::check(raw, cx.workspace)
-                        .await
-                        .map_err(|e| e.to_string())?,
-                    None => None,
-                };
-                let shown = target.as_ref().map(ToString::to_string);
-                let command = cx.test_command.map(|t| t.for_target(target.as_ref()));
-                self.permit_run(
-                    &call.id,
-                    &Action::RunTests {
-                        target: shown.as_deref(),
-                    },
-                    command,
-                    false,
-                    None,
-                )
-                .await?;
-                self.event(TaskEvent::Activity {
-                    text: "running tests".into(),
-                });
-                tools::run_tests(cx, target.as_ref()).await
-            }
-            ToolName::RunCommand => {
-                let a: CommandArgs = serde_json::from_value(args).map_err(parse_error)?;
-                let mode = cx.policy.sandbox_mode_for(&a.command);
-                self.permit_run(
-                    &call.id,
-                    &Action::RunCommand {
-                        command: &a.command,
-                    },
-                    None,
-                    a.network,
-                    mode,
-                )
-                .await?;
-                self.event(TaskEvent::Activity {
-                    text: format!("running `{}`", short(&a.command)),
-                });
-                tools::run_command(cx, &a.command, a.timeout_s, a.network, mode).await
-            }
-            ToolName::AskUser => {
-                let a: AskArgs = serde_json::from_value(args).map_err(parse_error)?;
-                self.permit(&call.id, &Action::AskUser).await?;
-                self.event(TaskEvent::Question {
-                    call_id: call.id.clone(),
-                    question: a.question.clone(),
-                });
-                (self.status)(TaskState::WaitingUser, Some(a.question.clone()));
-                match cx.approver.ask_user(&cx.task.id, &a.question).await {
-                    Some(answer) => {
-                        (self.status)(TaskState::Running, None);
-                        self.event(TaskEvent::Answer {
-                            call_id: call.id.clone(),
-                            answer: answer.clone(),
-                        });
-                        ToolOutput::ok(
-                            format!("The user answered: {answer}"),
-                            crate::context::history::ResultMeta::Plain,
-                        )
-                    }
-                    None => ToolOutput::error(format!(
-                        "No answer yet: the task is waiting for the user to answer \"{}\".",
-                        a.question
-                    ))
-                    .unanswered(&a.question),
-                }
-            }
-        })
-    }
-
-    fn resolve(&self, input: &str) -> Result<String, String> {
+    pub(crate) fn resolve(&self, input: &str) -> Result<String, String> {
         let input = if input.is_empty() { "." } else { input };
         paths::resolve(self.cx.workspace.root(), input).map_err(|e| e.to_string())
     }
 
-    /// Checks the policy (and asks the user when it says so for commands).
-    /// `Ok` with the decision that let the call through; `Err` with the
-    /// result to return when it may not run.
-    async fn permit(&self, call_id: &str, action: &Action<'_>) -> Result<Decision, String> {
-        self.permit_run(call_id, action, None, false, None).await
-    }
-
-    /// [`Self::permit`] for a command or a test run: with the command line
+    /// Checks the policy, and asks the user when it says so (except for a
+    /// proposed edit, which the editor asks about): with the command line
     /// the user is asked about when it is not the action's own text (the
     /// tests' command), whether it asks for the network, and the sandbox
-    /// it would run in ([`permissions::sandbox`]).
-    async fn permit_run(
+    /// it would run in ([`crate::permissions::sandbox`]). `Ok` with the
+    /// decision that let the call through; `Err` with the result to return
+    /// when it may not run.
+    pub(crate) async fn permit_run(
         &self,
         call_id: &str,
         action: &Action<'_>,
@@ -342,7 +164,7 @@ impl Dispatcher<'_> {
         let tool = action.tool();
         // The task's own artifacts (spilled outputs, logs) are readable
         // even though `.rein/` is otherwise off limits.
-        if let Action::ReadFile { path } = action
+        if let Subject::Read { path, .. } = action.subject
             && path.starts_with(&format!("{}/", self.cx.artifacts.rel))
         {
             return Ok(Decision::Allow);
@@ -368,11 +190,7 @@ impl Dispatcher<'_> {
                 verdict.rule, verdict.reason
             )),
             // Edits are approved in the editor when they are proposed.
-            Decision::Ask
-                if matches!(action, Action::EditFile { .. } | Action::CreateFile { .. }) =>
-            {
-                Ok(Decision::Ask)
-            }
+            Decision::Ask if action.is_proposed_edit() => Ok(Decision::Ask),
             Decision::Ask => {
                 if self
                     .approvals
@@ -382,17 +200,17 @@ impl Dispatcher<'_> {
                 {
                     return Ok(Decision::Allow);
                 }
-                let command = command.unwrap_or_else(|| match action {
-                    Action::RunCommand { command } => (*command).to_owned(),
-                    Action::RunTests { .. } => "the tests".to_owned(),
-                    other => other.tool().to_owned(),
+                let command = command.unwrap_or_else(|| match action.subject {
+                    Subject::Command { command } => command.to_owned(),
+                    Subject::Tests { .. } => "the tests".to_owned(),
+                    _ => action.tool.to_owned(),
                 });
                 self.event(TaskEvent::Activity {
                     text: "waiting for approval".into(),
                 });
                 let request = CommandApproval {
                     task: self.cx.task.id.clone(),
-                    tool,
+                    tool: tool.to_owned(),
                     command: command.clone(),
                     cwd: self.cx.workspace.root().to_path_buf(),
                     rule: verdict.rule.clone(),
@@ -418,68 +236,6 @@ impl Dispatcher<'_> {
                 }
             }
         }
-    }
-
-    /// The model saw [`REDACTED`] where the file holds a secret: an
-    /// `old_text` copied from that line cannot match, and "not found"
-    /// would only make it try again. (A file may hold the marker itself:
-    /// then the edit goes on.)
-    async fn refuse_hidden_secret(&self, path: &str, old_text: &str) -> Result<(), String> {
-        if !old_text.contains(REDACTED) {
-            return Ok(());
-        }
-        match self.cx.workspace.read_file(path).await {
-            Ok(file) if !file.text.contains(old_text) => Err(format!(
-                "old_text contains {REDACTED}, which stands for a secret Rein hides from you; pick old_text that does not include that line (and do not write {REDACTED} into the file)."
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// In a fix-test task, an edit may not change the target test itself —
-    /// its assertions, but also its inputs, decorators or name: a test made
-    /// to pass by weakening it (`qty=3` → `qty=30`, `@skip`) is not fixed.
-    /// The rest of the file (imports, helpers) stays editable.
-    async fn protect_test(&self, call_id: &str, path: &str, edit: &EditCall) -> Result<(), String> {
-        let TaskKind::FixTest {
-            path: test_path,
-            name,
-        } = &self.cx.task.kind
-        else {
-            return Ok(());
-        };
-        if self.allow_test_edits || path != test_path {
-            return Ok(());
-        }
-        let Some(lang) = testfind::lang_for_path(path) else {
-            return Ok(());
-        };
-        let Ok(current) = self.cx.workspace.read_file(path).await else {
-            return Ok(());
-        };
-        // An edit that does not apply is reported by the workspace itself.
-        let Ok(applied) = edit::apply(
-            &current.text,
-            &edit.old_text,
-            &edit.new_text,
-            edit.replace_all,
-        ) else {
-            return Ok(());
-        };
-        let before = testfind::test_lines(&current.text, lang, name);
-        if before.is_some() && before != testfind::test_lines(&applied.text, lang, name) {
-            let message = format!(
-                "Denied by rule built-in deny: the target test: this edit changes, removes or renames `{name}` in {path} (its assertions, inputs or decorators). The task is to make the test pass as written: fix the code under test. If the test itself is wrong, say so and stop: the user can allow test edits."
-            );
-            self.event(TaskEvent::Permission {
-                call_id: call_id.to_owned(),
-                tool: "edit_file".into(),
-                decision: Decision::Deny,
-                rule: TEST_RULE.into(),
-            });
-            return Err(message);
-        }
-        Ok(())
     }
 }
 
@@ -509,9 +265,6 @@ fn redact_in_place(redactor: &Redactor, text: &mut String) {
     }
 }
 
-/// The built-in rule that keeps a fix-test task off its own test.
-const TEST_RULE: &str = "built-in deny: the target test";
-
 /// An early answer (bad call, bad arguments): worth telling the model,
 /// but not progress.
 fn plain(output: ToolOutput) -> Dispatched {
@@ -520,14 +273,5 @@ fn plain(output: ToolOutput) -> Dispatched {
         notice: None,
         new_information: false,
         waiting_for: None,
-    }
-}
-
-fn short(command: &str) -> String {
-    let first = command.lines().next().unwrap_or_default();
-    if first.chars().count() > 60 {
-        format!("{}…", first.chars().take(60).collect::<String>())
-    } else {
-        first.to_owned()
     }
 }

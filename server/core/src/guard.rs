@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::context::history::ResultMeta;
 use crate::exec::CommandKind;
-use crate::tools::{ToolName, ToolOutput};
+use crate::tools::ToolOutput;
 
 pub const REPEAT_NOTICE: &str = "You already ran this exact call and got the same result; running it again will not change anything. Change your approach.";
 
@@ -62,7 +62,7 @@ impl Fingerprint {
     /// its timings, clock times and temporary paths taken out. Not its log
     /// path or duration, which are new on every run. Any other result is
     /// compared whole.
-    pub fn of(tool: ToolName, output: &ToolOutput) -> Self {
+    pub fn of(output: &ToolOutput) -> Self {
         let mut h = DefaultHasher::new();
         output.is_error.hash(&mut h);
         match &output.meta {
@@ -82,9 +82,11 @@ impl Fingerprint {
                     volatile::normalize(line).hash(&mut h);
                 }
             }
-            // A command that could not run says so with the log's path.
-            _ if matches!(tool, ToolName::RunTests | ToolName::RunCommand) => {
-                "command error".hash(&mut h);
+            // An error (a command that could not run says so with its
+            // log's path, a timing) is compared without what changes on
+            // every call.
+            _ if output.is_error => {
+                "error".hash(&mut h);
                 for line in output.content.lines() {
                     volatile::normalize(line).hash(&mut h);
                 }
@@ -269,10 +271,7 @@ mod tests {
     use serde_json::json;
 
     fn text(content: &str) -> Fingerprint {
-        Fingerprint::of(
-            ToolName::ReadFile,
-            &ToolOutput::ok(content, ResultMeta::Plain),
-        )
+        Fingerprint::of(&ToolOutput::ok(content, ResultMeta::Plain))
     }
 
     /// A failing test run as `run_tests` reports it: run `n` has its own
@@ -311,7 +310,7 @@ mod tests {
     }
 
     fn run_fingerprint(n: u32, change: impl FnOnce(&mut CommandResult)) -> Fingerprint {
-        Fingerprint::of(ToolName::RunTests, &test_run(n, change))
+        Fingerprint::of(&test_run(n, change))
     }
 
     #[test]
@@ -348,10 +347,7 @@ mod tests {
         let first = test_run(1, |_| {});
         let seventh = test_run(7, |_| {});
         assert_ne!(first.content, seventh.content);
-        assert_eq!(
-            Fingerprint::of(ToolName::RunTests, &first),
-            Fingerprint::of(ToolName::RunTests, &seventh)
-        );
+        assert_eq!(Fingerprint::of(&first), Fingerprint::of(&seventh));
         // Anything else that differs is a different result.
         let same = run_fingerprint(1, |_| {});
         type Change = Box<dyn FnOnce(&mut CommandResult)>;
@@ -371,12 +367,9 @@ mod tests {
         }
         // A command that could not run names the log it could not write.
         let failed = |n: u32| {
-            Fingerprint::of(
-                ToolName::RunTests,
-                &ToolOutput::error(format!(
-                    "could not write the command log /w/.rein/artifacts/t/run-{n}.log after 0.{n}s: disk full"
-                )),
-            )
+            Fingerprint::of(&ToolOutput::error(format!(
+                "could not write the command log /w/.rein/artifacts/t/run-{n}.log after 0.{n}s: disk full"
+            )))
         };
         assert_eq!(failed(3), failed(4));
     }

@@ -20,7 +20,7 @@ use crate::workspace::Workspace;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandApproval {
     pub task: TaskId,
-    pub tool: &'static str,
+    pub tool: String,
     pub command: String,
     pub cwd: PathBuf,
     /// The rule that asked, e.g. "default: run_command asks".
@@ -118,6 +118,11 @@ pub enum TaskEvent {
         call_id: String,
         tool: String,
         arguments: Value,
+        /// What the call is doing, for a status line ("reading cart.py"),
+        /// from the tool's registry entry.
+        title: String,
+        /// Its main argument, for a log line ("cart.py:10-20").
+        detail: String,
     },
     Permission {
         call_id: String,

@@ -2,12 +2,15 @@
 //! before anything else, then continues from its last checkpoint — or
 //! waits for the user when reality cannot be known.
 //!
-//! For each tool call the op log shows as `requested` or `started`:
+//! For each tool call the op log shows as `requested` or `started`, what
+//! its tool declares in the registry ([`OnCrash`]) decides:
 //! - an edit (or new file) is judged by the file's content now: its hash
 //!   before the edit → *not applied*; after → *applied*; neither → *unknown*
 //!   (someone else changed it, or the editor half-did it);
-//! - a command is *unknown* (it may have run, wholly or partly) and is never
-//!   run again by Rein; an interrupted test run is reported as such;
+//! - a call with effects (a command, a tool nobody described, a tool this
+//!   build does not know) is *unknown*: it may have run, wholly or partly,
+//!   and is never run again by Rein; a started test run is reported as
+//!   interrupted (running it again is harmless);
 //! - a read, list or search is *not run* (harmless to ask again).
 //!
 //! The model gets one result per call saying what happened, so nothing is
@@ -20,6 +23,7 @@ use serde_json::Value;
 
 use crate::context::history::{Item, RecordedResult, ResultMeta};
 use crate::journal::{AgentSnapshot, JournalError};
+use crate::tools::{OnCrash, Registry};
 use crate::workspace::Workspace;
 
 /// What recovery found for one interrupted call.
@@ -48,14 +52,14 @@ impl Reconciled {
 
 /// Whether an interrupted call of `tool` is judged by the content of the
 /// files it touches (which must then be read as the editor shows them).
-pub fn judged_by_content(tool: &str) -> bool {
-    matches!(tool, "edit_file" | "create_file")
+pub fn judged_by_content(tools: &Registry, tool: &str) -> bool {
+    tools.on_crash(tool) == OnCrash::ByContent
 }
 
 /// Judges an interrupted op against the files as they are now.
-pub async fn reconcile(op: &OpRecord, workspace: &dyn Workspace) -> Reconciled {
-    match op.tool.as_str() {
-        tool if judged_by_content(tool) => {
+pub async fn reconcile(op: &OpRecord, tools: &Registry, workspace: &dyn Workspace) -> Reconciled {
+    match tools.on_crash(&op.tool) {
+        OnCrash::ByContent => {
             let mut verdicts = Vec::new();
             for pre in &op.pre {
                 let now = workspace
@@ -83,13 +87,12 @@ pub async fn reconcile(op: &OpRecord, workspace: &dyn Workspace) -> Reconciled {
                 .max_by_key(severity)
                 .unwrap_or(Reconciled::NotRun)
         }
-        "run_command" => {
-            Reconciled::Unknown("the command was interrupted; what it did is unknown".into())
+        OnCrash::InDoubt(why) => Reconciled::Unknown(why.into()),
+        // Only a call that had started can have done anything.
+        OnCrash::Rerunnable(why) if op.state == OpState::Started => {
+            Reconciled::Interrupted(why.into())
         }
-        "run_tests" if op.state == OpState::Started => {
-            Reconciled::Interrupted("the test run was interrupted before it finished".into())
-        }
-        _ => Reconciled::NotRun,
+        OnCrash::Rerunnable(_) | OnCrash::NotRun => Reconciled::NotRun,
     }
 }
 
@@ -135,9 +138,9 @@ fn expected_after_all(op: &OpRecord) -> Vec<FileHash> {
 /// hash after the last such edit. A file whose saved copy differs may hold
 /// those edits only in an editor buffer that was never saved, so a server
 /// taking the task over must see that buffer before judging anything.
-pub fn expected_contents(ops: &[OpRecord]) -> Vec<FileHash> {
+pub fn expected_contents(tools: &Registry, ops: &[OpRecord]) -> Vec<FileHash> {
     let mut latest = std::collections::BTreeMap::new();
-    for op in ops.iter().filter(|op| judged_by_content(&op.tool)) {
+    for op in ops.iter().filter(|op| judged_by_content(tools, &op.tool)) {
         let landed = match op.state {
             // Only a successful edit records the file after it.
             OpState::Finished => op.post.clone(),
@@ -295,6 +298,7 @@ pub async fn recover(
     task: &crate::task::TaskId,
     owner: &str,
     workspace: &dyn Workspace,
+    tools: &Registry,
     redactor: rein_models::Redactor,
 ) -> ResumeResult<Recovered> {
     let record = store
@@ -314,7 +318,7 @@ pub async fn recover(
     };
     let mut reconciled = Vec::new();
     for op in store.unfinished_ops(&task.0)? {
-        let verdict = reconcile(&op, workspace).await;
+        let verdict = reconcile(&op, tools, workspace).await;
         let result = interrupted_result(&op, &verdict);
         store.op_recovered(op.id, verdict.outcome(), &journal.redactor().json(&result))?;
         tracing::info!(task = %task, op = op.id, tool = %op.tool, outcome = verdict.outcome(), "reconciled an interrupted call");

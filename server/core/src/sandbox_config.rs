@@ -304,6 +304,7 @@ fn parse_rule(rule: &SandboxRuleSettings) -> Result<(String, SandboxMode), Sandb
     crate::permissions::Rule::parse(
         crate::permissions::Decision::Allow,
         &format!("run_command({command})"),
+        &crate::tools::builtin(),
     )
     .map_err(|e| SandboxConfigError::Rule {
         command: rule.command.clone(),
@@ -326,6 +327,7 @@ impl SandboxRules {
                 let rule = crate::permissions::Rule::parse(
                     crate::permissions::Decision::Allow,
                     &format!("run_command({command})"),
+                    &crate::tools::builtin(),
                 )
                 .ok()?;
                 Some((crate::permissions::Policy::new(vec![rule]), *mode))
@@ -336,7 +338,7 @@ impl SandboxRules {
 
     /// The mode of the first rule matching all of `command`.
     pub fn mode_for(&self, command: &str) -> Option<SandboxMode> {
-        let action = crate::permissions::Action::RunCommand { command };
+        let action = crate::tools::run_command::action(command);
         self.rules
             .iter()
             .find(|(policy, _)| {

@@ -368,11 +368,11 @@ deny = ["run_command(make deploy:*)"]
         assert_eq!(config.test_command, None);
         assert_eq!(config.test_report, None);
         assert!(!config.allow_test_edits);
-        use crate::permissions::{Action, Decision};
+        use crate::permissions::Decision;
         let run = |command| {
             config
                 .policy
-                .check(&Action::RunCommand { command })
+                .check(&crate::tools::run_command::action(command))
                 .decision
         };
         assert_eq!(run("touch marker"), Decision::Ask);
@@ -381,7 +381,7 @@ deny = ["run_command(make deploy:*)"]
         assert_eq!(
             config
                 .policy
-                .check(&Action::ReadFile { path: "docs/a.md" })
+                .check(&crate::tools::read_file::action("docs/a.md"))
                 .decision,
             Decision::Ask
         );

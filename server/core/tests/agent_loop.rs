@@ -163,7 +163,7 @@ async fn bad_tool_calls_get_results_that_help() {
     let results = support::full_results(&r);
     expect_test::expect![[r#"
         [
-            "There is no tool named \"cat\". The tools are: read_file, list_files, search, edit_file, create_file, run_tests, run_command, ask_user.",
+            "There is no tool named \"cat\". The tools are: read_file, list_files, search, edit_file, create_file, run_tests, run_command, ask_user, git_diff.",
             "Invalid arguments for read_file: missing required argument `path`; unknown argument `paht`; did you mean `path`? (the arguments are: end_line, path, start_line); `start_line` must be an integer, got a string (\"1\"). Call it again with arguments that match its schema.",
             "carts.py not found; did you mean cart.py?",
             "Read cart.py with read_file before editing it: edit_file applies to the version you last read.",
@@ -223,7 +223,12 @@ async fn deny_beats_allow_and_the_user_decides_on_asks() {
         .approver(approver)
         .run(scenario, |c| {
             c.policy = Policy::with_builtins(vec![
-                Rule::parse(Decision::Allow, "run_command(git push --dry-run)").unwrap(),
+                Rule::parse(
+                    Decision::Allow,
+                    "run_command(git push --dry-run)",
+                    &rein_core::tools::builtin(),
+                )
+                .unwrap(),
             ]);
             c.budgets.max_turns = 3;
         })

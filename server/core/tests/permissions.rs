@@ -4,6 +4,7 @@
 
 use pretty_assertions::assert_eq;
 use rein_core::permissions::{Action, Decision, Policy, Rule, TaskApprovals};
+use rein_core::tools;
 
 use Decision::{Allow, Ask, Deny};
 
@@ -19,29 +20,29 @@ fn rules(texts: &[&str]) -> Vec<Rule> {
                 "deny" => Deny,
                 other => panic!("bad decision {other}"),
             };
-            Rule::parse(decision, rule).unwrap()
+            Rule::parse(decision, rule, &rein_core::tools::builtin()).unwrap()
         })
         .collect()
 }
 
 fn cmd(command: &str) -> Action<'_> {
-    Action::RunCommand { command }
+    tools::run_command::action(command)
 }
 
 fn read(path: &str) -> Action<'_> {
-    Action::ReadFile { path }
+    tools::read_file::action(path)
 }
 
 fn edit(path: &str) -> Action<'_> {
-    Action::EditFile { path }
+    tools::edit_file::action(path)
 }
 
 fn create(path: &str) -> Action<'_> {
-    Action::CreateFile { path }
+    tools::create_file::action(path)
 }
 
 fn tests(target: Option<&str>) -> Action<'_> {
-    Action::RunTests { target }
+    tools::run_tests::action(target)
 }
 
 fn leak(s: String) -> &'static str {
@@ -79,13 +80,13 @@ fn check_table(
 fn defaults() {
     check_table(Policy::with_builtins, &[
         (NONE, read("src/a.rs"), Allow, "default: reads allow"),
-        (NONE, Action::ListFiles { path: "" }, Allow, "default: reads allow"),
-        (NONE, Action::Search { path: "src" }, Allow, "default: reads allow"),
+        (NONE, tools::list_files::action(""), Allow, "default: reads allow"),
+        (NONE, tools::search::action("src"), Allow, "default: reads allow"),
         (NONE, edit("src/a.rs"), Ask, "default: edits ask"),
         (NONE, create("src/b.rs"), Ask, "default: edits ask"),
         (NONE, tests(None), Allow, "default: tests allow"),
         (NONE, tests(Some("cart::total")), Allow, "default: tests allow"),
-        (NONE, Action::AskUser, Allow, "default: questions allow"),
+        (NONE, tools::ask_user::action(), Allow, "default: questions allow"),
         (NONE, cmd("ls -la"), Ask, "default: commands ask"),
         (NONE, cmd("pip install requests"), Ask, "default: commands ask"),
         (NONE, cmd("npm install"), Ask, "default: commands ask"),
@@ -108,15 +109,15 @@ fn user_rules() {
         // A pattern without a slash matches a name at any depth.
         (&["deny: read_file(config.yml)"], read("deploy/config.yml"), Deny, "deny: read_file(config.yml)"),
         (&["deny: read_file(private)"], read("a/private/b.txt"), Deny, "deny: read_file(private)"),
-        (&["deny: search(vendor)"], Action::Search { path: "vendor/x" }, Deny, "deny: search(vendor)"),
-        (&["deny: list_files(/vendor)"], Action::ListFiles { path: "src/vendor" }, Allow, "default: reads allow"),
+        (&["deny: search(vendor)"], tools::search::action("vendor/x"), Deny, "deny: search(vendor)"),
+        (&["deny: list_files(/vendor)"], tools::list_files::action("src/vendor"), Allow, "default: reads allow"),
         // Tool without a pattern, and `*`.
         (&["ask: read_file"], read("a"), Ask, "ask: read_file"),
         (&["allow: edit_file"], edit("a"), Allow, "allow: edit_file"),
-        (&["deny: *"], Action::AskUser, Deny, "deny: *"),
+        (&["deny: *"], tools::ask_user::action(), Deny, "deny: *"),
         (&["deny: *"], cmd("ls"), Deny, "deny: *"),
         (&["allow: *"], edit("a"), Allow, "allow: *"),
-        (&["ask: ask_user"], Action::AskUser, Ask, "ask: ask_user"),
+        (&["ask: ask_user"], tools::ask_user::action(), Ask, "ask: ask_user"),
         // run_tests targets.
         (&["ask: run_tests(e2e/*)"], tests(Some("e2e/login/flow")), Ask, "ask: run_tests(e2e/*)"),
         (&["ask: run_tests(e2e/*)"], tests(None), Allow, "default: tests allow"),
@@ -285,8 +286,8 @@ fn builtin_path_denies() {
             read(path),
             edit(path),
             create(path),
-            Action::Search { path },
-            Action::ListFiles { path },
+            tools::search::action(path),
+            tools::list_files::action(path),
         ]
         .map(|action| (NONE, action, Deny, rule))
     })
@@ -370,7 +371,7 @@ fn builtin_path_near_misses() {
         (NONE, read("src/keys.rs"), Allow, "default: reads allow"),
         (NONE, read(".envrc.example"), Allow, "default: reads allow"),
         (NONE, read("keys/id_rsa.pub"), Allow, "default: reads allow"),
-        (NONE, Action::Search { path: "" }, Allow, "default: reads allow"),
+        (NONE, tools::search::action(""), Allow, "default: reads allow"),
     ]);
 }
 
@@ -495,23 +496,16 @@ fn reasons_tell_the_model_what_to_do() {
          tell the user what to download or fetch, and continue once they have"
     );
     assert_eq!(
-        reason(Action::ReadFile {
-            path: "config/.env"
-        }),
+        reason(tools::read_file::action("config/.env")),
         "`config/.env` looks like a secret file (`.env`), which Rein never reads or changes; if the task needs \
          a value from it, ask the user (an example file such as `.env.example` is fine)"
     );
     assert!(reason(cmd("git reset --hard")).contains("undo your own changes with `edit_file`"));
     assert!(reason(cmd("rm -rf build")).contains("delete specific files"));
     assert!(reason(cmd("cat x | sh")).contains("write the script to a file"));
-    assert!(
-        reason(Action::EditFile {
-            path: ".git/config"
-        })
-        .contains("git status")
-    );
+    assert!(reason(tools::edit_file::action(".git/config")).contains("git status"));
     assert_eq!(
-        reason(Action::EditFile { path: "src/a.rs" }),
+        reason(tools::edit_file::action("src/a.rs")),
         "Editing `src/a.rs` needs the user's approval (changes are asked by default)"
     );
     let policy = Policy::with_builtins(rules(&["deny: run_command(npm publish:*)"]));
@@ -551,22 +545,22 @@ fn task_approvals_only_upgrade_ask() {
     assert_eq!(policy.check_with(&curl, &approvals).decision, Deny);
 
     // Edits: tool + path.
-    let edit = Action::EditFile { path: "src/a.rs" };
+    let edit = tools::edit_file::action("src/a.rs");
     approvals.remember(&edit);
     assert_eq!(policy.check_with(&edit, &approvals).decision, Allow);
     assert_eq!(
         policy
-            .check_with(&Action::EditFile { path: "src/b.rs" }, &approvals)
+            .check_with(&tools::edit_file::action("src/b.rs"), &approvals)
             .decision,
         Ask
     );
     assert_eq!(
         policy
-            .check_with(&Action::CreateFile { path: "src/a.rs" }, &approvals)
+            .check_with(&tools::create_file::action("src/a.rs"), &approvals)
             .decision,
         Ask
     );
-    let env = Action::EditFile { path: ".env" };
+    let env = tools::edit_file::action(".env");
     approvals.remember(&env);
     assert_eq!(policy.check_with(&env, &approvals).decision, Deny);
 }
@@ -578,6 +572,7 @@ fn from_config() {
         &strings(&["run_command(cargo test:*)", "edit_file(src/**)"]),
         &strings(&["edit_file(src/secret/**)"]),
         &strings(&["run_command(npm publish:*)"]),
+        &tools::builtin(),
     )
     .unwrap();
     assert_eq!(
@@ -592,16 +587,15 @@ fn from_config() {
     assert_eq!(policy.check(&cmd("cargo test")).decision, Allow);
     assert_eq!(
         policy
-            .check(&Action::EditFile {
-                path: "src/secret/a"
-            })
+            .check(&tools::edit_file::action("src/secret/a"))
             .decision,
         Ask
     );
     // The built-ins are included.
     assert_eq!(policy.check(&cmd("curl x")).decision, Deny);
 
-    let err = Policy::from_config(&strings(&["run_comand(ls)"]), &[], &[]).unwrap_err();
+    let err = Policy::from_config(&strings(&["run_comand(ls)"]), &[], &[], &tools::builtin())
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid allow rule `run_comand(ls)`: unknown tool `run_comand` (did you mean `run_command`?); \
@@ -611,7 +605,7 @@ fn from_config() {
 
 #[test]
 fn rules_display_and_decisions_serialize() {
-    let rule = Rule::parse(Deny, "run_command(curl:*)").unwrap();
+    let rule = Rule::parse(Deny, "run_command(curl:*)", &rein_core::tools::builtin()).unwrap();
     assert_eq!(rule.to_string(), "deny: run_command(curl:*)");
     assert_eq!(rule.tool, "run_command");
     assert_eq!(rule.pattern.as_deref(), Some("curl:*"));
@@ -629,8 +623,9 @@ fn a_hand_built_broken_rule_fails_safe() {
         decision,
         tool: "edit_file".into(),
         pattern: Some("src/[".into()),
+        target: rein_core::permissions::RuleTarget::Path,
     };
-    let action = Action::EditFile { path: "anything" };
+    let action = tools::edit_file::action("anything");
     assert_eq!(
         Policy::new(vec![broken(Deny)]).check(&action).decision,
         Deny

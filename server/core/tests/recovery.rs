@@ -101,6 +101,7 @@ async fn recover(store: &Arc<Store>, ws: &rein_core::fakes::MemoryWorkspace) -> 
         &TaskId("t-crash".into()),
         "host:2:alive",
         ws,
+        &rein_core::tools::builtin(),
         Redactor::default(),
     )
     .await
@@ -191,7 +192,8 @@ async fn the_expected_contents_follow_the_last_edit_that_may_have_landed() {
     let store = Arc::new(Store::open_in_memory().unwrap());
     crashed_mid_edit(&store, "edit_file", edit_args());
     // Cut short: it may have landed.
-    let expected = resume::expected_contents(&store.ops("t-crash").unwrap());
+    let expected =
+        resume::expected_contents(&rein_core::tools::builtin(), &store.ops("t-crash").unwrap());
     assert_eq!(
         expected,
         vec![file_hash("cart.py", Some(ContentHash::of_str(CART_FIXED)))]
@@ -201,7 +203,7 @@ async fn the_expected_contents_follow_the_last_edit_that_may_have_landed() {
     // Judged not applied: nothing is expected of the file any more.
     recover(&store, &cart_workspace()).await;
     assert_eq!(
-        resume::expected_contents(&store.ops("t-crash").unwrap()),
+        resume::expected_contents(&rein_core::tools::builtin(), &store.ops("t-crash").unwrap()),
         vec![]
     );
 
@@ -242,7 +244,7 @@ async fn the_expected_contents_follow_the_last_edit_that_may_have_landed() {
         .op_finished(failed, "edit_file", &result, vec![])
         .unwrap();
     assert_eq!(
-        resume::expected_contents(&store.ops("t-crash").unwrap()),
+        resume::expected_contents(&rein_core::tools::builtin(), &store.ops("t-crash").unwrap()),
         vec![file_hash("cart.py", Some(ContentHash::of_str(edited)))]
     );
 }
@@ -267,6 +269,7 @@ async fn a_file_changed_by_someone_else_makes_the_outcome_unknown() {
         &TaskId("t-crash".into()),
         "host:3:alive",
         &ws,
+        &rein_core::tools::builtin(),
         Redactor::default(),
     )
     .await
@@ -429,11 +432,51 @@ fn op(id: i64, call_id: &str, tool: &str, state: OpState) -> rein_store::OpRecor
 async fn a_test_run_is_interrupted_only_if_it_started() {
     let ws = cart_workspace();
     assert_eq!(
-        resume::reconcile(&op(1, "c", "run_tests", OpState::Started), &ws).await,
+        resume::reconcile(
+            &op(1, "c", "run_tests", OpState::Started),
+            &rein_core::tools::builtin(),
+            &ws
+        )
+        .await,
         resume::Reconciled::Interrupted("the test run was interrupted before it finished".into())
     );
     assert_eq!(
-        resume::reconcile(&op(1, "c", "run_tests", OpState::Requested), &ws).await,
+        resume::reconcile(
+            &op(1, "c", "run_tests", OpState::Requested),
+            &rein_core::tools::builtin(),
+            &ws
+        )
+        .await,
+        resume::Reconciled::NotRun
+    );
+}
+
+/// Regression: recovery used to record any tool it did not name as "not
+/// run", so an interrupted call of a tool with effects (an MCP tool, a tool
+/// a newer Rein added) could be run again. It is in doubt, whatever its
+/// state, and the user decides.
+#[tokio::test]
+async fn an_interrupted_call_of_an_unknown_tool_is_in_doubt_never_not_run() {
+    let ws = cart_workspace();
+    for state in [OpState::Requested, OpState::Started] {
+        assert!(matches!(
+            resume::reconcile(
+                &op(1, "c", "mcp__db__drop_table", state),
+                &rein_core::tools::builtin(),
+                &ws
+            )
+            .await,
+            resume::Reconciled::Unknown(_)
+        ));
+    }
+    // A read-only tool the registry knows is harmless to ask again.
+    assert_eq!(
+        resume::reconcile(
+            &op(1, "c", "git_diff", OpState::Started),
+            &rein_core::tools::builtin(),
+            &ws
+        )
+        .await,
         resume::Reconciled::NotRun
     );
 }
@@ -504,7 +547,7 @@ fn an_edit_recovery_found_applied_still_counts_after_another_crash() {
         op
     };
     let expected = |ops: &[rein_store::OpRecord]| {
-        resume::expected_contents(ops)
+        resume::expected_contents(&rein_core::tools::builtin(), ops)
             .into_iter()
             .map(|f| (f.path, f.hash))
             .collect::<Vec<_>>()

@@ -162,6 +162,7 @@ async fn rules_match_the_target_as_it_runs() {
                 rein_core::permissions::Rule::parse(
                     rein_core::permissions::Decision::Deny,
                     "run_tests(tests/slow/*)",
+                    &rein_core::tools::builtin(),
                 )
                 .unwrap(),
             ]);

@@ -279,10 +279,8 @@ async fn forward(
                 line.activity = text.clone();
                 true
             }
-            TaskEvent::ToolCall {
-                tool, arguments, ..
-            } => {
-                line.activity = describe(tool, arguments);
+            TaskEvent::ToolCall { title, .. } => {
+                line.activity = title.clone();
                 true
             }
             TaskEvent::ToolResult { .. } => {
@@ -370,24 +368,6 @@ fn outcome(status: &TaskStatus) -> String {
         TaskState::Succeeded | TaskState::Unverified => format!("{reason} · {spent}"),
         TaskState::Cancelled => "cancelled".to_owned(),
         _ => reason,
-    }
-}
-
-fn describe(tool: &str, arguments: &Value) -> String {
-    let arg = |k: &str| arguments[k].as_str().unwrap_or_default().to_owned();
-    match tool {
-        "read_file" => format!("reading {}", arg("path")),
-        "list_files" => "listing files".into(),
-        "search" => format!("searching for {}", arg("pattern")),
-        "edit_file" => format!("proposing an edit to {}", arg("path")),
-        "create_file" => format!("proposing {}", arg("path")),
-        "run_tests" => "running tests".into(),
-        "run_command" => format!(
-            "running `{}`",
-            arg("command").chars().take(40).collect::<String>()
-        ),
-        "ask_user" => "asking you a question".into(),
-        other => other.to_owned(),
     }
 }
 

@@ -557,7 +557,7 @@ async fn unsaved_edits(
 ) -> Vec<std::path::PathBuf> {
     let ops = store.ops(task).unwrap_or_default();
     let mut unsaved = Vec::new();
-    for file in rein_core::resume::expected_contents(&ops) {
+    for file in rein_core::resume::expected_contents(&rein_core::tools::builtin(), &ops) {
         let path = root.join(&file.path);
         let saved = tokio::fs::read(&path)
             .await

@@ -233,6 +233,7 @@ async fn try_resume(
         &id,
         &session.owner,
         workspace.as_ref(),
+        &rein_core::tools::builtin(),
         redactor.clone(),
     )
     .await

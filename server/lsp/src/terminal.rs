@@ -27,7 +27,6 @@ use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Listing, SearchResult, Workspace,
     WorkspaceError,
 };
-use serde_json::Value;
 use similar::TextDiff;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
 
@@ -465,10 +464,13 @@ impl TerminalProgress {
             ),
             TaskEvent::Text { text, .. } => line.pending_text = Some(text.clone()),
             TaskEvent::ToolCall {
-                tool, arguments, ..
+                tool,
+                title,
+                detail,
+                ..
             } => {
-                step(&mut line, &mut out, &activity(tool, arguments));
-                push_line(&mut out, &format!("  → {}", call_line(tool, arguments)));
+                step(&mut line, &mut out, title);
+                push_line(&mut out, &format!("  → {}", call_line(tool, detail)));
             }
             TaskEvent::Permission {
                 tool,
@@ -611,78 +613,12 @@ fn one_line(text: &str, max_chars: usize) -> String {
     }
 }
 
-fn str_arg<'a>(arguments: &'a Value, key: &str) -> &'a str {
-    arguments[key].as_str().unwrap_or_default()
-}
-
-/// What a call is doing, for the status line.
-fn activity(tool: &str, arguments: &Value) -> String {
-    let arg = |key| str_arg(arguments, key);
-    match tool {
-        "read_file" => format!("reading {}", arg("path")),
-        "list_files" => "listing files".to_owned(),
-        "search" => format!("searching for {}", first_line(arg("pattern"), 40)),
-        "edit_file" => format!("editing {}", arg("path")),
-        "create_file" => format!("creating {}", arg("path")),
-        "run_tests" => "running tests".to_owned(),
-        "run_command" => format!("running `{}`", one_line(arg("command"), 40)),
-        "ask_user" => "asking you".to_owned(),
-        other => format!("calling {other}"),
-    }
-}
-
-/// A call with its main arguments, on one line.
-fn call_line(tool: &str, arguments: &Value) -> String {
-    let arg = |key| str_arg(arguments, key);
-    let detail = match tool {
-        "read_file" => {
-            let range = match (
-                arguments["start_line"].as_u64(),
-                arguments["end_line"].as_u64(),
-            ) {
-                (Some(s), Some(e)) => format!(" lines {s}-{e}"),
-                (Some(s), None) => format!(" from line {s}"),
-                (None, Some(e)) => format!(" to line {e}"),
-                (None, None) => String::new(),
-            };
-            format!("{}{range}", arg("path"))
-        }
-        "list_files" | "search" => {
-            let mut d = match tool {
-                "search" => format!("{:?}", arg("pattern")),
-                _ => String::new(),
-            };
-            let path = arg("path");
-            if !path.is_empty() {
-                d.push_str(&format!(" in {path}"));
-            }
-            let glob = arg("glob");
-            if !glob.is_empty() {
-                d.push_str(&format!(" ({glob})"));
-            }
-            d.trim().to_owned()
-        }
-        "edit_file" => {
-            let every = if arguments["replace_all"].as_bool() == Some(true) {
-                " (every occurrence)"
-            } else {
-                ""
-            };
-            format!("{}{every}", arg("path"))
-        }
-        "create_file" => format!("{} ({} lines)", arg("path"), arg("content").lines().count()),
-        "run_tests" => match arg("target") {
-            "" => "(all tests)".to_owned(),
-            target => target.to_owned(),
-        },
-        "run_command" => format!("`{}`", one_line(arg("command"), 200)),
-        "ask_user" => String::new(),
-        _ => first_line(&arguments.to_string(), 200),
-    };
+/// A call with its main argument, on one line.
+fn call_line(tool: &str, detail: &str) -> String {
     if detail.is_empty() {
         tool.to_owned()
     } else {
-        format!("{tool} {detail}")
+        format!("{tool} {}", one_line(detail, 200))
     }
 }
 
@@ -832,6 +768,19 @@ mod tests {
 
     use super::*;
 
+    /// A call as the agent reports it, described by the built-in tools.
+    fn tool_call(call_id: &str, tool: &str, arguments: serde_json::Value) -> TaskEvent {
+        let described = rein_core::tools::builtin().describe(tool, &arguments);
+        TaskEvent::ToolCall {
+            turn: 1,
+            call_id: call_id.into(),
+            tool: tool.into(),
+            arguments,
+            title: described.title,
+            detail: described.detail,
+        }
+    }
+
     /// A writer the test can read back.
     #[derive(Clone, Default)]
     struct Shared(Arc<Mutex<Vec<u8>>>);
@@ -967,7 +916,7 @@ mod tests {
         };
         let request = |command: &str| CommandApproval {
             task: TaskId("t".into()),
-            tool: "run_command",
+            tool: "run_command".into(),
             command: command.into(),
             cwd: "/w".into(),
             rule: "default: commands ask".into(),
@@ -1011,12 +960,11 @@ mod tests {
                 turn: 1,
                 text: "All good.\x1b[1A\x1b[2K\rnothing to see".into(),
             },
-            TaskEvent::ToolCall {
-                turn: 1,
-                call_id: "c1".into(),
-                tool: "run_command".into(),
-                arguments: serde_json::json!({"command": "true\nrm -rf x"}),
-            },
+            tool_call(
+                "c1",
+                "run_command",
+                serde_json::json!({"command": "true\nrm -rf x"}),
+            ),
             TaskEvent::ToolResult {
                 call_id: "c1".into(),
                 tool: "run_command".into(),
@@ -1084,7 +1032,7 @@ mod tests {
         };
         let request = CommandApproval {
             task: TaskId("t".into()),
-            tool: "run_command",
+            tool: "run_command".into(),
             command: "make lint".into(),
             cwd: "/w".into(),
             rule: "default: commands ask".into(),
@@ -1148,12 +1096,11 @@ mod tests {
                 turn: 1,
                 text: "Let me run it.\nThen read.".into(),
             },
-            TaskEvent::ToolCall {
-                turn: 1,
-                call_id: "c1".into(),
-                tool: "run_tests".into(),
-                arguments: serde_json::json!({"target": "tests/t.py::T::test_a"}),
-            },
+            tool_call(
+                "c1",
+                "run_tests",
+                serde_json::json!({"target": "tests/t.py::T::test_a"}),
+            ),
             TaskEvent::Activity {
                 text: "running tests".into(),
             },
@@ -1213,16 +1160,5 @@ mod tests {
         assert_eq!(fmt_duration_ms(420), "0.42s");
         assert_eq!(fmt_duration_ms(12_340), "12.3s");
         assert_eq!(fmt_duration_ms(125_000), "2m 05s");
-        assert_eq!(
-            call_line(
-                "search",
-                &serde_json::json!({"pattern": "def total", "path": "src"})
-            ),
-            "search \"def total\" in src"
-        );
-        assert_eq!(
-            call_line("run_command", &serde_json::json!({"command": "ls -la"})),
-            "run_command `ls -la`"
-        );
     }
 }

@@ -77,8 +77,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use builtin::BUILTIN_DENIES;
-pub use rules::RuleError;
+pub use rules::{RuleError, RuleTarget, ToolKinds};
 
+use crate::tools::effect::Effect;
 use builtin::Builtin;
 use command::Unit;
 use rules::Matcher;
@@ -116,72 +117,97 @@ pub struct Rule {
     /// A tool name, or `*` for every tool.
     pub tool: String,
     pub pattern: Option<String>,
+    /// What the pattern matches, from the tool's registry entry.
+    pub target: RuleTarget,
 }
 
-/// What the model asked to do. Paths are already resolved by
+/// What the model asked to do: which tool, on what. Each tool builds its
+/// own (the registry's tools, `crate::tools`); the policy knows only the
+/// kinds of subject. Paths are already resolved by
 /// [`crate::paths::resolve`] (workspace-relative, `""` for the root).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action<'a> {
-    ReadFile { path: &'a str },
-    ListFiles { path: &'a str },
-    Search { path: &'a str },
-    EditFile { path: &'a str },
-    CreateFile { path: &'a str },
-    RunTests { target: Option<&'a str> },
-    RunCommand { command: &'a str },
-    AskUser,
+pub struct Action<'a> {
+    /// The tool's name, as the model sees it.
+    pub tool: &'a str,
+    pub subject: Subject<'a>,
+}
+
+/// What an action is about, as far as the policy cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject<'a> {
+    /// Looks at a file, or the directory listed or searched. Allowed by
+    /// default. `verb` reads "reading", "listing", "searching".
+    Read { path: &'a str, verb: &'static str },
+    /// Changes a file, shown to the user where it is proposed. Asks by
+    /// default. `verb` reads "editing", "creating".
+    Write { path: &'a str, verb: &'static str },
+    /// Runs the project's tests (on a target). Allowed by default.
+    Tests { target: Option<&'a str> },
+    /// Runs a shell command. Asks by default.
+    Command { command: &'a str },
+    /// Asks the user a question. Allowed by default.
+    Question,
+    /// A tool the policy knows by its name and effect alone (an external
+    /// tool, a tool whose arguments no rule matches): reads are allowed by
+    /// default, anything else asks. `runs_process`: it starts a process of
+    /// its own, so the sandbox's rules for commands apply to it.
+    Call { effect: Effect, runs_process: bool },
 }
 
 impl Action<'_> {
     /// The tool's name, as the model sees it.
-    pub fn tool(&self) -> &'static str {
-        match self {
-            Action::ReadFile { .. } => "read_file",
-            Action::ListFiles { .. } => "list_files",
-            Action::Search { .. } => "search",
-            Action::EditFile { .. } => "edit_file",
-            Action::CreateFile { .. } => "create_file",
-            Action::RunTests { .. } => "run_tests",
-            Action::RunCommand { .. } => "run_command",
-            Action::AskUser => "ask_user",
-        }
+    pub fn tool(&self) -> &str {
+        self.tool
     }
 
     fn path(&self) -> Option<&str> {
-        match *self {
-            Action::ReadFile { path }
-            | Action::ListFiles { path }
-            | Action::Search { path }
-            | Action::EditFile { path }
-            | Action::CreateFile { path } => Some(path),
+        match self.subject {
+            Subject::Read { path, .. } | Subject::Write { path, .. } => Some(path),
             _ => None,
         }
     }
 
+    /// Runs a process (a command, the tests, a tool that starts one): the
+    /// sandbox's rules for commands apply.
+    pub fn runs_process(&self) -> bool {
+        matches!(
+            self.subject,
+            Subject::Tests { .. }
+                | Subject::Command { .. }
+                | Subject::Call {
+                    runs_process: true,
+                    ..
+                }
+        )
+    }
+
+    /// Changes files the editor shows for approval when proposed.
+    pub fn is_proposed_edit(&self) -> bool {
+        matches!(self.subject, Subject::Write { .. })
+    }
+
     /// How the action reads in a sentence: "reading `src/a.rs`".
     fn describe(&self) -> String {
-        match *self {
-            Action::ReadFile { path } => format!("reading `{path}`"),
-            Action::ListFiles { path } => format!("listing `{}`", dir(path)),
-            Action::Search { path } => format!("searching `{}`", dir(path)),
-            Action::EditFile { path } => format!("editing `{path}`"),
-            Action::CreateFile { path } => format!("creating `{path}`"),
-            Action::RunTests { target: Some(t) } => format!("running the tests `{t}`"),
-            Action::RunTests { target: None } => "running the tests".into(),
-            Action::RunCommand { command } => format!("`{}`", command.trim()),
-            Action::AskUser => "asking the user".into(),
+        match self.subject {
+            Subject::Read { path, verb } => format!("{verb} `{}`", dir(path)),
+            Subject::Write { path, verb } => format!("{verb} `{path}`"),
+            Subject::Tests { target: Some(t) } => format!("running the tests `{t}`"),
+            Subject::Tests { target: None } => "running the tests".into(),
+            Subject::Command { command } => format!("`{}`", command.trim()),
+            Subject::Question => "asking the user".into(),
+            Subject::Call { .. } => format!("calling `{}`", self.tool),
         }
     }
 
     /// The key under which an "allow for this task" answer is remembered.
-    fn approval_key(&self) -> (&'static str, String) {
-        let argument = match *self {
-            Action::RunCommand { command } => command::normalize_whitespace(command),
-            Action::RunTests { target } => target.unwrap_or_default().to_owned(),
-            Action::AskUser => String::new(),
-            _ => self.path().unwrap_or_default().to_owned(),
+    fn approval_key(&self) -> (String, String) {
+        let argument = match self.subject {
+            Subject::Command { command } => command::normalize_whitespace(command),
+            Subject::Tests { target } => target.unwrap_or_default().to_owned(),
+            Subject::Question | Subject::Call { .. } => String::new(),
+            Subject::Read { path, .. } | Subject::Write { path, .. } => path.to_owned(),
         };
-        (self.tool(), argument)
+        (self.tool.to_owned(), argument)
     }
 }
 
@@ -309,6 +335,7 @@ impl Policy {
         allow: &[String],
         ask: &[String],
         deny: &[String],
+        tools: &dyn ToolKinds,
     ) -> Result<Policy, RuleError> {
         let mut rules = Vec::with_capacity(allow.len() + ask.len() + deny.len());
         for (decision, texts) in [
@@ -317,7 +344,7 @@ impl Policy {
             (Decision::Deny, deny),
         ] {
             for text in texts {
-                rules.push(Rule::parse(decision, text)?);
+                rules.push(Rule::parse(decision, text, tools)?);
             }
         }
         Ok(Policy::with_builtins(rules))
@@ -331,8 +358,8 @@ impl Policy {
     /// Decides on an action. Tool output can never change this: the
     /// policy is fixed when the task starts.
     pub fn check(&self, action: &Action<'_>) -> Verdict {
-        match *action {
-            Action::RunCommand { command } => self.check_command(command),
+        match action.subject {
+            Subject::Command { command } => self.check_command(action.tool, command),
             _ => self.check_simple(action),
         }
     }
@@ -365,11 +392,11 @@ impl Policy {
             if c.rule.tool != "*" && c.rule.tool != action.tool() {
                 continue;
             }
-            let matches = match (&c.matcher, *action) {
+            let matches = match (&c.matcher, action.subject) {
                 (Matcher::Any, _) => true,
                 (Matcher::Broken, _) => c.rule.decision != Decision::Allow,
                 (Matcher::Path(p), _) => action.path().is_some_and(|path| p.matches(path)),
-                (Matcher::Target(g), Action::RunTests { target }) => {
+                (Matcher::Target(g), Subject::Tests { target }) => {
                     target.is_some_and(|t| g.is_match(t))
                 }
                 _ => false,
@@ -378,16 +405,21 @@ impl Policy {
                 return rule_verdict(c, &described);
             }
         }
-        let (decision, rule) = match action {
-            Action::ReadFile { .. } | Action::ListFiles { .. } | Action::Search { .. } => {
-                (Decision::Allow, "default: reads allow")
-            }
-            Action::RunTests { .. } => (Decision::Allow, "default: tests allow"),
-            Action::AskUser => (Decision::Allow, "default: questions allow"),
-            Action::EditFile { .. } | Action::CreateFile { .. } => {
-                (Decision::Ask, "default: edits ask")
-            }
-            Action::RunCommand { .. } => (Decision::Ask, "default: commands ask"),
+        let (decision, rule) = match action.subject {
+            Subject::Read { .. }
+            | Subject::Call {
+                effect: Effect::ReadOnly,
+                ..
+            } => (Decision::Allow, "default: reads allow"),
+            Subject::Tests { .. } => (Decision::Allow, "default: tests allow"),
+            Subject::Question => (Decision::Allow, "default: questions allow"),
+            Subject::Write { .. }
+            | Subject::Call {
+                effect: Effect::EditsWorkspace,
+                ..
+            } => (Decision::Ask, "default: edits ask"),
+            Subject::Command { .. } => (Decision::Ask, "default: commands ask"),
+            Subject::Call { .. } => (Decision::Ask, "default: tools with effects ask"),
         };
         let reason = match decision {
             Decision::Allow => format!("{} is allowed by default", capitalize(&described)),
@@ -399,7 +431,7 @@ impl Policy {
         Verdict::new(decision, rule, reason)
     }
 
-    fn check_command(&self, command: &str) -> Verdict {
+    fn check_command(&self, tool: &str, command: &str) -> Verdict {
         let analysis = command::analyze(command);
         let mut worst: Option<Verdict> = None;
         let mut consider = |v: Verdict| {
@@ -411,7 +443,7 @@ impl Policy {
             consider(Verdict::builtin(builtin::fork_bomb()));
         }
         for unit in &analysis.units {
-            if let Some(v) = self.check_unit(unit) {
+            if let Some(v) = self.check_unit(tool, unit) {
                 consider(v);
             }
         }
@@ -440,7 +472,7 @@ impl Policy {
 
     /// The verdict for one simple command; `None` when it decides nothing
     /// (a bare assignment, a shell whose body is checked instead).
-    fn check_unit(&self, unit: &Unit) -> Option<Verdict> {
+    fn check_unit(&self, tool: &str, unit: &Unit) -> Option<Verdict> {
         if self.builtins
             && let Some(b) = builtin::check_command(unit)
         {
@@ -448,7 +480,7 @@ impl Policy {
         }
         let text = unit.text();
         let described = format!("`{text}`");
-        let applies = |c: &Compiled| c.rule.tool == "*" || c.rule.tool == "run_command";
+        let applies = |c: &Compiled| c.rule.tool == "*" || c.rule.tool == tool;
         for c in self.rules.iter().filter(|c| applies(c)) {
             let strict = c.rule.decision == Decision::Allow;
             if strict && (unit.transparent || unit.program.is_none() || is_neutral(unit)) {
@@ -558,7 +590,7 @@ fn capitalize(s: &str) -> String {
 /// (use [`Policy::check_with`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskApprovals {
-    approved: HashSet<(&'static str, String)>,
+    approved: HashSet<(String, String)>,
 }
 
 impl TaskApprovals {

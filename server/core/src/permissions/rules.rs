@@ -8,9 +8,10 @@ use globset::{GlobBuilder, GlobMatcher};
 use super::command::{self, Unit, basename};
 use super::{Decision, Rule};
 
-/// What a tool's argument pattern is matched against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ToolKind {
+/// What a tool's argument pattern is matched against (each tool says,
+/// in the registry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleTarget {
     /// A workspace-relative path (the directory for `list_files`/`search`).
     Path,
     /// A shell command.
@@ -21,22 +22,11 @@ pub(crate) enum ToolKind {
     Bare,
 }
 
-pub(crate) const TOOLS: &[(&str, ToolKind)] = &[
-    ("read_file", ToolKind::Path),
-    ("list_files", ToolKind::Path),
-    ("search", ToolKind::Path),
-    ("edit_file", ToolKind::Path),
-    ("create_file", ToolKind::Path),
-    ("run_tests", ToolKind::Target),
-    ("run_command", ToolKind::Command),
-    ("ask_user", ToolKind::Bare),
-];
-
-pub(crate) fn tool_kind(tool: &str) -> Option<ToolKind> {
-    TOOLS
-        .iter()
-        .find(|(name, _)| *name == tool)
-        .map(|(_, kind)| *kind)
+/// The tools rules may name, and what their patterns match: the tool
+/// registry, seen from the policy.
+pub trait ToolKinds {
+    fn rule_target(&self, tool: &str) -> Option<RuleTarget>;
+    fn tool_names(&self) -> Vec<&str>;
 }
 
 /// A rule that cannot be used, with what is wrong and how rules are written.
@@ -62,7 +52,7 @@ impl Rule {
     ///   an exact command, or `*`;
     /// - for `run_tests`, a glob over the test target (`*` crosses `/`);
     /// - `ask_user` and `*` take no pattern.
-    pub fn parse(decision: Decision, text: &str) -> Result<Rule, RuleError> {
+    pub fn parse(decision: Decision, text: &str, tools: &dyn ToolKinds) -> Result<Rule, RuleError> {
         let error = |message: String| RuleError {
             decision,
             rule: text.to_owned(),
@@ -81,19 +71,23 @@ impl Rule {
             }
             None => (trimmed, None),
         };
-        if tool != "*" && tool_kind(tool).is_none() {
-            let best = TOOLS
+        let names = tools.tool_names();
+        let target = match tool {
+            "*" => Some(RuleTarget::Bare),
+            tool => tools.rule_target(tool),
+        };
+        let Some(target) = target else {
+            let best = names
                 .iter()
-                .map(|(name, _)| (strsim::levenshtein(tool, name), *name))
+                .map(|name| (strsim::levenshtein(tool, name), *name))
                 .min()
                 .filter(|(distance, _)| *distance <= 3);
-            let names: Vec<&str> = TOOLS.iter().map(|(name, _)| *name).collect();
             let hint = match best {
                 Some((_, name)) => format!(" (did you mean `{name}`?)"),
                 None => format!(" (tools: {}, or `*` for all)", names.join(", ")),
             };
             return Err(error(format!("unknown tool `{tool}`{hint}")));
-        }
+        };
         let pattern = match pattern {
             Some("") => {
                 return Err(error(format!(
@@ -107,6 +101,7 @@ impl Rule {
             decision,
             tool: tool.to_owned(),
             pattern,
+            target,
         };
         rule.compile().map_err(error)?;
         Ok(rule)
@@ -120,13 +115,12 @@ impl Rule {
         if self.tool == "*" {
             return Err("`*` applies to every tool and takes no pattern".into());
         }
-        match tool_kind(&self.tool) {
-            None => Err(format!("unknown tool `{}`", self.tool)),
-            Some(ToolKind::Bare) => Err(format!("`{}` takes no pattern", self.tool)),
-            Some(_) if pattern == "*" => Ok(Matcher::Any),
-            Some(ToolKind::Path) => PathPattern::new(pattern).map(Matcher::Path),
-            Some(ToolKind::Target) => glob(pattern, false).map(Matcher::Target),
-            Some(ToolKind::Command) => CommandPattern::new(pattern).map(Matcher::Command),
+        match self.target {
+            RuleTarget::Bare => Err(format!("`{}` takes no pattern", self.tool)),
+            _ if pattern == "*" => Ok(Matcher::Any),
+            RuleTarget::Path => PathPattern::new(pattern).map(Matcher::Path),
+            RuleTarget::Target => glob(pattern, false).map(Matcher::Target),
+            RuleTarget::Command => CommandPattern::new(pattern).map(Matcher::Command),
         }
     }
 }
@@ -282,10 +276,15 @@ mod tests {
             "run_command(*)",
             "run_tests(tests/slow/*)",
         ] {
-            let rule = Rule::parse(Decision::Deny, text).unwrap();
+            let rule = Rule::parse(Decision::Deny, text, &crate::tools::builtin()).unwrap();
             assert_eq!(rule.to_string(), format!("deny: {text}"));
         }
-        let rule = Rule::parse(Decision::Allow, "  run_command( git status )  ").unwrap();
+        let rule = Rule::parse(
+            Decision::Allow,
+            "  run_command( git status )  ",
+            &crate::tools::builtin(),
+        )
+        .unwrap();
         assert_eq!(rule.to_string(), "allow: run_command(git status)");
     }
 
@@ -305,7 +304,9 @@ mod tests {
             ("run_command(a:*b)", "`:*` may only end"),
             ("run_command(echo 'x)", "unbalanced single quote"),
         ] {
-            let err = Rule::parse(Decision::Ask, text).unwrap_err().to_string();
+            let err = Rule::parse(Decision::Ask, text, &crate::tools::builtin())
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(needle), "{text}: {err}");
             assert!(err.starts_with("invalid ask rule `"), "{err}");
             assert!(err.ends_with("`run_tests` or `*`"), "{err}");

@@ -25,9 +25,7 @@ pub fn with_sandbox(
     confinement: &Confinement,
     auto_approve: bool,
 ) -> Verdict {
-    if !matches!(action, Action::RunCommand { .. } | Action::RunTests { .. })
-        || verdict.decision == Decision::Deny
-    {
+    if !action.runs_process() || verdict.decision == Decision::Deny {
         return verdict;
     }
     if network {
@@ -113,15 +111,16 @@ mod tests {
             &[],
             &["run_command(make deploy:*)".to_owned()],
             &["run_command(git push:*)".to_owned()],
+            &crate::tools::builtin(),
         )
         .unwrap();
         let check = |command: &str, network: bool, c: &Confinement, auto: bool| {
-            let action = Action::RunCommand { command };
+            let action = crate::tools::run_command::action(command);
             let v = with_sandbox(policy.check(&action), &action, network, None, c, auto);
             (v.decision, v.rule)
         };
         let tests = |c: &Confinement| {
-            let action = Action::RunTests { target: None };
+            let action = crate::tools::run_tests::action(None);
             with_sandbox(policy.check(&action), &action, false, None, c, true).decision
         };
         use Decision::*;
@@ -150,9 +149,7 @@ mod tests {
             check("make", false, &Confinement::Off, true),
             (Ask, "default: commands ask".to_owned())
         );
-        let outside = Action::RunCommand {
-            command: "docker run x",
-        };
+        let outside = crate::tools::run_command::action("docker run x");
         let v = with_sandbox(
             Verdict::new(Allow, "allow: run_command(docker:*)", "allowed"),
             &outside,

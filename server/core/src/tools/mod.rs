@@ -1,14 +1,28 @@
-//! The tools: their specs (`spec.rs`), argument validation (`schema.rs`)
-//! and what each does (one file per concern). Tools never decide policy:
-//! the dispatcher (`crate::dispatch`) checks permissions first and passes
-//! the outcome in; tools only act and report.
+//! The tools: the registry (`registry.rs`: what a tool is), the built-in
+//! ones (`builtin.rs`, one file per tool), argument schemas and their
+//! validation (`schema.rs`), and what a running tool may use (`call.rs`,
+//! and [`ToolCx`] here). Tools never decide policy: they name the action
+//! they are about to take and the dispatcher (`crate::dispatch`) checks
+//! it; tools only act and report.
 
+pub mod call;
+pub mod effect;
+pub mod registry;
 pub mod schema;
-pub mod spec;
 
+mod builtin;
 mod command;
 mod files;
-mod read;
+
+pub mod ask_user;
+pub mod create_file;
+pub mod edit_file;
+pub mod git_diff;
+pub mod list_files;
+pub mod read_file;
+pub mod run_command;
+pub mod run_tests;
+pub mod search;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,10 +31,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
-pub use self::command::{format_command_result, run_command, run_tests};
-pub use self::files::{EditArgs, create_file, edit_file};
-pub use self::read::{list_files, read_file, search};
-pub use self::spec::{ALL, ToolName};
+pub use self::builtin::builtin;
+pub use self::command::format_command_result;
+pub use self::registry::{Described, Effect, OnCrash, Registry, Tool, TypedTool};
 use crate::budget::{Budgets, TimeBudget};
 use crate::context::history::ResultMeta;
 use crate::exec::Exec;

@@ -1,12 +1,51 @@
-//! Checks a tool call's arguments against the tool's JSON Schema before
-//! anything runs, and says exactly what to fix.
+//! Tool argument schemas: derived from the type a built-in tool parses
+//! ([`derive`]), and checked against a call's arguments before anything
+//! runs ([`validate`]), saying exactly what to fix.
 //!
-//! Only the subset our schemas use is supported: `type`, `properties`,
+//! Only the subset our schemas use is checked: `type`, `properties`,
 //! `required`, `additionalProperties: false`, `enum`, `minimum`,
-//! `maximum`, `minLength`. A schema using more would be a bug of ours,
-//! caught by the test that validates every tool's schema.
+//! `maximum`, `minLength`. A built-in schema using more would be a bug of
+//! ours, caught by the test over every tool's schema; an external tool's
+//! schema may use more, which its own server then checks.
 
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde_json::Value;
+
+/// The JSON Schema of `T`, as the model sees it: a closed object whose
+/// properties say their type, bounds and meaning (from the doc comments),
+/// without what only adds tokens (titles, formats, defaults). An optional
+/// argument is simply not required; `null` is not a value the tools take.
+pub fn derive<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft07()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    tidy(&mut schema);
+    schema
+}
+
+fn tidy(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    for noise in ["title", "format", "default", "$schema"] {
+        map.remove(noise);
+    }
+    if let Some(Value::Array(types)) = map.get("type") {
+        let types: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if let [only] = types.as_slice() {
+            map.insert("type".into(), only.clone());
+        }
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        properties.values_mut().for_each(tidy);
+        // Said even when empty: some providers want it.
+        map.entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+    }
+}
 
 /// Every problem with `args`, in a stable order; empty when valid.
 pub fn validate(args: &Value, schema: &Value) -> Vec<String> {

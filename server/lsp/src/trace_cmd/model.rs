@@ -1042,71 +1042,11 @@ fn evidence(v: &Value) -> EvidenceView {
     }
 }
 
-/// The argument that says what a call does: a path, a target, a command.
+/// The argument that says what a call does: a path, a target, a command
+/// (the tool's registry entry says which; a tool this build does not know
+/// shows its arguments).
 pub fn main_argument(tool: &str, args: &Value) -> String {
-    let s = |k: &str| args.get(k).and_then(Value::as_str);
-    let lines = |k: &str| s(k).map_or(0, |t| t.lines().count());
-    let plural = |n: usize| if n == 1 { "line" } else { "lines" };
-    match tool {
-        "read_file" => {
-            let path = s("path").unwrap_or("?");
-            let start = args.get("start_line").and_then(Value::as_u64);
-            let end = args.get("end_line").and_then(Value::as_u64);
-            match (start, end) {
-                (None, None) => path.to_owned(),
-                (start, end) => format!(
-                    "{path}:{}-{}",
-                    start.map_or(String::new(), |n| n.to_string()),
-                    end.map_or(String::new(), |n| n.to_string())
-                ),
-            }
-        }
-        "list_files" => {
-            let path = s("path").filter(|p| !p.is_empty()).unwrap_or(".");
-            match s("glob") {
-                Some(glob) => format!("{path} {glob}"),
-                None => path.to_owned(),
-            }
-        }
-        "search" => {
-            let mut out = format!("{:?}", s("pattern").unwrap_or(""));
-            if let Some(path) = s("path").filter(|p| !p.is_empty()) {
-                out.push_str(&format!(" in {path}"));
-            }
-            if let Some(glob) = s("glob") {
-                out.push_str(&format!(" ({glob})"));
-            }
-            out
-        }
-        "edit_file" => {
-            let (o, n) = (lines("old_text"), lines("new_text"));
-            let every = if args.get("replace_all").and_then(Value::as_bool) == Some(true) {
-                ", every occurrence"
-            } else {
-                ""
-            };
-            format!(
-                "{} ({o} {} → {n} {}{every})",
-                s("path").unwrap_or("?"),
-                plural(o),
-                plural(n)
-            )
-        }
-        "create_file" => {
-            let n = lines("content");
-            format!("{} (new, {n} {})", s("path").unwrap_or("?"), plural(n))
-        }
-        "run_tests" => s("target").unwrap_or("(the test suite)").to_owned(),
-        "run_command" => {
-            let (line, _) = first_line(s("command").unwrap_or(""), 160);
-            format!("`{line}`")
-        }
-        "ask_user" => first_line(s("question").unwrap_or(""), 160).0,
-        _ => match args {
-            Value::Null => String::new(),
-            other => first_line(&other.to_string(), 120).0,
-        },
-    }
+    rein_core::tools::builtin().describe(tool, args).detail
 }
 
 /// The first line of `text`, at most `max` characters; whether anything

@@ -1,0 +1,23 @@
+//! The built-in tools, in the order the model sees them. Adding a tool is
+//! a file of its own and one line here.
+
+use super::registry::Registry;
+use super::{
+    ask_user::AskUser, create_file::CreateFile, edit_file::EditFile, git_diff::GitDiff,
+    list_files::ListFiles, read_file::ReadFile, run_command::RunCommand, run_tests::RunTests,
+    search::Search,
+};
+
+/// Every built-in tool.
+pub fn builtin() -> Registry {
+    Registry::default()
+        .with(ReadFile)
+        .with(ListFiles)
+        .with(Search)
+        .with(EditFile)
+        .with(CreateFile)
+        .with(RunTests)
+        .with(RunCommand)
+        .with(AskUser)
+        .with(GitDiff)
+}
