@@ -215,7 +215,7 @@ fn fix_test_with_yes_is_fixed_on_disk_with_the_diff_and_the_evidence() {
     out.assert_stderr("turn 1/20 · running tests · ");
     out.assert_stderr("  │ I'll run the failing test first to see how it fails.\n");
     out.assert_stderr("  → run_tests tests/test_cart.py::TestCart::test_total\n");
-    out.assert_stderr("  → edit_file cart.py\n");
+    out.assert_stderr("  → edit_file cart.py (4 lines → 4 lines)\n");
     out.assert_stderr("Apply this edit to cart.py? [y/N] y (--yes)\n");
     out.assert_stderr("  ← ok (");
     out.assert_stderr(" · verifying · ");

@@ -1,7 +1,8 @@
 //! One tool call, from the model's request to the result it gets back:
-//! arguments validated → paths resolved → loop guard → permission
-//! (deny > ask > allow; a human asked where the policy says so) → the tool
-//! → result notes. Every step that says no still produces a result the
+//! the tool looked up in the registry → arguments validated against its
+//! schema → loop guard → the tool, which resolves its paths and asks for
+//! permission through [`Call`] (deny > ask > allow; a human asked where
+//! the policy says so) → result notes. Every step that says no still produces a result the
 //! model can act on; nothing here ever leaves a call unanswered. Every
 //! result is redacted before the model (or the task's history) sees it.
 

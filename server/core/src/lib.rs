@@ -31,6 +31,7 @@ pub mod ports;
 pub mod resume;
 pub mod sandbox_config;
 pub mod task;
+pub mod task_host;
 pub mod testfind;
 pub mod testing;
 pub mod testtarget;

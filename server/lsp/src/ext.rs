@@ -1,5 +1,31 @@
 //! Rein's own LSP methods (`rein/*`). Their shapes are part of the product's
-//! contract with editor plugins and tests; see ARCHITECTURE.md.
+//! contract with editor plugins and tests.
+//!
+//! The whole LSP surface, for orientation:
+//! - `initialize`: `positionEncoding` negotiated; incremental
+//!   `textDocumentSync` with open/close and save (with text, to detect a
+//!   drifted copy); `codeActionProvider` (quickfix);
+//!   `executeCommandProvider.commands` ([`commands::ALL`]): `rein.fixTest
+//!   {uri, position, testName}`, `rein.runTask {instruction, uri?,
+//!   range?}`, `rein.cancelTask {taskId}`, `rein.resumeTask {taskId}`,
+//!   `rein.answer {taskId, text}`, `rein.trustWorkspace {trusted}`.
+//! - Settings: `initializationOptions`, then the `rein` section of
+//!   `workspace/configuration` (an empty answer, `{}` or `null`, leaves the
+//!   `initializationOptions`); besides the README's keys, an editor may set
+//!   `approvalTimeoutSecs`, `confirmTimeoutSecs`, `reopenTimeoutSecs`.
+//! - Server → client: `workspace/applyEdit` (versioned `TextDocumentEdit`s
+//!   of `AnnotatedTextEdit`s with `needsConfirmation`, `changes` for clients
+//!   without `documentChanges`, `CreateFile` for new files),
+//!   `window/workDoneProgress/create` + `$/progress`, `rein/taskStatus`,
+//!   `rein/reviewEdit` (clients declaring `experimental.rein.reviewsEdits`),
+//!   `rein/verification`, `rein/saveDocuments` (clients declaring
+//!   `experimental.rein.saveDocuments`), `window/showMessageRequest`
+//!   (commands, edits for clients that cannot show them, saves and writes,
+//!   trust), `window/showDocument`, `window/showMessage`.
+//! - Client capabilities read under `experimental.rein`: `saveDocuments`,
+//!   `instructionPrompt`, `confirmsEdits`, `workspaceTrust`, `reviewsEdits`.
+//! - `window/workDoneProgress/cancel` cancels the task of that token.
+//! - `rein/documentState`, for tests, benchmarks and `rein doctor`.
 
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types::Uri;

@@ -1,17 +1,22 @@
-//! Everything a task needs beyond its workspace, built from configuration:
+//! Everything a task needs beyond its front end, built from configuration:
 //! the model client (for the scripted provider, a fake model server started
-//! for the task), the agent's configuration and the verifier. Shared by
-//! the LSP server and `rein run`, so both behave the same.
+//! for the task), the agent's configuration, the verifier and the
+//! executor. It is the task host's [`Setup`] for every front end of this
+//! binary (the LSP server, `rein run`), so all behave the same, and the one
+//! place that builds the executor.
 
+use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 
+use async_trait::async_trait;
 use rein_core::agent::AgentConfig;
 use rein_core::config::Config;
 use rein_core::context::ContextConfig;
 use rein_core::host::process::{ProcessExec, process_redactor};
 use rein_core::host::{instructions, testcmd};
 use rein_core::task::TaskSpec;
+use rein_core::task_host::{Prepared, Setup};
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
 use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor};
@@ -21,15 +26,34 @@ use tokio_util::sync::CancellationToken;
 /// The scenario `rein demo` plays when no other is configured.
 pub const DEMO_SCENARIO: &str = include_str!("../demo/scenario.json");
 
-/// A task ready to run. Holds the fake model server of a scripted task, so
-/// it lives exactly as long as the task.
-pub struct Prepared {
-    pub config: AgentConfig,
-    pub model: Arc<dyn ModelClient>,
-    pub verifier: Arc<TestVerifier>,
-    /// Runs every command of the task, confined ([`executor`]).
-    pub exec: Arc<ProcessExec>,
-    _scripted: Option<FakeModel>,
+/// The set-up of tasks in one workspace, with its configuration; `rein`,
+/// the binary every command starts through ([`executor`]).
+pub struct Launch<'a> {
+    pub root: &'a Path,
+    pub config: &'a Config,
+    pub rein: &'a Path,
+}
+
+#[async_trait]
+impl Setup for Launch<'_> {
+    async fn prepare(
+        &self,
+        task: &TaskSpec,
+        workspace: &dyn Workspace,
+        baseline: Option<Baseline>,
+        cancel: &CancellationToken,
+    ) -> Result<Prepared, String> {
+        prepare(
+            self.root,
+            self.config,
+            task,
+            workspace,
+            self.rein,
+            baseline,
+            cancel,
+        )
+        .await
+    }
 }
 
 /// The one redactor of a task, for every sink (state, artifacts, logs,
@@ -47,21 +71,9 @@ pub fn redactor(config: &Config) -> Redactor {
     redactor
 }
 
-/// `rein`: the binary every command starts through ([`executor`]).
-pub async fn prepare(
-    root: &Path,
-    config: &Config,
-    task: &TaskSpec,
-    workspace: &dyn Workspace,
-    rein: &Path,
-    cancel: &CancellationToken,
-) -> Result<Prepared, String> {
-    prepare_with(root, config, task, workspace, rein, None, cancel).await
-}
-
 /// `baseline`: the verifier's saved baseline, for a resumed task (a new
 /// task records one now, before anything changes).
-pub async fn prepare_with(
+async fn prepare(
     root: &Path,
     config: &Config,
     task: &TaskSpec,
@@ -114,7 +126,7 @@ pub async fn prepare_with(
         model,
         verifier: Arc::new(verifier),
         exec,
-        _scripted: scripted,
+        keep_alive: scripted.map(|server| Box::new(server) as Box<dyn Any + Send + Sync>),
     })
 }
 

@@ -1,14 +1,15 @@
 //! `rein run`: the agent of the editor, with a terminal instead of an
 //! editor. The workspace is the disk (`DiskWorkspace`, edits confirmed on
 //! the terminal with a diff, or approved by `--yes`), commands run with
-//! `ProcessExec`, and the model, the agent's configuration and the verifier
-//! come from `launch::prepare`, exactly as for the editor.
+//! `ProcessExec`; the task's life (its record, set-up, trace) is the task
+//! host's, set up by `launch::Launch`, exactly as for the editor.
 //!
 //! stderr carries the progress and the questions; stdout only the result:
 //! the state, the reason, a diff of every file changed, the evidence and
-//! the spend. The exit code is 0 only for a verified success; 1 for any
-//! other end (failed, budget exhausted, waiting for an answer); 2 for a
-//! bad invocation (target, workspace, configuration); 130 after Ctrl-C.
+//! the spend. The exit code is 0 only for a verified success; 3 for a fix
+//! the tests could not confirm (`unverified`); 1 for any other end (failed,
+//! budget exhausted, waiting for an answer); 2 for a bad invocation
+//! (target, workspace, configuration); 130 after Ctrl-C.
 //!
 //! What is printed is inert (`terminal::inert`): names, paths, commands,
 //! test names and diffs come from the repository and the model.
@@ -20,13 +21,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rein_core::agent::{self, Outcome, Ports};
-use rein_core::host::artifacts::DiskArtifacts;
+use rein_core::agent::Outcome;
+use rein_core::cancel::CancelReason;
 use rein_core::host::disk::DiskWorkspace;
-use rein_core::host::trace::TraceWriter;
 use rein_core::host::user_state::UserState;
-use rein_core::ports::{Evidence, ProgressSink, Tee};
+use rein_core::ports::Evidence;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_core::task_host::{FrontEnd, TaskHost};
 use rein_core::testfind;
 use rein_core::trust::{self, Trust, TrustSource};
 use rein_core::workspace::Workspace;
@@ -118,27 +119,41 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         yes: args.yes,
     }));
     let workspace = Arc::new(TrackedWorkspace::new(disk));
-    let prepared = launch::prepare(
-        &root,
-        &config,
-        &spec,
-        workspace.as_ref(),
-        &launch::this_binary(),
-        &cancel,
-    )
-    .await
+    // The task's durable record (what recovery needs after a crash), taken
+    // before anything runs; every sink of the task redacts with the same
+    // redactor: state, trace, logs, artifacts.
+    let store = rein_store::Store::open(&rein_store::state_db_path(&root))
+        .map_err(|e| format!("cannot open the task state: {e}"));
+    let host = store.map(|store| TaskHost {
+        store: Arc::new(store),
+        owner: rein_core::journal::owner_id(),
+        installation: settings::user_state().and_then(|s| s.installation_id().ok()),
+        root: root.clone(),
+        redactor: launch::redactor(&config),
+    });
+    let rein = launch::this_binary();
+    let launch = launch::Launch {
+        root: &root,
+        config: &config,
+        rein: &rein,
+    };
+    let ready = match host.and_then(|host| host.begin(spec, &config.budgets)) {
+        Ok(pending) => pending.prepare(&launch, workspace.as_ref(), &cancel).await,
+        Err(e) => Err(e),
+    }
     .map_err(|e| {
         watcher.abort();
         format!("cannot start the task: {e}")
     })?;
     let progress = Arc::new(TerminalProgress::new(Arc::clone(&terminal)));
+    let spec = ready.spec();
 
     terminal.line(&format!(
         "rein run · task {} · {}/{} · up to {} turns{}",
         spec.id,
         config.provider.provider.name(),
         inert::line(&config.provider.model),
-        prepared.config.budgets.max_turns,
+        ready.prepared().config.budgets.max_turns,
         if args.yes { " · --yes" } else { "" }
     ));
     terminal.line(&format!(
@@ -147,42 +162,16 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     ));
     terminal.line(&format!("  goal: {}", spec.goal));
 
-    // Every sink of the task redacts with it: state, trace, logs, artifacts.
-    let redactor = prepared.config.redactor.clone();
-    // The task's durable record: what recovery needs after a crash.
-    let installation = settings::user_state().and_then(|s| s.installation_id().ok());
-    let store = rein_store::Store::open(&rein_store::state_db_path(&root))
-        .map_err(|e| format!("cannot open the task state: {e}"))?;
-    let journal = Arc::new(
-        rein_core::journal::Journal::begin(
-            Arc::new(store),
-            &spec,
-            &prepared.config.budgets,
-            &rein_core::journal::owner_id(),
-            installation.as_deref(),
-            redactor.clone(),
-        )
-        .map_err(|e| format!("cannot record the task: {e}"))?,
-    );
-    // The trace gets every event too.
-    let trace: Arc<dyn ProgressSink> =
-        Arc::new(TraceWriter::open(&root, &spec.id, redactor.clone()));
-    let ports = Ports {
-        model: Arc::clone(&prepared.model),
+    let front = FrontEnd {
         workspace: Arc::clone(&workspace) as Arc<dyn Workspace>,
-        exec: Arc::clone(&prepared.exec) as _,
         approver: Arc::new(TerminalApprover {
             terminal: Arc::clone(&terminal),
             yes: args.yes,
         }),
-        progress: Arc::new(Tee(vec![Arc::clone(&progress) as _, trace])),
-        verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(&root, redactor)),
-        journal: Some(journal),
+        events: Arc::clone(&progress) as _,
     };
-
     let task_id = spec.id.clone();
-    let outcome = agent::run(spec, prepared.config.clone(), ports, cancel).await;
+    let outcome = ready.run(front, cancel, CancelReason::default()).await;
     watcher.abort();
     progress.finish(outcome.state);
 

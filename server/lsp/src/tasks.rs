@@ -6,18 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rein_core::agent::{self, AgentConfig, Ports};
 use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
-use rein_core::host::artifacts::DiskArtifacts;
-use rein_core::host::trace::TraceWriter;
 use rein_core::inert;
-use rein_core::journal::Journal;
 use rein_core::ports::{
-    ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus, Tee,
+    ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus,
 };
-use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_core::task_host::{FrontEnd, Prepared, Recovery, TaskHost};
 use rein_models::Redactor;
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
@@ -125,15 +121,15 @@ fn final_status(id: &TaskId, state: TaskState, reason: String) -> TaskStatus {
     }
 }
 
-/// The editor's progress and the task's trace, together.
-fn progress_and_trace(
-    root: &Path,
-    id: &TaskId,
-    redactor: &Redactor,
-    progress: Arc<LspProgress>,
-) -> Arc<dyn ProgressSink> {
-    let trace = Arc::new(TraceWriter::open(root, id, redactor.clone()));
-    Arc::new(Tee(vec![progress, trace]))
+/// The task host for the session's workspace; `redactor`, the task's.
+fn host(session: &Session, root: &Path, redactor: Redactor) -> Result<TaskHost, String> {
+    Ok(TaskHost {
+        store: session.store()?,
+        owner: session.owner.clone(),
+        installation: session.installation.clone(),
+        root: root.to_path_buf(),
+        redactor,
+    })
 }
 
 /// What starting and resuming a task both need first: the workspace
@@ -171,8 +167,8 @@ async fn task_context(
 
 /// Says once per session when this machine cannot give commands the whole
 /// sandbox: every command will then be asked about.
-async fn tell_confinement(session: &Session, client: &Client, prepared: &launch::Prepared) {
-    use rein_core::exec::{Confinement, Exec};
+async fn tell_confinement(session: &Session, client: &Client, prepared: &Prepared) {
+    use rein_core::exec::Confinement;
     if let Confinement::Degraded { missing, .. } = prepared.exec.confinement()
         && session.first_sandbox_notice()
     {
@@ -185,36 +181,23 @@ async fn tell_confinement(session: &Session, client: &Client, prepared: &launch:
     }
 }
 
-/// The agent's configuration and ports for a task run in the editor.
-#[allow(clippy::too_many_arguments)] // each is a distinct part of the run
-fn editor_run(
+/// What the editor gives a task: its live buffers, the user through
+/// message requests, and progress.
+fn front_end(
     session: &Arc<Session>,
     client: &Client,
-    root: &Path,
-    prepared: &launch::Prepared,
     workspace: Arc<LspWorkspace>,
-    progress: Arc<dyn ProgressSink>,
-    waits: Arc<LspProgress>,
-    journal: Arc<Journal>,
-    reason: CancelReason,
-) -> (AgentConfig, Ports) {
-    let ports = Ports {
-        model: Arc::clone(&prepared.model),
+    progress: Arc<LspProgress>,
+) -> FrontEnd {
+    FrontEnd {
         workspace,
-        exec: Arc::clone(&prepared.exec) as _,
         approver: Arc::new(LspApprover {
             client: client.clone(),
             session: Arc::clone(session),
-            waits,
+            waits: Arc::clone(&progress),
         }),
-        progress,
-        verifier: prepared.verifier.clone(),
-        artifacts: Arc::new(DiskArtifacts::new(root, prepared.config.redactor.clone())),
-        journal: Some(journal),
-    };
-    let mut config = prepared.config.clone();
-    config.cancel_reason = reason;
-    (config, ports)
+        events: progress,
+    }
 }
 
 async fn try_resume(
@@ -227,85 +210,36 @@ async fn try_resume(
 ) -> Result<(), String> {
     let (root, config, workspace) = task_context(session, client, &id, &progress).await?;
     // Every sink of the task redacts with it, from the first record on.
-    let redactor = launch::redactor(&config);
-    let recovered = resume::recover(
-        session.store()?,
-        &id,
-        &session.owner,
-        workspace.as_ref(),
-        &rein_core::tools::builtin(),
-        redactor.clone(),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    workspace.adopt_edited(&recovered.edited_paths);
-    let sink = progress_and_trace(&root, &id, &redactor, Arc::clone(&progress));
-    if !recovered.unknowns.is_empty() && recovered.previous_state != TaskState::WaitingUser.as_str()
-    {
-        // Reality is unknown: the user looks before anything else happens.
-        let reason = format!(
-            "Rein stopped (a crash) in the middle of: {}. Check those files, then resume the task to go on.",
-            recovered.unknowns.join("; ")
-        );
-        let spent = recovered
-            .snapshot
-            .as_ref()
-            .map(|s| s.state.spent.clone())
-            .unwrap_or_default();
-        recovered
-            .journal
-            .state(TaskState::WaitingUser, Some(&reason), &spent)
-            .map_err(|e| e.to_string())?;
-        recovered.journal.release();
-        client
-            .show_message(MessageType::WARNING, reason.clone())
-            .await;
-        sink.event(
-            &id,
-            &TaskEvent::Status(final_status(&id, TaskState::WaitingUser, reason)),
-        );
-        return Ok(());
-    }
-    let baseline = recovered
-        .snapshot
-        .as_ref()
-        .and_then(|s| serde_json::from_value(s.state.verifier.clone()).ok());
-    let prepared = match launch::prepare_with(
-        &root,
-        &config,
-        &recovered.spec,
-        workspace.as_ref(),
-        &session.options.rein_binary,
-        baseline,
-        &cancel,
-    )
-    .await
-    {
-        Ok(prepared) => prepared,
-        Err(reason) => {
-            let _ = recovered
-                .journal
-                .state(TaskState::Failed, Some(&reason), &Default::default());
-            recovered.journal.release();
-            return Err(reason);
+    let host = host(session, &root, launch::redactor(&config))?;
+    let recovery = host
+        .recover(&id, workspace.as_ref(), &config_tools(), |paths| {
+            workspace.adopt_edited(paths)
+        })
+        .await?;
+    let pending = match recovery {
+        Recovery::Resumable(pending) => *pending,
+        Recovery::NeedsUser { reason } => {
+            // Reality is unknown: the user looks before anything else happens.
+            client
+                .show_message(MessageType::WARNING, reason.clone())
+                .await;
+            let status = TaskEvent::Status(final_status(&id, TaskState::WaitingUser, reason));
+            host.trace(&id).event(&id, &status);
+            progress.event(&id, &status);
+            return Ok(());
         }
     };
-    tell_confinement(session, client, &prepared).await;
-    let (config, ports) = editor_run(
-        session,
-        client,
-        &root,
-        &prepared,
-        workspace,
-        sink,
-        progress,
-        recovered.journal,
-        reason,
-    );
-    let outcome = match recovered.snapshot {
-        Some(snapshot) => agent::resume(recovered.spec, snapshot, config, ports, cancel).await,
-        None => agent::run(recovered.spec, config, ports, cancel).await,
+    let launch = launch::Launch {
+        root: &root,
+        config: &config,
+        rein: &session.options.rein_binary,
     };
+    let ready = pending
+        .prepare(&launch, workspace.as_ref(), &cancel)
+        .await?;
+    tell_confinement(session, client, ready.prepared()).await;
+    let front = front_end(session, client, workspace, progress);
+    let outcome = ready.run(front, cancel, reason).await;
     tracing::info!(state = %outcome.state, reason = %outcome.reason, "resumed task ended");
     Ok(())
 }
@@ -321,46 +255,26 @@ async fn try_run(
     let (root, config, workspace) = task_context(session, client, &spec.id, &progress).await?;
     let spec = spec.with_test_edits(config.allow_test_edits);
     // Every sink of the task redacts with it, from the first record on.
-    let redactor = launch::redactor(&config);
-    // Recorded before anything runs (the baseline test run included), so
-    // a crash from here on leaves a task to resume.
-    let journal = Arc::new(
-        Journal::begin(
-            session.store()?,
-            &spec,
-            &config.budgets,
-            &session.owner,
-            session.installation.as_deref(),
-            redactor.clone(),
-        )
-        .map_err(|e| e.to_string())?,
-    );
-    let prepared = match launch::prepare(
-        &root,
-        &config,
-        &spec,
-        workspace.as_ref(),
-        &session.options.rein_binary,
-        &cancel,
-    )
-    .await
-    {
-        Ok(prepared) => prepared,
-        Err(reason) => {
-            // The record says so too: a restart must not retry it forever.
-            let _ = journal.state(TaskState::Failed, Some(&reason), &Default::default());
-            journal.release();
-            return Err(reason);
-        }
+    let host = host(session, &root, launch::redactor(&config))?;
+    let pending = host.begin(spec, &config.budgets)?;
+    let launch = launch::Launch {
+        root: &root,
+        config: &config,
+        rein: &session.options.rein_binary,
     };
-    let sink = progress_and_trace(&root, &spec.id, &redactor, Arc::clone(&progress));
-    tell_confinement(session, client, &prepared).await;
-    let (config, ports) = editor_run(
-        session, client, &root, &prepared, workspace, sink, progress, journal, reason,
-    );
-    let outcome = agent::run(spec, config, ports, cancel).await;
+    let ready = pending
+        .prepare(&launch, workspace.as_ref(), &cancel)
+        .await?;
+    tell_confinement(session, client, ready.prepared()).await;
+    let front = front_end(session, client, workspace, progress);
+    let outcome = ready.run(front, cancel, reason).await;
     tracing::info!(state = %outcome.state, reason = %outcome.reason, "task ended");
     Ok(())
+}
+
+/// The tools a task of this server may call.
+fn config_tools() -> rein_core::tools::Registry {
+    rein_core::tools::builtin()
 }
 
 /// The human, through the editor: commands are approved with

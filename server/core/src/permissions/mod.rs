@@ -355,8 +355,9 @@ impl Policy {
         self.rules.iter().map(|c| &c.rule)
     }
 
-    /// Decides on an action. Tool output can never change this: the
-    /// policy is fixed when the task starts.
+    /// Decides on an action. Nothing in a tool's output can change this:
+    /// the policy comes from configuration only, fixed when the task
+    /// starts.
     pub fn check(&self, action: &Action<'_>) -> Verdict {
         match action.subject {
             Subject::Command { command } => self.check_command(action.tool, command),

@@ -1,5 +1,5 @@
 //! Tool argument schemas: derived from the type a built-in tool parses
-//! ([`derive`]), and checked against a call's arguments before anything
+//! ([`derive()`]), and checked against a call's arguments before anything
 //! runs ([`validate`]), saying exactly what to fix.
 //!
 //! Only the subset our schemas use is checked: `type`, `properties`,
