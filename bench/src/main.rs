@@ -5,6 +5,10 @@
 //!
 //! Build the server first: `cargo build --release -p rein`, then
 //! `cargo run --release -p rein-bench -- <figure>`.
+//!
+//! The figures check what they measured (document hashes, log contents,
+//! task outcomes) and fail the run when it is wrong. This crate is never
+//! part of the test suite, and never changes server code.
 
 // A report tool: stdout is where its report goes.
 #![allow(clippy::print_stdout)]

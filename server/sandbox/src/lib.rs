@@ -8,9 +8,11 @@
 //! and then becomes the program. So the confinement is Rein's own code, not
 //! a tool that may be missing, and no `pre_exec` hook (which would need
 //! `unsafe`) is involved. A policy that cannot be applied is refused: the
-//! command does not run unconfined.
+//! command does not run unconfined (`rein sandbox-exec` exits 126 and says
+//! why on stderr, for the model to read).
 //!
-//! In order ([`apply`]):
+//! In order ([`apply`]), after, for root only, a `pids` cgroup (the kernel
+//! exempts root from `RLIMIT_NPROC`):
 //! 1. **Namespaces** ([`namespace`]): new user and mount namespaces (the
 //!    paths to keep read-only below a write root become read-only mounts),
 //!    and for [`Network::Loopback`] a network namespace with loopback only

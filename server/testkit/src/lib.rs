@@ -4,10 +4,14 @@
 //! [`fake_model`], a scripted model server speaking the Anthropic and OpenAI
 //! wire formats.
 //!
-//! One part ships: `rein demo` uses the fake model server as its "scripted"
-//! provider, so the binary depends on this crate for that purpose alone.
+//! One part ships: the fake model server is the binary's "scripted"
+//! provider, and `rein demo` drives the real server with the headless
+//! editor, so the binary depends on this crate for those purposes alone.
 //! Nothing here ever reaches the network: everything it serves listens on
 //! 127.0.0.1.
+//!
+//! It shares no code with `rein-models`: both were written from the
+//! providers' documentation, so each checks the other.
 
 mod bin;
 mod closed_port;
