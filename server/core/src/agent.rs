@@ -528,7 +528,7 @@ impl Agent {
     ) -> Result<Option<ModelReply>, Stop> {
         let request_ref = self.save_request(turn, &request).await;
         let started = Instant::now();
-        let reply = self.stream(request).await;
+        let reply = self.stream(request, Some(turn)).await;
         let reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
@@ -586,28 +586,45 @@ impl Agent {
         rel
     }
 
-    async fn stream(&self, request: ModelRequest) -> Result<ModelReply, ModelError> {
+    /// `turn`: the turn whose text streams to the front end as it comes
+    /// (`None` for a call whose text is not the model's answer: a
+    /// compaction's summary).
+    async fn stream(
+        &self,
+        request: ModelRequest,
+        turn: Option<u32>,
+    ) -> Result<ModelReply, ModelError> {
         let progress = Arc::clone(&self.ports.progress);
         let task = self.task.id.clone();
-        let events = self
-            .ports
-            .model
-            .call(request, self.cancel.clone())
-            .inspect(move |event| {
-                if let Ok(ModelEvent::Retrying {
-                    attempt,
-                    delay,
-                    reason,
-                }) = event
-                {
-                    let retry = TaskEvent::ModelRetry {
-                        attempt: *attempt,
-                        delay_ms: delay.as_millis() as u64,
-                        reason: reason.clone(),
-                    };
-                    progress.event(&task, &retry);
-                }
-            });
+        let events =
+            self.ports
+                .model
+                .call(request, self.cancel.clone())
+                .inspect(move |event| match (event, turn) {
+                    (
+                        Ok(ModelEvent::Retrying {
+                            attempt,
+                            delay,
+                            reason,
+                        }),
+                        _,
+                    ) => {
+                        let retry = TaskEvent::ModelRetry {
+                            attempt: *attempt,
+                            delay_ms: delay.as_millis() as u64,
+                            reason: reason.clone(),
+                        };
+                        progress.event(&task, &retry);
+                    }
+                    (Ok(ModelEvent::TextDelta(text)), Some(turn)) if !text.is_empty() => {
+                        let delta = TaskEvent::TextDelta {
+                            turn,
+                            text: text.clone(),
+                        };
+                        progress.event(&task, &delta);
+                    }
+                    _ => {}
+                });
         let timeout = self.tracker.budgets.model_timeout;
         tokio::select! {
             () = self.cancel.cancelled() => Err(ModelError::Cancelled),
@@ -1080,7 +1097,7 @@ impl Agent {
             temperature: None,
             cache: rein_models::CachePlan::default(),
         };
-        let reply = match self.stream(request).await {
+        let reply = match self.stream(request, None).await {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
                 return Err(Stop::new(

@@ -108,6 +108,15 @@ pub enum TaskEvent {
         delay_ms: u64,
         reason: String,
     },
+    /// A piece of the model's text as it streams, for a front end that
+    /// shows it live (a chat panel). The whole text of the turn follows as
+    /// [`TaskEvent::Text`] once the reply is complete; after a
+    /// [`TaskEvent::ModelRetry`] the reply starts over. Not traced: the
+    /// trace records the whole text.
+    TextDelta {
+        turn: u32,
+        text: String,
+    },
     /// The model's visible text of one turn.
     Text {
         turn: u32,

@@ -741,3 +741,40 @@ async fn the_model_never_sees_the_key() {
     // The file itself is untouched: the key is the user's.
     assert_eq!(r.ws.text("deploy.sh").unwrap(), script);
 }
+
+/// A chat-style front end shows the model's text as it streams: the
+/// pieces, in order, make the turn's whole text, and come before it.
+#[tokio::test]
+async fn the_models_text_streams_to_the_front_end_as_it_comes() {
+    let r = Setup::new(cart_workspace())
+        .run(fix_scenario().text_chunk_chars(7), |_| {})
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    let events = r.progress.events();
+    let mut streamed: std::collections::BTreeMap<u32, (usize, String)> = Default::default();
+    let mut whole = Vec::new();
+    for e in &events {
+        match e {
+            TaskEvent::TextDelta { turn, text } => {
+                assert!(
+                    !whole.iter().any(|(t, _)| t == turn),
+                    "a delta after its turn's text"
+                );
+                let entry = streamed.entry(*turn).or_default();
+                entry.0 += 1;
+                entry.1.push_str(text);
+            }
+            TaskEvent::Text { turn, text } => whole.push((*turn, text.clone())),
+            _ => {}
+        }
+    }
+    // Only turns with text stream any.
+    let turns: Vec<u32> = whole.iter().map(|(t, _)| *t).collect();
+    assert_eq!(streamed.keys().copied().collect::<Vec<_>>(), turns);
+    assert!(turns.len() >= 2);
+    for (turn, text) in &whole {
+        let (pieces, joined) = &streamed[turn];
+        assert_eq!(joined, text, "turn {turn}");
+        assert!(*pieces > 1, "turn {turn} came in one piece");
+    }
+}

@@ -552,7 +552,9 @@ impl TerminalProgress {
             }
             TaskEvent::Permission { .. }
             | TaskEvent::ModelCall { .. }
-            | TaskEvent::Context { .. } => {}
+            | TaskEvent::Context { .. }
+            // The terminal shows each turn's text whole.
+            | TaskEvent::TextDelta { .. } => {}
         }
         out
     }

@@ -76,6 +76,10 @@ impl TraceWriter {
 
 impl ProgressSink for TraceWriter {
     fn event(&self, _task: &TaskId, event: &TaskEvent) {
+        // The whole text is traced once the reply is complete.
+        if matches!(event, TaskEvent::TextDelta { .. }) {
+            return;
+        }
         let step = self.step.fetch_add(1, Ordering::SeqCst) + 1;
         self.write(record(&self.task, step, event, now_ms()));
     }
@@ -160,6 +164,35 @@ pub fn rfc3339(ms: i64) -> String {
 mod tests {
     use super::*;
     use crate::ports::TaskEvent;
+
+    /// The streamed pieces of a reply would each be a record; the whole
+    /// text is one.
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn the_trace_keeps_a_replys_text_once_not_its_pieces() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let task = TaskId("t-1".into());
+        let trace = TraceWriter::open(dir.path(), &task, Redactor::default());
+        for piece in ["Fix", "ed."] {
+            trace.event(
+                &task,
+                &TaskEvent::TextDelta {
+                    turn: 1,
+                    text: piece.into(),
+                },
+            );
+        }
+        trace.event(
+            &task,
+            &TaskEvent::Text {
+                turn: 1,
+                text: "Fixed.".into(),
+            },
+        );
+        let written = std::fs::read_to_string(trace.path()).unwrap();
+        assert_eq!(written.lines().count(), 1, "{written}");
+        assert!(written.contains(r#""kind":"text""#), "{written}");
+    }
 
     #[test]
     fn timestamps_are_rfc3339() {
