@@ -35,7 +35,6 @@ mod proto;
 mod questions;
 mod review;
 pub mod run_cmd;
-mod running;
 pub mod sandbox;
 mod saving;
 mod server;

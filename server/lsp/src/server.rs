@@ -28,6 +28,14 @@ const PIPE_CAPACITY: usize = 256 * 1024;
 /// The section of `workspace/configuration` that holds Rein's settings.
 const CONFIG_SECTION: &str = "rein";
 
+/// A task cancelled because the editor shut the server down says so: the
+/// user may not have meant to stop it.
+const SHUTDOWN_REASON: &str =
+    "cancelled: the editor shut the language server down while the task ran";
+
+/// See `shutdown`.
+const FLUSH_BEFORE_SHUTDOWN_ANSWER: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A view of a running server for its host (the binary, in-process tests).
 #[derive(Clone, Debug)]
 pub struct ServerHandle(Arc<Session>);
@@ -222,7 +230,7 @@ impl Backend {
             NumberOrString::String(s) => s.clone(),
             NumberOrString::Number(n) => n.to_string(),
         };
-        if !self.shared.tasks.cancel_by_token(&token) {
+        if !self.shared.tasks.cancel_by_tag(&token) {
             tracing::debug!(token, "progress cancel for no running task");
         }
     }
@@ -389,7 +397,15 @@ impl LanguageServer for Backend {
         tracing::info!("shutdown requested");
         // Tasks end cancelled, their histories consistent. Bounded: a stuck
         // task cannot hold the editor's shutdown hostage.
-        self.shared.tasks.shutdown().await;
+        if self.shared.tasks.shutdown(SHUTDOWN_REASON).await {
+            // The tasks' final statuses are queued for the client, but
+            // tower-lsp-server writes its notifications and its responses
+            // from two streams it picks between at random when both are
+            // ready: without a moment for the writer, the `shutdown` answer
+            // can overtake them, and an editor that exits at once would
+            // never hear how its tasks ended.
+            tokio::time::sleep(FLUSH_BEFORE_SHUTDOWN_ANSWER).await;
+        }
         Ok(())
     }
 

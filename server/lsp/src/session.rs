@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tower_lsp_server::ls_types::{ClientCapabilities, ResourceOperationKind, Uri};
 
 use crate::framing::FrameLimits;
-use crate::running::Tasks;
+use rein_core::task_host::RunningTasks;
 
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
@@ -171,7 +171,7 @@ pub struct Session {
     /// before commands run, without asking again this session.
     pub write_buffers_always: AtomicBool,
     pub shutdown_requested: AtomicBool,
-    pub tasks: Tasks,
+    pub tasks: RunningTasks,
     pub options: ServerOptions,
     /// The workspace's task state, opened on first use.
     store: std::sync::Mutex<Option<std::sync::Arc<rein_store::Store>>>,
@@ -227,7 +227,7 @@ impl Session {
             doubts: crate::doubt::Doubts::default(),
             write_buffers_always: AtomicBool::new(false),
             shutdown_requested: AtomicBool::new(false),
-            tasks: Tasks::default(),
+            tasks: RunningTasks::default(),
             store: std::sync::Mutex::new(None),
             owner: rein_core::journal::owner_id(),
             installation: installation(options.user_state.as_ref()),

@@ -1,26 +1,22 @@
-//! The tasks a session runs, by id: what cancels, answers and shuts them
-//! down. Only the table; starting and running a task is `tasks.rs` (which
-//! needs the session that holds this table).
+//! The tasks a front end is running, by id: what cancels them, answers
+//! their questions and shuts them down. Only the table: a front end
+//! registers each task it starts (with its own tag for it: an LSP progress
+//! token, an ACP session id) and removes it when it is over.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rein_core::cancel::CancelReason;
+use crate::cancel::CancelReason;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-/// A task cancelled because the editor shut the server down says so: the
-/// user may not have meant to stop it.
-const SHUTDOWN_REASON: &str =
-    "cancelled: the editor shut the language server down while the task ran";
-
-/// See `Tasks::shutdown`.
-const FLUSH_BEFORE_SHUTDOWN_ANSWER: Duration = Duration::from_millis(100);
+/// How long `shutdown` waits for each task to wind down.
+const WIND_DOWN: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Default)]
-pub struct Tasks {
+pub struct RunningTasks {
     running: Mutex<HashMap<String, Running>>,
 }
 
@@ -29,29 +25,24 @@ struct Running {
     cancel: CancellationToken,
     /// Said before `cancel` fires when the user is not the one cancelling.
     reason: CancelReason,
-    token: String,
+    /// The front end's own name for the task.
+    tag: String,
     answer: Option<oneshot::Sender<String>>,
     handle: Option<JoinHandle<()>>,
     /// Its final status is out; it is only cleaning up.
     ended: bool,
 }
 
-impl Tasks {
+impl RunningTasks {
     /// A task just started.
-    pub fn register(
-        &self,
-        id: &str,
-        cancel: CancellationToken,
-        reason: CancelReason,
-        token: String,
-    ) {
+    pub fn register(&self, id: &str, cancel: CancellationToken, reason: CancelReason, tag: String) {
         if let Ok(mut running) = self.running.lock() {
             running.insert(
                 id.to_owned(),
                 Running {
                     cancel,
                     reason,
-                    token,
+                    tag,
                     answer: None,
                     handle: None,
                     ended: false,
@@ -104,14 +95,14 @@ impl Tasks {
             .is_some()
     }
 
-    /// Cancels the task a progress token belongs to.
-    pub fn cancel_by_token(&self, token: &str) -> bool {
+    /// Cancels the task the front end tagged `tag`.
+    pub fn cancel_by_tag(&self, tag: &str) -> bool {
         self.running
             .lock()
             .ok()
             .and_then(|r| {
                 r.values()
-                    .find(|t| t.token == token && !t.ended)
+                    .find(|t| t.tag == tag && !t.ended)
                     .map(|t| t.cancel.cancel())
             })
             .is_some()
@@ -138,14 +129,15 @@ impl Tasks {
         Some(rx)
     }
 
-    /// Cancels every task and waits (briefly) for them to wind down, so
-    /// their histories end consistently.
-    pub async fn shutdown(&self) {
+    /// Cancels every task, saying `reason` (the user may not have meant to
+    /// stop them), and waits (briefly) for them to wind down, so their
+    /// histories end consistently. Whether there was any to wait for.
+    pub async fn shutdown(&self, reason: &str) -> bool {
         let handles: Vec<JoinHandle<()>> = match self.running.lock() {
             Ok(mut running) => running
                 .values_mut()
                 .filter_map(|t| {
-                    t.reason.set(SHUTDOWN_REASON);
+                    t.reason.set(reason);
                     t.cancel.cancel();
                     t.handle.take()
                 })
@@ -154,17 +146,9 @@ impl Tasks {
         };
         let waited = !handles.is_empty();
         for handle in handles {
-            let _ = tokio::time::timeout(Duration::from_secs(5), handle).await;
+            let _ = tokio::time::timeout(WIND_DOWN, handle).await;
         }
-        if waited {
-            // The tasks' final statuses are queued for the client, but
-            // tower-lsp-server writes its notifications and its responses
-            // from two streams it picks between at random when both are
-            // ready: without a moment for the writer, the `shutdown` answer
-            // can overtake them, and an editor that exits at once would
-            // never hear how its tasks ended.
-            tokio::time::sleep(FLUSH_BEFORE_SHUTDOWN_ANSWER).await;
-        }
+        waited
     }
 
     pub fn running_count(&self) -> usize {
@@ -172,5 +156,67 @@ impl Tasks {
             .lock()
             .map(|r| r.values().filter(|t| !t.ended).count())
             .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn table_with(id: &str, tag: &str) -> (RunningTasks, CancellationToken, CancelReason) {
+        let tasks = RunningTasks::default();
+        let (cancel, reason) = (CancellationToken::new(), CancelReason::default());
+        tasks.register(id, cancel.clone(), reason.clone(), tag.into());
+        (tasks, cancel, reason)
+    }
+
+    #[tokio::test]
+    async fn an_answer_reaches_only_a_task_that_waits_for_one() {
+        let (tasks, _, _) = table_with("t-1", "tag-1");
+        assert_eq!(
+            tasks.answer("t-1", "yes".into()),
+            Err("task t-1 is not waiting for an answer".into())
+        );
+        assert_eq!(
+            tasks.answer("t-2", "yes".into()),
+            Err("there is no running task t-2".into())
+        );
+        let waiting = tasks.wait_for_answer("t-1").unwrap();
+        tasks.answer("t-1", "the second one".into()).unwrap();
+        assert_eq!(waiting.await.unwrap(), "the second one");
+        // One answer per question.
+        assert!(tasks.answer("t-1", "again".into()).is_err());
+    }
+
+    #[test]
+    fn a_task_is_cancelled_by_id_or_by_its_front_ends_tag_until_it_ends() {
+        let (tasks, cancel, _) = table_with("t-1", "tag-1");
+        assert!(!tasks.cancel_by_tag("tag-2"));
+        assert!(!cancel.is_cancelled());
+        assert!(tasks.cancel_by_tag("tag-1"));
+        assert!(cancel.is_cancelled());
+
+        let (tasks, cancel, _) = table_with("t-1", "tag-1");
+        tasks.mark_ended("t-1");
+        assert!(!tasks.is_running("t-1"));
+        assert_eq!(tasks.running_count(), 0);
+        assert!(!tasks.cancel("t-1"), "its final status is out");
+        assert!(!cancel.is_cancelled());
+        let _late = tasks.wait_for_answer("t-1");
+        assert!(tasks.answer("t-1", "late".into()).is_err());
+    }
+
+    #[tokio::test]
+    async fn shutdown_cancels_every_task_saying_why_and_waits_for_it() {
+        let (tasks, cancel, reason) = table_with("t-1", "tag-1");
+        let watched = cancel.clone();
+        let handle = tokio::spawn(async move { watched.cancelled().await });
+        tasks.set_handle("t-1", handle);
+        assert!(tasks.shutdown("cancelled: the front end closed").await);
+        assert!(cancel.is_cancelled());
+        assert_eq!(reason.text(), "cancelled: the front end closed");
+        // Nothing left to wait for.
+        assert!(!RunningTasks::default().shutdown("x").await);
     }
 }

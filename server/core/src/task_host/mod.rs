@@ -16,8 +16,15 @@
 //!   └─ Recovery::NeedsUser                    budgets, confinement)
 //! ```
 //!
+//! The tasks a front end runs are in a [`RunningTasks`] table
+//! (`running.rs`): cancel, answer, shut down.
+//!
 //! Never here: anything a particular front end speaks (LSP messages, a
 //! terminal, ACP updates).
+
+mod running;
+
+pub use running::RunningTasks;
 
 use std::any::Any;
 use std::path::PathBuf;
