@@ -20,8 +20,8 @@ use std::process::{ExitCode, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rein_models::ProviderKind;
-use rein_testkit::LspClient;
-use rein_testkit::editor::{EditorOptions, HeadlessEditor, uri_path};
+use rein_scripted::LspClient;
+use rein_scripted::editor::{EditorOptions, HeadlessEditor, uri_path};
 use serde_json::{Value, json};
 use tokio::process::{Child, ChildStdin, Command};
 
@@ -199,10 +199,10 @@ async fn run(out: Out) -> ExitCode {
     let limit = model.limit();
     let mut viewer = Viewer::new(out, Some(APPROVAL.to_owned()));
     let options = EditorOptions {
-        kind: rein_testkit::editor::ClientKind::Capable,
+        kind: rein_scripted::editor::ClientKind::Capable,
         on_question: None,
         // Accept every edit: the user approving.
-        decide_edit: Box::new(|_| rein_testkit::editor::EditDecision::Accept),
+        decide_edit: Box::new(|_| rein_scripted::editor::EditDecision::Accept),
         message_choices: vec![APPROVAL.to_owned()],
         settings: model.settings(),
         save_documents: true,
@@ -394,8 +394,8 @@ async fn drive(
     root: &Path,
     pid: u32,
 ) -> Result<Value, String> {
-    let talk = |e: rein_testkit::ClientError| match e {
-        rein_testkit::ClientError::Closed { .. } => {
+    let talk = |e: rein_scripted::ClientError| match e {
+        rein_scripted::ClientError::Closed { .. } => {
             "the language server stopped: it closed its output in the middle of the session"
                 .to_owned()
         }
@@ -872,7 +872,7 @@ mod tests {
     #[tokio::test]
     async fn the_bundled_scenario_names_a_rejected_edit_and_its_end() {
         use rein_models::{CachePlan, Message, ModelRequest, Part, ToolCall, ToolResult, ToolSpec};
-        use rein_testkit::fake_model::{FakeModel, Scenario};
+        use rein_scripted::fake_model::{FakeModel, Scenario};
         use tokio_util::sync::CancellationToken;
 
         let scenario = Scenario::from_json(crate::launch::DEMO_SCENARIO).unwrap();

@@ -20,7 +20,7 @@ use rein_core::task_host::{Prepared, Setup};
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
 use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor};
-use rein_testkit::fake_model::{FakeModel, Scenario};
+use rein_scripted::fake_model::{FakeModel, Scenario};
 use tokio_util::sync::CancellationToken;
 
 /// The scenario `rein demo` plays when no other is configured.

@@ -15,15 +15,14 @@
 
 mod bin;
 mod closed_port;
-pub mod editor;
-pub mod fake_model;
-mod lsp_client;
 mod project;
 
 pub use bin::{BinaryError, rein_binary};
 pub use closed_port::ClosedPort;
-pub use lsp_client::{ClientError, LspClient, frame};
 pub use project::copy_project;
+// The scripted model and the headless editor ship in the binary; tests reach
+// them here as before.
+pub use rein_scripted::{ClientError, LspClient, editor, fake_model, frame};
 
 /// The environment variables through which a developer's shell would
 /// change what `rein` does (a real provider, its key, budgets): every

@@ -49,6 +49,29 @@ enum BlockFile {
     ToolCall(ToolCall),
 }
 
+/// Serde for the scenario types goes through their file forms. Written
+/// here, next to those forms, so that `scenario.rs` never names them.
+macro_rules! through_file_form {
+    ($ty:ty, $file:ty) => {
+        impl Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                <$file>::from(self.clone()).serialize(serializer)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let file = <$file>::deserialize(deserializer)?;
+                Self::try_from(file).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+through_file_form!(Step, ReplyFile);
+through_file_form!(Reply, ReplyFile);
+through_file_form!(Fault, FaultFile);
+
 impl TryFrom<ReplyFile> for Step {
     type Error = String;
 

@@ -1,7 +1,7 @@
 //! Exact OpenAI Chat Completions output, streamed and not.
 
 use expect_test::expect;
-use rein_testkit::fake_model::{FakeModel, Reply, Scenario, StopReason, Usage};
+use rein_scripted::fake_model::{FakeModel, Reply, Scenario, StopReason, Usage};
 use serde_json::json;
 
 use crate::support::{describe, event_data, openai, openai_body, serve};

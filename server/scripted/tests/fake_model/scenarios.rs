@@ -4,7 +4,7 @@ use std::path::Path;
 
 use expect_test::expect;
 use pretty_assertions::assert_eq;
-use rein_testkit::fake_model::{Condition, FakeModel, Reply, Scenario, WireFormat};
+use rein_scripted::fake_model::{Condition, FakeModel, Reply, Scenario, WireFormat};
 use serde_json::{Value, json};
 
 use crate::support::{anthropic, anthropic_body, openai, openai_body, serve};
@@ -256,7 +256,7 @@ fn bad_scenarios_say_what_and_where() {
 
 #[test]
 fn a_scenario_built_in_code_serializes_to_the_file_format() {
-    use rein_testkit::fake_model::{Fault, StopReason, Usage};
+    use rein_scripted::fake_model::{Fault, StopReason, Usage};
     let scenario = Scenario::new()
         .reply(
             Reply::text("I'll run the tests.").tool_call("run_tests", json!({"target": "tests"})),

@@ -2,7 +2,7 @@
 //! scenario step is consumed by an invalid request.
 
 use expect_test::{Expect, expect};
-use rein_testkit::fake_model::{FakeModel, Reply, Scenario};
+use rein_scripted::fake_model::{FakeModel, Reply, Scenario};
 use serde_json::{Value, json};
 
 use crate::support::{anthropic_body, openai_body, serve};

@@ -1,7 +1,7 @@
 //! The API exactly as documented for Rein's other tests: the spec's import
 //! list and example must compile as written (no extra imports) and behave.
 
-use rein_testkit::fake_model::{
+use rein_scripted::fake_model::{
     Condition, FakeModel, Fault, RecordedRequest, Reply, Scenario, StopReason, Usage, WireFormat,
 };
 use serde_json::json;

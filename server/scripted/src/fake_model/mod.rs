@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use rein_testkit::fake_model::{FakeModel, Fault, Reply, Scenario, Usage};
+//! use rein_scripted::fake_model::{FakeModel, Fault, Reply, Scenario, Usage};
 //! use serde_json::json;
 //!
 //! let scenario = Scenario::new()
@@ -40,7 +40,7 @@
 //! # Scenario files
 //!
 //! `rein demo` and tests can load scenarios from JSON
-//! (`server/testkit/scenarios/example.json` shows every feature):
+//! (`server/scripted/scenarios/example.json` shows every feature):
 //!
 //! ```json
 //! {

@@ -1,7 +1,7 @@
 //! Exact Anthropic Messages API output, streamed and not.
 
 use expect_test::expect;
-use rein_testkit::fake_model::{Reply, StopReason, Usage};
+use rein_scripted::fake_model::{Reply, StopReason, Usage};
 use serde_json::json;
 
 use crate::support::{anthropic, anthropic_body, describe, event_data, serve};

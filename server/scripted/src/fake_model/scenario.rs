@@ -9,7 +9,6 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::scenario_file::{FaultFile, ReplyFile};
 use super::streamed::Streamed;
 
 /// A script for the fake model: the replies it gives, one per valid model
@@ -212,8 +211,8 @@ impl Scenario {
 }
 
 /// One scripted step, consumed by one valid model request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "ReplyFile", into = "ReplyFile")]
+/// (De)serialized through its file form (`scenario_file.rs`).
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Step {
     Reply(Reply),
     Branch { cases: Vec<Case>, otherwise: Reply },
@@ -248,8 +247,9 @@ pub(crate) struct Case {
 /// allows one inherent item per name, so the appending pair lives on
 /// [`ReplyParts`], which `Reply` derefs to: method calls skip the
 /// self-less constructors and find them there, with no extra import.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "ReplyFile", into = "ReplyFile")]
+///
+/// (De)serialized through its file form (`scenario_file.rs`).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reply {
     pub(crate) parts: ReplyParts,
 }
@@ -462,8 +462,9 @@ pub struct Usage {
 }
 
 /// Something going wrong on purpose.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "FaultFile", into = "FaultFile")]
+///
+/// (De)serialized through its file form (`scenario_file.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
     /// Answer with this HTTP status and the provider's error body; with
     /// `retry_after`, also a `retry-after: <seconds>` header.

@@ -1,7 +1,7 @@
 //! The HTTP layer: keep-alive, chunked requests, events split across chunk
 //! writes, malformed requests.
 
-use rein_testkit::fake_model::Reply;
+use rein_scripted::fake_model::Reply;
 use serde_json::json;
 
 use crate::support::{anthropic_body, openai_body, raw_exchange, raw_request, serve};

@@ -1,6 +1,6 @@
 //! Requests as well-behaved clients send them, and helpers to read answers.
 
-use rein_testkit::fake_model::{FakeModel, Reply, Scenario};
+use rein_scripted::fake_model::{FakeModel, Reply, Scenario};
 use reqwest::{RequestBuilder, Response};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

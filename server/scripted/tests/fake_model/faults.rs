@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use expect_test::expect;
-use rein_testkit::fake_model::{FakeModel, Fault, Reply, Scenario, StepStream, Streamed};
+use rein_scripted::fake_model::{FakeModel, Fault, Reply, Scenario, StepStream, Streamed};
 use serde_json::{Value, json};
 
 use crate::support::{
