@@ -14,9 +14,8 @@ use serde_json::Value;
 
 use crate::context::history::ResultMeta;
 use crate::guard::{Before, Fingerprint, LoopGuard};
-use crate::paths;
-use crate::permissions::{Action, Decision, Subject, TaskApprovals};
-use crate::ports::{ApprovalDecision, CommandApproval, ProgressSink, TaskEvent};
+use crate::permissions::TaskApprovals;
+use crate::ports::{ProgressSink, TaskEvent};
 use crate::task::TaskState;
 use crate::tools::call::Call;
 use crate::tools::schema::validate;
@@ -52,7 +51,7 @@ pub struct Dispatched {
 }
 
 impl Dispatcher<'_> {
-    pub(crate) fn event(&self, event: TaskEvent) {
+    fn event(&self, event: TaskEvent) {
         self.progress.event(&self.cx.task.id, &event);
     }
 
@@ -99,7 +98,11 @@ impl Dispatcher<'_> {
         }
         let running = Call {
             id: &call.id,
-            dispatcher: self,
+            cx: &self.cx,
+            progress: self.progress,
+            approvals: self.approvals,
+            status: self.status,
+            allow_test_edits: self.allow_test_edits,
         };
         let output = tool
             .run(&call.arguments, &running)
@@ -140,103 +143,6 @@ impl Dispatcher<'_> {
             .lock()
             .map(|mut g| g.before(tool, arguments))
             .unwrap_or(Before::Run)
-    }
-
-    pub(crate) fn resolve(&self, input: &str) -> Result<String, String> {
-        let input = if input.is_empty() { "." } else { input };
-        paths::resolve(self.cx.workspace.root(), input).map_err(|e| e.to_string())
-    }
-
-    /// Checks the policy, and asks the user when it says so (except for a
-    /// proposed edit, which the editor asks about): with the command line
-    /// the user is asked about when it is not the action's own text (the
-    /// tests' command), whether it asks for the network, and the sandbox
-    /// it would run in ([`crate::permissions::sandbox`]). `Ok` with the
-    /// decision that let the call through; `Err` with the result to return
-    /// when it may not run.
-    pub(crate) async fn permit_run(
-        &self,
-        call_id: &str,
-        action: &Action<'_>,
-        command: Option<String>,
-        network: bool,
-        sandbox_mode: Option<crate::sandbox_config::SandboxMode>,
-    ) -> Result<Decision, String> {
-        let tool = action.tool();
-        // The task's own artifacts (spilled outputs, logs) are readable
-        // even though `.rein/` is otherwise off limits.
-        if let Subject::Read { path, .. } = action.subject
-            && path.starts_with(&format!("{}/", self.cx.artifacts.rel))
-        {
-            return Ok(Decision::Allow);
-        }
-        let verdict = crate::permissions::sandbox::with_sandbox(
-            self.cx.policy.check(action),
-            action,
-            network,
-            sandbox_mode,
-            &self.cx.exec.confinement(),
-            self.cx.policy.sandbox_auto_approve(),
-        );
-        self.event(TaskEvent::Permission {
-            call_id: call_id.to_owned(),
-            tool: tool.to_owned(),
-            decision: verdict.decision,
-            rule: verdict.rule.clone(),
-        });
-        match verdict.decision {
-            Decision::Allow => Ok(Decision::Allow),
-            Decision::Deny => Err(format!(
-                "Denied by rule {}: {}",
-                verdict.rule, verdict.reason
-            )),
-            // Edits are approved in the editor when they are proposed.
-            Decision::Ask if action.is_proposed_edit() => Ok(Decision::Ask),
-            Decision::Ask => {
-                if self
-                    .approvals
-                    .lock()
-                    .map(|a| a.covers(action))
-                    .unwrap_or(false)
-                {
-                    return Ok(Decision::Allow);
-                }
-                let command = command.unwrap_or_else(|| match action.subject {
-                    Subject::Command { command } => command.to_owned(),
-                    Subject::Tests { .. } => "the tests".to_owned(),
-                    _ => action.tool.to_owned(),
-                });
-                self.event(TaskEvent::Activity {
-                    text: "waiting for approval".into(),
-                });
-                let request = CommandApproval {
-                    task: self.cx.task.id.clone(),
-                    tool: tool.to_owned(),
-                    command: command.clone(),
-                    cwd: self.cx.workspace.root().to_path_buf(),
-                    rule: verdict.rule.clone(),
-                    network,
-                };
-                let decision = self.cx.approver.approve_command(&request).await;
-                self.event(TaskEvent::Approval {
-                    call_id: call_id.to_owned(),
-                    tool: tool.to_owned(),
-                    decision,
-                });
-                match decision {
-                    ApprovalDecision::AllowOnce => Ok(Decision::Allow),
-                    ApprovalDecision::AllowForTask => {
-                        if let Ok(mut approvals) = self.approvals.lock() {
-                            approvals.remember(action);
-                        }
-                        Ok(Decision::Allow)
-                    }
-                    ApprovalDecision::Deny => Err(format!(
-                        "The user did not allow running `{command}`. Do not retry it; find another way or explain what you need."
-                    )),
-                }
-            }
-        }
     }
 }
 

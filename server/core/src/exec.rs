@@ -38,11 +38,41 @@ pub struct CommandSpec {
     pub network: bool,
     /// A `[[sandbox.rules]]` mode for this command instead of the
     /// workspace's.
-    pub sandbox_mode: Option<crate::sandbox_config::SandboxMode>,
+    pub sandbox_mode: Option<SandboxMode>,
     /// JUnit XML reports the command writes (a workspace-relative path or
     /// glob, the `test_report` setting): read after it ends, for the
     /// tests they name as passed.
     pub report: Option<String>,
+}
+
+/// How much commands may write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SandboxMode {
+    /// No confinement (the user's choice). Least strict.
+    Off,
+    #[default]
+    WorkspaceWrite,
+    /// Nothing but the command's temporary directory. Most strict.
+    ReadOnly,
+}
+
+impl SandboxMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+            SandboxMode::ReadOnly => "read-only",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "off" => Some(SandboxMode::Off),
+            "workspace-write" => Some(SandboxMode::WorkspaceWrite),
+            "read-only" => Some(SandboxMode::ReadOnly),
+            _ => None,
+        }
+    }
 }
 
 /// What confines the commands an [`Exec`] runs.

@@ -133,6 +133,18 @@ fn push_escape(out: &mut String, c: char) {
     }
 }
 
+/// Text from the repository as it may appear in a question: control
+/// characters escaped, and cut short, so it can neither disguise itself
+/// nor push the rest of the question out of view.
+pub fn shown(text: &str) -> String {
+    const MAX_CHARS: usize = 120;
+    let mut out: String = text.chars().take(MAX_CHARS).collect();
+    if text.chars().nth(MAX_CHARS).is_some() {
+        out.push('…');
+    }
+    line(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;

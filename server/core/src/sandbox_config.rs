@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+pub use crate::exec::SandboxMode;
+
 /// One layer's `[sandbox]` table (camelCase from an editor).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
@@ -41,36 +43,6 @@ pub struct SandboxSettings {
 pub struct SandboxRuleSettings {
     pub command: String,
     pub mode: String,
-}
-
-/// How much commands may write.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SandboxMode {
-    /// No confinement (the user's choice). Least strict.
-    Off,
-    #[default]
-    WorkspaceWrite,
-    /// Nothing but the command's temporary directory. Most strict.
-    ReadOnly,
-}
-
-impl SandboxMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            SandboxMode::Off => "off",
-            SandboxMode::WorkspaceWrite => "workspace-write",
-            SandboxMode::ReadOnly => "read-only",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
-            "off" => Some(SandboxMode::Off),
-            "workspace-write" => Some(SandboxMode::WorkspaceWrite),
-            "read-only" => Some(SandboxMode::ReadOnly),
-            _ => None,
-        }
-    }
 }
 
 /// The sandbox a task's commands run in.
@@ -231,7 +203,7 @@ pub fn loosening(layer: &SandboxSettings, mine: &SandboxConfig) -> Vec<(String, 
                 "sandbox.rules".to_owned(),
                 format!(
                     "run `{}` with the sandbox {}",
-                    crate::trust::shown(&command),
+                    crate::inert::shown(&command),
                     mode.name()
                 ),
             ));
@@ -246,13 +218,13 @@ pub fn loosening(layer: &SandboxSettings, mine: &SandboxConfig) -> Vec<(String, 
     for path in &layer.writable_roots {
         out.push((
             "sandbox.writable_roots".to_owned(),
-            format!("let commands write {}", crate::trust::shown(path)),
+            format!("let commands write {}", crate::inert::shown(path)),
         ));
     }
     for path in &layer.readable_roots {
         out.push((
             "sandbox.readable_roots".to_owned(),
-            format!("let commands read {}", crate::trust::shown(path)),
+            format!("let commands read {}", crate::inert::shown(path)),
         ));
     }
     // Only a limit both set can be raised: without one of yours, the
@@ -301,51 +273,13 @@ fn parse_rule(rule: &SandboxRuleSettings) -> Result<(String, SandboxMode), Sandb
             why: "the command pattern is empty".to_owned(),
         });
     }
-    crate::permissions::Rule::parse(
-        crate::permissions::Decision::Allow,
-        &format!("run_command({command})"),
-        &crate::tools::builtin(),
-    )
-    .map_err(|e| SandboxConfigError::Rule {
-        command: rule.command.clone(),
-        why: e.to_string(),
+    crate::permissions::sandbox::check_rule_pattern(command).map_err(|why| {
+        SandboxConfigError::Rule {
+            command: rule.command.clone(),
+            why,
+        }
     })?;
     Ok((command.to_owned(), mode))
-}
-
-/// The mode `[[sandbox.rules]]` give one command, compiled once.
-#[derive(Clone, Debug, Default)]
-pub struct SandboxRules {
-    rules: Vec<(crate::permissions::Policy, SandboxMode)>,
-}
-
-impl SandboxRules {
-    pub fn new(rules: &[(String, SandboxMode)]) -> Self {
-        let rules = rules
-            .iter()
-            .filter_map(|(command, mode)| {
-                let rule = crate::permissions::Rule::parse(
-                    crate::permissions::Decision::Allow,
-                    &format!("run_command({command})"),
-                    &crate::tools::builtin(),
-                )
-                .ok()?;
-                Some((crate::permissions::Policy::new(vec![rule]), *mode))
-            })
-            .collect();
-        Self { rules }
-    }
-
-    /// The mode of the first rule matching all of `command`.
-    pub fn mode_for(&self, command: &str) -> Option<SandboxMode> {
-        let action = crate::tools::run_command::action(command);
-        self.rules
-            .iter()
-            .find(|(policy, _)| {
-                policy.check(&action).decision == crate::permissions::Decision::Allow
-            })
-            .map(|(_, mode)| *mode)
-    }
 }
 
 fn expand(path: &str, home: Option<&str>) -> Result<PathBuf, SandboxConfigError> {
@@ -420,7 +354,7 @@ mod tests {
             "[[rules]]\ncommand = \"make:*\"\nmode = \"off\"\n[[rules]]\ncommand = \"npm publish:*\"\nmode = \"read-only\"\n",
         );
         let config = SandboxConfig::resolve(&[&user], &[&repo], None).unwrap();
-        let rules = SandboxRules::new(&config.rules);
+        let rules = crate::permissions::sandbox::SandboxRules::new(&config.rules);
         assert_eq!(rules.mode_for("docker run -it x"), Some(SandboxMode::Off));
         assert_eq!(rules.mode_for("npm publish"), Some(SandboxMode::ReadOnly));
         assert_eq!(

@@ -20,7 +20,9 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::budget::Budgets;
-use crate::config::{self, Layer, Settings};
+use crate::config::budgets::{budgets, minutes_to_duration};
+use crate::config::settings::{Layer, Settings, Source};
+pub use crate::inert::shown;
 
 /// One thing a workspace's own settings would grant if trusted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -90,7 +92,7 @@ impl Trust {
 /// trust decision is tied to.
 pub fn fingerprint(layers: &[Layer]) -> Option<&str> {
     layers.iter().find_map(|l| match &l.source {
-        config::Source::Workspace { fingerprint } => Some(fingerprint.as_str()),
+        Source::Workspace { fingerprint } => Some(fingerprint.as_str()),
         _ => None,
     })
 }
@@ -121,7 +123,7 @@ pub fn tighten(budgets: &mut Budgets, untrusted: &Settings) {
     // A value that is not a duration (negative, NaN) tightens nothing.
     if let Some(wall) = untrusted
         .max_minutes
-        .and_then(|m| config::minutes_to_duration(m).ok())
+        .and_then(|m| minutes_to_duration(m).ok())
     {
         budgets.max_wall_time = budgets.max_wall_time.min(wall);
     }
@@ -153,18 +155,6 @@ pub fn ignored_summary(file: &str, grants: &[Grant]) -> String {
         "ignored from {file} (this folder is not trusted): {}",
         unique.join(", ")
     )
-}
-
-/// Text from the repository as it may appear in a question: control
-/// characters escaped, and cut short, so it can neither disguise itself
-/// nor push the rest of the question out of view.
-pub fn shown(text: &str) -> String {
-    const MAX_CHARS: usize = 120;
-    let mut out: String = text.chars().take(MAX_CHARS).collect();
-    if text.chars().nth(MAX_CHARS).is_some() {
-        out.push('…');
-    }
-    crate::inert::line(&out).into_owned()
 }
 
 fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<String>) -> Vec<Grant> {
@@ -287,7 +277,7 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
     }
     // A malformed number in the environment is reported by the resolution
     // itself; here the defaults stand in.
-    let base = config::budgets(own, env).unwrap_or_default();
+    let base = budgets(own, env).unwrap_or_default();
     if let Some(turns) = ws.max_turns.filter(|t| *t > base.max_turns) {
         grant(
             "max_turns",

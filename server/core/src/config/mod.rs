@@ -4,82 +4,19 @@
 //! [`Config`]. Reading the files is the front-end's business; this is the
 //! merge, in one place, so the editor and the CLI agree.
 
-use std::time::Duration;
+pub(crate) mod budgets;
+pub(crate) mod settings;
 
 use rein_models::{ConfigError as ProviderError, ProviderConfig, ProviderSettings};
-use serde::Deserialize;
+
+pub(crate) use budgets::{BadNumber, budgets};
+pub use settings::{Layer, PermissionSettings, Settings, Source};
 
 use crate::budget::Budgets;
 use crate::permissions::{Policy, RuleError};
-use crate::sandbox_config::{SandboxConfig, SandboxConfigError, SandboxSettings};
+use crate::sandbox_config::{SandboxConfig, SandboxConfigError};
 use crate::testing::command::TestCommand;
 use crate::trust::{self, Grant};
-
-/// One source of settings. Every field is optional. Editors send JSON in
-/// camelCase; TOML files use snake_case; both are accepted.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Settings {
-    #[serde(flatten)]
-    pub provider: ProviderSettings,
-    #[serde(alias = "maxTurns")]
-    pub max_turns: Option<u32>,
-    #[serde(alias = "maxCostUsd")]
-    pub max_cost_usd: Option<f64>,
-    /// Wall time per task; fractions are allowed (`0.5` is 30 s).
-    #[serde(alias = "maxMinutes")]
-    pub max_minutes: Option<f64>,
-    #[serde(alias = "maxTokens")]
-    pub max_tokens: Option<u64>,
-    /// The test command, with `{target}` where the target goes.
-    #[serde(alias = "testCommand")]
-    pub test_command: Option<String>,
-    /// JUnit XML files the test command writes (a workspace-relative path
-    /// or glob), read when its output does not name the tests.
-    #[serde(alias = "testReport")]
-    pub test_report: Option<String>,
-    #[serde(alias = "allowTestEdits")]
-    pub allow_test_edits: Option<bool>,
-    pub permissions: PermissionSettings,
-    pub sandbox: SandboxSettings,
-}
-
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct PermissionSettings {
-    pub allow: Vec<String>,
-    pub ask: Vec<String>,
-    pub deny: Vec<String>,
-}
-
-/// Where a layer of settings came from. Trust is a property of the
-/// source, not of each setting: the workspace's own file comes with the
-/// repository, so what it may set depends on the user's decision
-/// ([`crate::trust`]); the editor's settings and the user's config file are
-/// the user's own.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
-    Editor,
-    /// `<workspace>/.rein/config.toml`; `fingerprint` is the hash of the
-    /// exact bytes parsed, so a decision about one text never covers another.
-    Workspace {
-        fingerprint: String,
-    },
-    User,
-}
-
-/// One layer of settings and where it came from.
-#[derive(Clone, Debug)]
-pub struct Layer {
-    pub source: Source,
-    pub settings: Settings,
-}
-
-impl Layer {
-    pub fn is_workspace(&self) -> bool {
-        matches!(self.source, Source::Workspace { .. })
-    }
-}
 
 /// Everything a task needs from configuration.
 #[derive(Clone, Debug)]
@@ -113,6 +50,12 @@ pub enum ConfigError {
         "test_report must be a path or glob inside the workspace (relative, without `..`), got {0:?}"
     )]
     TestReport(String),
+}
+
+impl From<BadNumber> for ConfigError {
+    fn from(BadNumber { name, value }: BadNumber) -> Self {
+        ConfigError::NotANumber { name, value }
+    }
 }
 
 impl Config {
@@ -174,7 +117,9 @@ impl Config {
             &crate::tools::builtin(),
         )?
         .with_sandbox_auto_approve(sandbox.auto_approve)
-        .with_sandbox_rules(crate::sandbox_config::SandboxRules::new(&sandbox.rules));
+        .with_sandbox_rules(crate::permissions::sandbox::SandboxRules::new(
+            &sandbox.rules,
+        ));
 
         let allow_test_edits = honoured
             .iter()
@@ -207,50 +152,6 @@ impl Config {
             },
         })
     }
-}
-
-/// `max_minutes` (fractions allowed: `0.1` is 6 s) as a duration.
-pub(crate) fn minutes_to_duration(minutes: f64) -> Result<Duration, ConfigError> {
-    Duration::try_from_secs_f64(minutes * 60.0).map_err(|_| ConfigError::NotANumber {
-        name: "max_minutes",
-        value: minutes.to_string(),
-    })
-}
-
-/// The budgets `layers` (highest first) and the environment set, over the
-/// defaults.
-pub(crate) fn budgets(
-    layers: &[&Settings],
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Budgets, ConfigError> {
-    let mut budgets = Budgets::default();
-    let env_number = |name: &'static str| -> Result<Option<f64>, ConfigError> {
-        match env(name).filter(|v| !v.trim().is_empty()) {
-            Some(v) => v
-                .trim()
-                .parse()
-                .map(Some)
-                .map_err(|_| ConfigError::NotANumber { name, value: v }),
-            None => Ok(None),
-        }
-    };
-    if let Some(n) = layers.iter().find_map(|l| l.max_turns) {
-        budgets.max_turns = n;
-    } else if let Some(n) = env_number("REIN_MAX_TURNS")? {
-        budgets.max_turns = n as u32;
-    }
-    if let Some(usd) = layers.iter().find_map(|l| l.max_cost_usd) {
-        budgets.max_cost_usd = Some(usd);
-    } else if let Some(usd) = env_number("REIN_MAX_COST_USD")? {
-        budgets.max_cost_usd = Some(usd);
-    }
-    if let Some(minutes) = layers.iter().find_map(|l| l.max_minutes) {
-        budgets.max_wall_time = minutes_to_duration(minutes)?;
-    }
-    if let Some(tokens) = layers.iter().find_map(|l| l.max_tokens) {
-        budgets.max_tokens = tokens;
-    }
-    Ok(budgets)
 }
 
 #[cfg(test)]

@@ -261,7 +261,7 @@ pub struct Policy {
     /// without a prompt when the full sandbox confines them.
     sandbox_auto_approve: bool,
     /// `[[sandbox.rules]]`: some commands' own sandbox mode.
-    sandbox_rules: crate::sandbox_config::SandboxRules,
+    sandbox_rules: sandbox::SandboxRules,
 }
 
 impl Default for Policy {
@@ -296,18 +296,18 @@ impl Policy {
             rules: compiled,
             builtins: false,
             sandbox_auto_approve: false,
-            sandbox_rules: crate::sandbox_config::SandboxRules::default(),
+            sandbox_rules: sandbox::SandboxRules::default(),
         }
     }
 
     /// With `[[sandbox.rules]]`.
-    pub fn with_sandbox_rules(mut self, rules: crate::sandbox_config::SandboxRules) -> Self {
+    pub fn with_sandbox_rules(mut self, rules: sandbox::SandboxRules) -> Self {
         self.sandbox_rules = rules;
         self
     }
 
     /// The sandbox mode a rule gives `command`, if one does.
-    pub fn sandbox_mode_for(&self, command: &str) -> Option<crate::sandbox_config::SandboxMode> {
+    pub fn sandbox_mode_for(&self, command: &str) -> Option<crate::exec::SandboxMode> {
         self.sandbox_rules.mode_for(command)
     }
 

@@ -12,8 +12,58 @@
 //!   rules still ask.
 
 use crate::exec::Confinement;
-use crate::permissions::{Action, Decision, Verdict};
-use crate::sandbox_config::SandboxMode;
+use crate::exec::SandboxMode;
+use crate::permissions::{Action, Decision, Policy, Rule, RuleTarget, Subject, Verdict};
+
+/// `[[sandbox.rules]]` match commands as an allow rule of `run_command`
+/// would: the name is only a label both sides of the match share.
+const COMMAND_TOOL: &str = "run_command";
+
+fn command_rule(pattern: &str) -> Rule {
+    Rule {
+        decision: Decision::Allow,
+        tool: COMMAND_TOOL.to_owned(),
+        pattern: Some(pattern.to_owned()),
+        target: RuleTarget::Command,
+    }
+}
+
+/// Whether `pattern` is usable as a `[[sandbox.rules]]` command pattern
+/// (the syntax of `run_command(…)` rules); `Err` says why not.
+pub fn check_rule_pattern(pattern: &str) -> Result<(), String> {
+    command_rule(pattern).compile().map(|_| ())
+}
+
+/// The mode `[[sandbox.rules]]` give one command, compiled once.
+#[derive(Clone, Debug, Default)]
+pub struct SandboxRules {
+    rules: Vec<(Policy, SandboxMode)>,
+}
+
+impl SandboxRules {
+    /// Patterns that do not compile were refused with the configuration
+    /// (see [`check_rule_pattern`]); any left are skipped.
+    pub fn new(rules: &[(String, SandboxMode)]) -> Self {
+        let rules = rules
+            .iter()
+            .filter(|(pattern, _)| check_rule_pattern(pattern).is_ok())
+            .map(|(pattern, mode)| (Policy::new(vec![command_rule(pattern)]), *mode))
+            .collect();
+        Self { rules }
+    }
+
+    /// The mode of the first rule matching all of `command`.
+    pub fn mode_for(&self, command: &str) -> Option<SandboxMode> {
+        let action = Action {
+            tool: COMMAND_TOOL,
+            subject: Subject::Command { command },
+        };
+        self.rules
+            .iter()
+            .find(|(policy, _)| policy.check(&action).decision == Decision::Allow)
+            .map(|(_, mode)| *mode)
+    }
+}
 
 /// `verdict` on `action` (a command or a test run), once the sandbox is
 /// taken into account. `network`: the model asked for the network.

@@ -1,19 +1,28 @@
-//! What a running tool may use of the dispatcher: its context, and the
-//! checks every call passes through (paths, permissions, events). A tool
+//! What a running tool may use: its context, and the checks every call
+//! passes through (paths resolved inside the workspace, the permission
+//! gate with the user's approval where the policy asks, events). A tool
 //! never decides policy itself: it names its [`Action`] and asks.
 
-use crate::dispatch::Dispatcher;
-use crate::permissions::{Action, Decision};
-use crate::ports::TaskEvent;
-use crate::sandbox_config::SandboxMode;
+use std::sync::Mutex;
+
+use crate::exec::SandboxMode;
+use crate::paths;
+use crate::permissions::{Action, Decision, Subject, TaskApprovals};
+use crate::ports::{ApprovalDecision, CommandApproval, ProgressSink, TaskEvent};
 use crate::task::TaskState;
 
 use super::ToolCx;
 
-/// One call in progress.
+/// One call in progress (the dispatcher makes one per call).
 pub struct Call<'d, 'a> {
     pub(crate) id: &'d str,
-    pub(crate) dispatcher: &'d Dispatcher<'a>,
+    pub(crate) cx: &'d ToolCx<'a>,
+    pub(crate) progress: &'d dyn ProgressSink,
+    /// The user's "allow for this task" answers.
+    pub(crate) approvals: &'d Mutex<TaskApprovals>,
+    /// Reports a state passed through inside a call (`waiting_user`).
+    pub(crate) status: &'d (dyn Fn(TaskState, Option<String>) + Sync),
+    pub(crate) allow_test_edits: bool,
 }
 
 impl<'a> Call<'_, 'a> {
@@ -23,13 +32,14 @@ impl<'a> Call<'_, 'a> {
     }
 
     pub fn cx(&self) -> &ToolCx<'a> {
-        &self.dispatcher.cx
+        self.cx
     }
 
     /// A path as the model wrote it, resolved inside the workspace
     /// (`""` is the root); `Err` says why it cannot be used.
     pub fn resolve(&self, input: &str) -> Result<String, String> {
-        self.dispatcher.resolve(input)
+        let input = if input.is_empty() { "." } else { input };
+        paths::resolve(self.cx.workspace.root(), input).map_err(|e| e.to_string())
     }
 
     /// Checks the policy for `action`, asking the user where it says so
@@ -37,9 +47,7 @@ impl<'a> Call<'_, 'a> {
     /// the decision that let the call through; `Err` with the result the
     /// model gets when it may not run.
     pub async fn permit(&self, action: &Action<'_>) -> Result<Decision, String> {
-        self.dispatcher
-            .permit_run(self.id, action, None, false, None)
-            .await
+        self.permit_run(action, None, false, None).await
     }
 
     /// [`Self::permit`] for an action that runs a process: `shown`, the
@@ -53,23 +61,112 @@ impl<'a> Call<'_, 'a> {
         network: bool,
         mode: Option<SandboxMode>,
     ) -> Result<Decision, String> {
-        self.dispatcher
-            .permit_run(self.id, action, shown, network, mode)
-            .await
+        self.permit_run(action, shown, network, mode).await
     }
 
     pub fn event(&self, event: TaskEvent) {
-        self.dispatcher.event(event);
+        self.progress.event(&self.cx.task.id, &event);
     }
 
     /// Reports a state the task passes through inside this call
     /// (`waiting_user` while a question waits).
     pub fn status(&self, state: TaskState, reason: Option<String>) {
-        (self.dispatcher.status)(state, reason);
+        (self.status)(state, reason);
     }
 
     /// Whether edits may change a fix-test task's target test.
     pub fn allow_test_edits(&self) -> bool {
-        self.dispatcher.allow_test_edits
+        self.allow_test_edits
+    }
+
+    /// Checks the policy, and asks the user when it says so (except for a
+    /// proposed edit, which the editor asks about): with the command line
+    /// the user is asked about when it is not the action's own text (the
+    /// tests' command), whether it asks for the network, and the sandbox
+    /// it would run in ([`crate::permissions::sandbox`]). `Ok` with the
+    /// decision that let the call through; `Err` with the result to return
+    /// when it may not run.
+    async fn permit_run(
+        &self,
+        action: &Action<'_>,
+        command: Option<String>,
+        network: bool,
+        sandbox_mode: Option<SandboxMode>,
+    ) -> Result<Decision, String> {
+        let tool = action.tool();
+        // The task's own artifacts (spilled outputs, logs) are readable
+        // even though `.rein/` is otherwise off limits.
+        if let Subject::Read { path, .. } = action.subject
+            && path.starts_with(&format!("{}/", self.cx.artifacts.rel))
+        {
+            return Ok(Decision::Allow);
+        }
+        let verdict = crate::permissions::sandbox::with_sandbox(
+            self.cx.policy.check(action),
+            action,
+            network,
+            sandbox_mode,
+            &self.cx.exec.confinement(),
+            self.cx.policy.sandbox_auto_approve(),
+        );
+        self.event(TaskEvent::Permission {
+            call_id: self.id.to_owned(),
+            tool: tool.to_owned(),
+            decision: verdict.decision,
+            rule: verdict.rule.clone(),
+        });
+        match verdict.decision {
+            Decision::Allow => Ok(Decision::Allow),
+            Decision::Deny => Err(format!(
+                "Denied by rule {}: {}",
+                verdict.rule, verdict.reason
+            )),
+            // Edits are approved in the editor when they are proposed.
+            Decision::Ask if action.is_proposed_edit() => Ok(Decision::Ask),
+            Decision::Ask => {
+                if self
+                    .approvals
+                    .lock()
+                    .map(|a| a.covers(action))
+                    .unwrap_or(false)
+                {
+                    return Ok(Decision::Allow);
+                }
+                let command = command.unwrap_or_else(|| match action.subject {
+                    Subject::Command { command } => command.to_owned(),
+                    Subject::Tests { .. } => "the tests".to_owned(),
+                    _ => action.tool.to_owned(),
+                });
+                self.event(TaskEvent::Activity {
+                    text: "waiting for approval".into(),
+                });
+                let request = CommandApproval {
+                    task: self.cx.task.id.clone(),
+                    tool: tool.to_owned(),
+                    command: command.clone(),
+                    cwd: self.cx.workspace.root().to_path_buf(),
+                    rule: verdict.rule.clone(),
+                    network,
+                };
+                let decision = self.cx.approver.approve_command(&request).await;
+                self.event(TaskEvent::Approval {
+                    call_id: self.id.to_owned(),
+                    tool: tool.to_owned(),
+                    decision,
+                });
+                match decision {
+                    ApprovalDecision::AllowOnce => Ok(Decision::Allow),
+                    ApprovalDecision::AllowForTask => {
+                        if let Ok(mut approvals) = self.approvals.lock() {
+                            approvals.remember(action);
+                        }
+                        Ok(Decision::Allow)
+                    }
+                    ApprovalDecision::Deny => Err(format!(
+                        "The user did not allow running `{command}`. Do not retry it; find another way or explain what you need."
+                    )),
+                }
+            }
+        }
     }
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use super::{ToolCx, ToolOutput};
 use crate::budget::{CommandLimit, LimitedBy};
 use crate::context::history::ResultMeta;
+use crate::exec::SandboxMode;
 use crate::exec::{CommandKind, CommandResult, CommandSpec};
-use crate::sandbox_config::SandboxMode;
 use crate::testtarget::TestTarget;
 
 pub async fn run_tests(cx: &ToolCx<'_>, target: Option<&TestTarget>) -> ToolOutput {

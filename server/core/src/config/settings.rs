@@ -1,0 +1,74 @@
+//! Settings as each source gives them: one [`Layer`] per source (the
+//! editor, the workspace's `.rein/config.toml`, the user's config file),
+//! with where it came from. Data only; merging them is `config/mod.rs`.
+
+use rein_models::ProviderSettings;
+use serde::Deserialize;
+
+use crate::sandbox_config::SandboxSettings;
+
+/// One source of settings. Every field is optional. Editors send JSON in
+/// camelCase; TOML files use snake_case; both are accepted.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    #[serde(flatten)]
+    pub provider: ProviderSettings,
+    #[serde(alias = "maxTurns")]
+    pub max_turns: Option<u32>,
+    #[serde(alias = "maxCostUsd")]
+    pub max_cost_usd: Option<f64>,
+    /// Wall time per task; fractions are allowed (`0.5` is 30 s).
+    #[serde(alias = "maxMinutes")]
+    pub max_minutes: Option<f64>,
+    #[serde(alias = "maxTokens")]
+    pub max_tokens: Option<u64>,
+    /// The test command, with `{target}` where the target goes.
+    #[serde(alias = "testCommand")]
+    pub test_command: Option<String>,
+    /// JUnit XML files the test command writes (a workspace-relative path
+    /// or glob), read when its output does not name the tests.
+    #[serde(alias = "testReport")]
+    pub test_report: Option<String>,
+    #[serde(alias = "allowTestEdits")]
+    pub allow_test_edits: Option<bool>,
+    pub permissions: PermissionSettings,
+    pub sandbox: SandboxSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PermissionSettings {
+    pub allow: Vec<String>,
+    pub ask: Vec<String>,
+    pub deny: Vec<String>,
+}
+
+/// Where a layer of settings came from. Trust is a property of the
+/// source, not of each setting: the workspace's own file comes with the
+/// repository, so what it may set depends on the user's decision
+/// ([`crate::trust`]); the editor's settings and the user's config file are
+/// the user's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Editor,
+    /// `<workspace>/.rein/config.toml`; `fingerprint` is the hash of the
+    /// exact bytes parsed, so a decision about one text never covers another.
+    Workspace {
+        fingerprint: String,
+    },
+    User,
+}
+
+/// One layer of settings and where it came from.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    pub source: Source,
+    pub settings: Settings,
+}
+
+impl Layer {
+    pub fn is_workspace(&self) -> bool {
+        matches!(self.source, Source::Workspace { .. })
+    }
+}
