@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::call::Call;
-use super::registry::{Described, Effect, PredictedEdit, TypedTool};
+use super::registry::{Described, Effect, PredictedEdit, ProposedChange, TypedTool};
 use super::{ToolOutput, files};
 use crate::permissions::{Action, Decision, RuleTarget, Subject};
 
@@ -54,6 +54,15 @@ impl TypedTool for CreateFile {
         Some(PredictedEdit {
             path: input.path.clone(),
             after: Some(input.content.clone()),
+        })
+    }
+
+    fn proposed_change(input: &Input) -> Option<ProposedChange> {
+        Some(ProposedChange {
+            path: input.path.clone(),
+            old_text: None,
+            new_text: input.content.clone(),
+            replace_all: false,
         })
     }
 

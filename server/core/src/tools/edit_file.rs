@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::call::Call;
-use super::registry::{Described, Effect, PredictedEdit, TypedTool};
+use super::registry::{Described, Effect, PredictedEdit, ProposedChange, TypedTool};
 use super::{ToolOutput, files};
 use crate::edit;
 use crate::permissions::{Action, Decision, RuleTarget, Subject};
@@ -86,6 +86,15 @@ impl TypedTool for EditFile {
         Some(PredictedEdit {
             path: input.path.clone(),
             after,
+        })
+    }
+
+    fn proposed_change(input: &Input) -> Option<ProposedChange> {
+        Some(ProposedChange {
+            path: input.path.clone(),
+            old_text: Some(input.old_text.clone()),
+            new_text: input.new_text.clone(),
+            replace_all: input.replace_all,
         })
     }
 

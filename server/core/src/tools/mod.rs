@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::builtin::builtin;
 pub use self::command::format_command_result;
-pub use self::registry::{Described, Effect, OnCrash, Registry, Tool, TypedTool};
+pub use self::registry::{Described, Effect, OnCrash, ProposedChange, Registry, Tool, TypedTool};
 use crate::budget::{Budgets, TimeBudget};
 use crate::context::history::ResultMeta;
 use crate::exec::Exec;

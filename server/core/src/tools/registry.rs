@@ -83,9 +83,25 @@ pub trait Tool: Send + Sync {
     fn predicted_edit(&self, _arguments: &Value, _current: Option<&str>) -> Option<PredictedEdit> {
         None
     }
+    /// For a tool that proposes a change to a file: the change these
+    /// arguments ask for.
+    fn proposed_change(&self, _arguments: &Value) -> Option<ProposedChange> {
+        None
+    }
     /// Runs a call whose arguments matched the schema. `Err` is an early
     /// "no" (a permission, a bad path): the text the model gets.
     async fn run(&self, arguments: &Value, call: &Call<'_, '_>) -> Result<ToolOutput, String>;
+}
+
+/// What a call proposes to change, as a reviewer reads it (the trace
+/// report shows it as a diff).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProposedChange {
+    pub path: String,
+    /// The text replaced; `None` for a new file.
+    pub old_text: Option<String>,
+    pub new_text: String,
+    pub replace_all: bool,
 }
 
 /// What an edit will leave in its file (see [`Tool::predicted_edit`]).
@@ -112,6 +128,9 @@ pub trait TypedTool: Send + Sync + 'static {
     }
     fn describe(input: &Self::Input) -> Described;
     fn predicted_edit(_input: &Self::Input, _current: Option<&str>) -> Option<PredictedEdit> {
+        None
+    }
+    fn proposed_change(_input: &Self::Input) -> Option<ProposedChange> {
         None
     }
     async fn run(&self, input: Self::Input, call: &Call<'_, '_>) -> Result<ToolOutput, String>;
@@ -163,6 +182,10 @@ impl<T: TypedTool> Tool for Typed<T> {
     fn predicted_edit(&self, arguments: &Value, current: Option<&str>) -> Option<PredictedEdit> {
         let input = serde_json::from_value::<T::Input>(arguments.clone()).ok()?;
         T::predicted_edit(&input, current)
+    }
+    fn proposed_change(&self, arguments: &Value) -> Option<ProposedChange> {
+        let input = serde_json::from_value::<T::Input>(arguments.clone()).ok()?;
+        T::proposed_change(&input)
     }
     async fn run(&self, arguments: &Value, call: &Call<'_, '_>) -> Result<ToolOutput, String> {
         let input = serde_json::from_value::<T::Input>(arguments.clone())
@@ -274,6 +297,17 @@ impl Registry {
             ),
             |t| t.on_crash(),
         )
+    }
+
+    /// Whether calls of `name` change the workspace's files.
+    pub fn edits_workspace(&self, name: &str) -> bool {
+        self.get(name)
+            .is_some_and(|t| t.effect() == Effect::EditsWorkspace)
+    }
+
+    /// The change a call of `name` proposes, if it proposes one.
+    pub fn proposed_change(&self, name: &str, arguments: &Value) -> Option<ProposedChange> {
+        self.get(name)?.proposed_change(arguments)
     }
 
     /// How a call reads in a UI, for any name (a trace may name a tool

@@ -377,8 +377,7 @@ impl Index {
     /// (by a rule, or because it did not apply) was never reviewed.
     fn review_ms(&self, call_id: &str) -> Option<u64> {
         let call = self.calls.get(call_id)?;
-        if !matches!(call.tool.as_str(), "edit_file" | "create_file")
-            || !self.asked.contains(call_id)
+        if !rein_core::tools::builtin().edits_workspace(&call.tool) || !self.asked.contains(call_id)
         {
             return None;
         }
@@ -666,22 +665,16 @@ impl<'a> Builder<'a> {
         let text = format!("{tool} {}", main_argument(tool, &args));
         let mut entry = Entry::new(at, Class::Call, "call", text.trim_end());
         let call_id = e.str("call_id").unwrap_or("").to_owned();
-        if matches!(tool, "edit_file" | "create_file") {
+        if let Some(change) = rein_core::tools::builtin().proposed_change(tool, &args) {
             let result = self.index.results.get(&call_id);
-            let new_key = if tool == "edit_file" {
-                "new_text"
-            } else {
-                "content"
-            };
             self.edits.push(Edit {
                 call_id: call_id.clone(),
                 turn: turn_of(e),
                 tool: tool.to_owned(),
-                path: args["path"].as_str().unwrap_or("?").to_owned(),
-                old_text: (tool == "edit_file")
-                    .then(|| args["old_text"].as_str().unwrap_or("").to_owned()),
-                new_text: args[new_key].as_str().unwrap_or("").to_owned(),
-                replace_all: args["replace_all"].as_bool().unwrap_or(false),
+                path: change.path,
+                old_text: change.old_text,
+                new_text: change.new_text,
+                replace_all: change.replace_all,
                 outcome: edit_outcome(result, self.index.denied.contains(&call_id)),
                 result: result.map(|(_, r)| r.clone()),
                 review_ms: self.index.review_ms(&call_id),
