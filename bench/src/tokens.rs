@@ -149,6 +149,7 @@ async fn session() -> Result<String> {
         timeouts: Timeouts::default(),
         prices: Default::default(),
         scenario: None,
+        context_window: None,
     };
     let recording = Arc::new(Recording {
         inner: anthropic_client(&provider)?,

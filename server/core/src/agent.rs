@@ -1093,7 +1093,8 @@ impl Agent {
                 &transcript(&old),
             ))],
             tools: Vec::new(),
-            max_output_tokens: 4_096,
+            // A summary, within what the model may write at all.
+            max_output_tokens: self.context.config.max_output_tokens.min(4_096),
             temperature: None,
             cache: rein_models::CachePlan::default(),
         };

@@ -112,6 +112,7 @@ impl Setup for Scripted {
             timeouts: Timeouts::default(),
             prices: Default::default(),
             scenario: None,
+            context_window: None,
         };
         let exec = Arc::new(passing_when_fixed(Arc::clone(&self.ws)));
         let command = TestCommand::custom("run-tests {target}");

@@ -887,6 +887,7 @@ mod tests {
             timeouts: Default::default(),
             prices: Default::default(),
             scenario: None,
+            context_window: None,
         };
         let client = rein_models::anthropic_client(&config).unwrap();
         let edit = ToolCall {

@@ -21,7 +21,7 @@ use rein_core::config::Config;
 use rein_core::exec::Confinement;
 use rein_core::host::testcmd;
 use rein_core::testing::command::{Runner, TestCommand};
-use rein_models::{ProviderConfig, ProviderKind};
+use rein_models::{ProviderConfig, ProviderKind, WindowSource};
 use serde_json::Value;
 
 use rein_core::trust::{Trust, TrustSource};
@@ -253,6 +253,21 @@ async fn provider(config: &ProviderConfig, report: &mut Report) {
     if config.provider == ProviderKind::Scripted {
         report.add(Level::Ok, "reachable: the scripted model runs inside rein");
         return;
+    }
+    match config.context_window() {
+        (window, WindowSource::Guessed) => report.add(
+            Level::Warn,
+            format!(
+                "context window: not known for this model; Rein assumes {window} tokens. Set `context_window` (e.g. the server's --ctx-size) so the prompt fits"
+            ),
+        ),
+        (window, WindowSource::Configured) => {
+            report.add(Level::Ok, format!("context window: {window} tokens (configured)"));
+        }
+        (window, WindowSource::PriceTable) => report.add(
+            Level::Ok,
+            format!("context window: {window} tokens (Rein's table for this model)"),
+        ),
     }
     let started = Instant::now();
     match rein_models::list_models(config).await {

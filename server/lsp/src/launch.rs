@@ -19,7 +19,7 @@ use rein_core::task::TaskSpec;
 use rein_core::task_host::{Prepared, Setup};
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
-use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor};
+use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor, WindowSource};
 use rein_scripted::fake_model::{FakeModel, Scenario};
 use tokio_util::sync::CancellationToken;
 
@@ -96,12 +96,14 @@ async fn prepare(
     agent.allow_test_edits = config.allow_test_edits;
     agent.prices = config.provider.prices.clone();
     agent.project_instructions = instructions::project_instructions(root);
-    if let Some(price) = config.provider.prices.lookup(&config.provider.model) {
-        agent.context = ContextConfig {
-            window_tokens: price.context_window,
-            ..ContextConfig::default()
-        };
+    let (window, source) = config.provider.context_window();
+    if source == WindowSource::Guessed && config.provider.provider != ProviderKind::Scripted {
+        tracing::warn!(
+            model = %config.provider.model,
+            "the context window of this model is not known: assuming {window} tokens; set `context_window` in the settings"
+        );
     }
+    agent.context = ContextConfig::for_window(window);
     let verifier = match baseline {
         Some(baseline) => {
             TestVerifier::with_baseline(test_command, agent.budgets.test_timeout, baseline)

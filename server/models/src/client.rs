@@ -557,6 +557,7 @@ mod tests {
             timeouts: crate::Timeouts::default(),
             prices: Default::default(),
             scenario: None,
+            context_window: None,
         };
         let client = anthropic_client(&config).unwrap();
         assert_eq!(client.provider(), "scripted");
@@ -587,6 +588,7 @@ mod tests {
             timeouts: crate::Timeouts::default(),
             prices: Default::default(),
             scenario: None,
+            context_window: None,
         };
         assert_eq!(anthropic_client(&config).unwrap().provider(), "Anthropic");
     }

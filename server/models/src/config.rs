@@ -71,6 +71,11 @@ pub struct ProviderSettings {
     pub prices: BTreeMap<String, Price>,
     /// The scenario file for the scripted provider.
     pub scenario: Option<PathBuf>,
+    /// Tokens the model accepts in one request (input + output), for a
+    /// model Rein has no price entry for (a local one): what the output
+    /// reserve and the compaction threshold are cut from.
+    #[serde(alias = "contextWindow")]
+    pub context_window: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -94,6 +99,44 @@ impl Default for Timeouts {
     }
 }
 
+/// `context_window` from the settings, else `REIN_CONTEXT_WINDOW`; a
+/// window too small to hold a prompt is a mistake, said as one.
+fn context_window(
+    layers: &[ProviderSettings],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<u64>, ConfigError> {
+    let window = match layers.iter().find_map(|l| l.context_window) {
+        Some(window) => window,
+        None => match env("REIN_CONTEXT_WINDOW") {
+            Some(text) => text
+                .trim()
+                .parse()
+                .map_err(|_| ConfigError::BadContextWindow(text.clone()))?,
+            None => return Ok(None),
+        },
+    };
+    if window < 1_024 {
+        return Err(ConfigError::BadContextWindow(window.to_string()));
+    }
+    Ok(Some(window))
+}
+
+/// The window assumed for a model nobody described: the common size of
+/// hosted models. A local model's is usually far smaller, so Rein says it
+/// is guessing (`rein doctor`, the log) and asks for `context_window`.
+pub const GUESSED_WINDOW: u64 = 200_000;
+
+/// Where a model's context window comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowSource {
+    /// `context_window` in the settings, or `REIN_CONTEXT_WINDOW`.
+    Configured,
+    /// The price table's entry for the model.
+    PriceTable,
+    /// Nobody said: [`GUESSED_WINDOW`].
+    Guessed,
+}
+
 /// Everything needed to build a client. `Debug` never shows the key.
 #[derive(Clone, Debug)]
 pub struct ProviderConfig {
@@ -108,6 +151,8 @@ pub struct ProviderConfig {
     pub timeouts: Timeouts,
     pub prices: PriceTable,
     pub scenario: Option<PathBuf>,
+    /// The configured context window (`context_window`), if any.
+    pub context_window: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -126,6 +171,10 @@ pub enum ConfigError {
     NoModel { base_url: String },
     #[error("the base URL {0:?} is not an http(s) URL")]
     BadBaseUrl(String),
+    #[error(
+        "context_window must be a number of tokens of at least 1024 (the server's context size, e.g. llama-server --ctx-size), got {0:?}"
+    )]
+    BadContextWindow(String),
 }
 
 pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
@@ -219,7 +268,19 @@ impl ProviderConfig {
                 .iter()
                 .find_map(|l| l.scenario.clone())
                 .or_else(|| env("REIN_SCENARIO").map(PathBuf::from)),
+            context_window: context_window(layers, &env)?,
         })
+    }
+
+    /// The model's context window, and where Rein knows it from.
+    pub fn context_window(&self) -> (u64, WindowSource) {
+        if let Some(window) = self.context_window {
+            return (window, WindowSource::Configured);
+        }
+        match self.prices.lookup(&self.model) {
+            Some(price) => (price.context_window, WindowSource::PriceTable),
+            None => (GUESSED_WINDOW, WindowSource::Guessed),
+        }
     }
 
     /// The environment variable that holds this provider's key, for messages.
@@ -260,6 +321,43 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn the_context_window_is_configured_known_or_said_to_be_a_guess() {
+        let local = env(&[
+            ("OPENAI_BASE_URL", "http://localhost:8080/v1"),
+            ("REIN_MODEL", "qwen2.5-coder-1.5b"),
+        ]);
+        let c = ProviderConfig::resolve(&[], &local).unwrap();
+        assert_eq!(c.context_window(), (GUESSED_WINDOW, WindowSource::Guessed));
+        let set = ProviderSettings {
+            context_window: Some(4_096),
+            ..ProviderSettings::default()
+        };
+        let c = ProviderConfig::resolve(&[set], &local).unwrap();
+        assert_eq!(c.context_window(), (4_096, WindowSource::Configured));
+        let by_env = env(&[
+            ("OPENAI_BASE_URL", "http://localhost:8080/v1"),
+            ("REIN_MODEL", "qwen"),
+            ("REIN_CONTEXT_WINDOW", " 8192 "),
+        ]);
+        let c = ProviderConfig::resolve(&[], &by_env).unwrap();
+        assert_eq!(c.context_window(), (8_192, WindowSource::Configured));
+        let hosted = env(&[("ANTHROPIC_API_KEY", "sk-ant-x")]);
+        let c = ProviderConfig::resolve(&[], &hosted).unwrap();
+        assert_eq!(c.context_window(), (200_000, WindowSource::PriceTable));
+        for bad in ["4k", "-1", "100"] {
+            let e = ProviderConfig::resolve(
+                &[],
+                &env(&[
+                    ("ANTHROPIC_API_KEY", "sk-ant-x"),
+                    ("REIN_CONTEXT_WINDOW", bad),
+                ]),
+            )
+            .unwrap_err();
+            assert!(matches!(e, ConfigError::BadContextWindow(_)), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -257,6 +257,12 @@ pub(crate) fn is_context_overflow(message: &str) -> bool {
         || m.contains("context_length_exceeded")
         || m.contains("context window")
         || m.contains("too many tokens")
+        // llama.cpp
+        || m.contains("exceeds the available context size")
+        // vLLM
+        || m.contains("maximum model length")
+        // Ollama
+        || m.contains("exceeds the context length")
 }
 
 #[cfg(test)]

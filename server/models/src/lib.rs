@@ -27,7 +27,10 @@ mod wire;
 pub use client::{
     EventStream, ModelClient, anthropic_client, build_client, list_models, openai_client,
 };
-pub use config::{ConfigError, ProviderConfig, ProviderKind, ProviderSettings, Timeouts};
+pub use config::{
+    ConfigError, GUESSED_WINDOW, ProviderConfig, ProviderKind, ProviderSettings, Timeouts,
+    WindowSource,
+};
 pub use error::ModelError;
 pub use redact::{REDACTED, Redactor, StreamRedactor};
 pub use reply::{ModelReply, collect};

@@ -107,7 +107,7 @@ impl Wire for OpenAi {
         let (kind, code, message) = match serde_json::from_slice::<ErrorBody>(body) {
             Ok(ErrorBody {
                 error: ErrorField::Object(e),
-            }) => (e.kind, e.code.map(code_text), e.message),
+            }) => (e.kind, e.code.and_then(code_text), e.message),
             Ok(ErrorBody {
                 error: ErrorField::Text(message),
             }) => (String::new(), None, message),
@@ -135,7 +135,11 @@ impl Wire for OpenAi {
                     message,
                 }
             }
-            400 | 413 if kind == "context_length_exceeded" || is_context_overflow(&message) => {
+            400 | 413
+                if kind == "context_length_exceeded"
+                    || kind == "exceed_context_size_error"
+                    || is_context_overflow(&message) =>
+            {
                 let (tokens, window) = parse_context_numbers(&message);
                 ModelError::ContextTooLong {
                     tokens,
@@ -196,10 +200,12 @@ struct ErrorObject {
     code: Option<Value>,
 }
 
-fn code_text(code: Value) -> String {
+/// An error's `code` when it names the error; a number (llama.cpp
+/// repeats the HTTP status there) says nothing the status does not.
+fn code_text(code: Value) -> Option<String> {
     match code {
-        Value::String(s) => s,
-        other => other.to_string(),
+        Value::String(s) if !s.is_empty() => Some(s),
+        _ => None,
     }
 }
 
@@ -667,6 +673,51 @@ data: [DONE]
             e.to_string(),
             "the request is 212k tokens; this model's window is 128k (the context must be trimmed or compacted)"
         );
+        // llama.cpp's own overflow error: a numeric code, its own type.
+        let e = wire.error(
+            400,
+            &HeaderMap::new(),
+            br#"{"error":{"code":400,"message":"request (3305 tokens) exceeds the available context size (3072 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":3305,"n_ctx":3072}}"#,
+            "m",
+        );
+        assert!(
+            matches!(
+                e,
+                ModelError::ContextTooLong {
+                    tokens: Some(3305),
+                    window: Some(3072),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // vLLM's and Ollama's wordings.
+        for message in [
+            "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).",
+            "The decoder prompt (length 5000) is longer than the maximum model length of 4096.",
+            "the input length exceeds the context length",
+        ] {
+            let e = wire.error(
+                400,
+                &HeaderMap::new(),
+                &body("BadRequestError", "", message),
+                "m",
+            );
+            assert!(
+                matches!(e, ModelError::ContextTooLong { .. }),
+                "{message}: {e:?}"
+            );
+        }
+        // A numeric code is not shown as the error's kind: the status
+        // once, not "400 400".
+        let e = wire.error(
+            400,
+            &HeaderMap::new(),
+            br#"{"error":{"code":400,"message":"bad grammar","type":"invalid_request_error"}}"#,
+            "m",
+        );
+        assert!(!e.to_string().contains("400 400"), "{e}");
+        assert!(e.to_string().contains("invalid_request_error"), "{e}");
         // llama.cpp and others send a bare string or plain text.
         let e = wire.error(
             500,

@@ -58,6 +58,7 @@ fn config(format: Format, server: &FakeModel, stream: bool) -> ProviderConfig {
         },
         prices: Default::default(),
         scenario: None,
+        context_window: None,
     }
 }
 

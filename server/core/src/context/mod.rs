@@ -55,6 +55,30 @@ fn default_shed_slack_tokens() -> u64 {
     10_000
 }
 
+impl ContextConfig {
+    /// The defaults, fitted to a model's window: the output reserve is at
+    /// most a quarter of it (a 4k window keeps 3k for the prompt, instead
+    /// of compacting on every turn), and spilled outputs, project
+    /// instructions and shedding batches shrink with it. A 200k window
+    /// gets the defaults.
+    pub fn for_window(window: u64) -> Self {
+        let defaults = Self::default();
+        // Below this nothing useful fits; a smaller setting is a mistake.
+        let window = window.max(1_024);
+        Self {
+            window_tokens: window,
+            max_output_tokens: u32::try_from(
+                (window / 4).min(u64::from(defaults.max_output_tokens)),
+            )
+            .unwrap_or(defaults.max_output_tokens),
+            tool_output_cap: defaults.tool_output_cap.min(window / 4),
+            project_instructions_budget: defaults.project_instructions_budget.min(window / 8),
+            shed_slack_tokens: defaults.shed_slack_tokens.min(window / 10),
+            ..defaults
+        }
+    }
+}
+
 impl Default for ContextConfig {
     fn default() -> Self {
         Self {
@@ -438,4 +462,44 @@ pub fn transcript(items: &[Item]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::*;
+
+    /// Regression: the output reserve was 8,192 tokens whatever the
+    /// window, so a window of 8k or less left a compaction threshold of 0
+    /// and every turn paid for a summary.
+    #[test]
+    fn a_small_window_keeps_room_for_the_prompt() {
+        let small = ContextConfig::for_window(4_096);
+        assert_eq!(small.max_output_tokens, 1_024);
+        assert_eq!(small.tool_output_cap, 1_024);
+        assert_eq!(small.project_instructions_budget, 512);
+        let task = crate::task::TaskSpec::instruction(crate::task::TaskId("t".into()), "x");
+        let manager = ContextManager::new(small, "local", &task, Vec::new(), None);
+        assert_eq!(manager.threshold(), 2_457);
+        for window in [2_048, 8_192, 32_768] {
+            let c = ContextConfig::for_window(window);
+            assert!(u64::from(c.max_output_tokens) * 4 <= window, "{window}");
+        }
+        // A hosted model's window gets exactly the defaults.
+        let big = ContextConfig::for_window(200_000);
+        let defaults = ContextConfig::default();
+        assert_eq!(
+            (
+                big.max_output_tokens,
+                big.tool_output_cap,
+                big.shed_slack_tokens
+            ),
+            (
+                defaults.max_output_tokens,
+                defaults.tool_output_cap,
+                defaults.shed_slack_tokens
+            )
+        );
+        // Nonsense is lifted to the smallest window that can hold a prompt.
+        assert_eq!(ContextConfig::for_window(0).window_tokens, 1_024);
+    }
 }

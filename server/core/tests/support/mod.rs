@@ -161,6 +161,7 @@ impl Setup {
             timeouts: Timeouts::default(),
             prices: Default::default(),
             scenario: None,
+            context_window: None,
         };
         let test_command = TestCommand::custom("run-tests {target}");
         let mut config = AgentConfig::new(Policy::with_builtins(Vec::new()));
