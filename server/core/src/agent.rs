@@ -27,7 +27,7 @@ use crate::budget::{BudgetTracker, Budgets, Spent};
 use crate::cancel::CancelReason;
 use crate::context::history::{History, Item, RecordedResult, ResultMeta};
 use crate::context::progress::Progress;
-use crate::context::{ContextConfig, ContextManager, Shedding, prompt, transcript};
+use crate::context::{ContextConfig, ContextManager, Shedding, first_turn, prompt, transcript};
 use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
 use crate::guard::LoopGuard;
@@ -37,7 +37,7 @@ use crate::ports::{
     Approver, Artifacts, Evidence, ProgressSink, TaskEvent, TaskStatus, Verdict, Verifier,
     VerifyContext,
 };
-use crate::task::{TaskKind, TaskSpec, TaskState};
+use crate::task::{TaskSpec, TaskState};
 use crate::testing::command::TestCommand;
 use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput};
 use crate::workspace::Workspace;
@@ -134,7 +134,24 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> Outcome {
     let mut agent = Agent::new(task, config, ports, cancel);
-    agent.history.push(Item::user(first_message(&agent.task)));
+    let baseline = agent.ports.verifier.baseline_output();
+    let window = agent.context.config.window_tokens;
+    let first = first_turn::first_message(
+        &agent.task,
+        &first_turn::Sources {
+            workspace: agent.ports.workspace.as_ref(),
+            policy: &agent.config.policy,
+            redactor: &agent.config.redactor,
+            baseline: baseline.as_ref(),
+            // What the task needs up front, not the whole window.
+            budget_tokens: (window / 4).min(FIRST_TURN_TOKENS),
+        },
+    )
+    .await;
+    for (path, version) in first.reads {
+        agent.reads.set(&path, version);
+    }
+    agent.history.push(Item::user(first.text));
     agent.run().await
 }
 
@@ -1168,15 +1185,9 @@ struct CallDone {
     duration_ms: u64,
 }
 
-/// The task as the first user message.
-fn first_message(task: &TaskSpec) -> String {
-    match &task.kind {
-        TaskKind::FixTest { path, name } => format!(
-            "Fix the failing test `{name}` in `{path}`. Start by running it to see the failure."
-        ),
-        TaskKind::Instruction => task.goal.clone(),
-    }
-}
+/// The most the first message spends on what the task needs up front (the
+/// failure, the test, the code under test).
+const FIRST_TURN_TOKENS: u64 = 6_000;
 
 /// The reply's calls in order: runnable ones and unusable ones alike, so
 /// each gets its result.

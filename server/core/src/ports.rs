@@ -264,10 +264,29 @@ pub struct VerifyContext<'a> {
     pub time: crate::budget::TimeBudget,
 }
 
+/// The test run the verifier made before the task began, as the model's
+/// first message shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaselineOutput {
+    pub command: String,
+    pub exit_code: Option<i32>,
+    pub failures: Vec<String>,
+    /// The last lines of its output (redacted as it streamed).
+    pub tail: Vec<String>,
+    pub log_path: String,
+}
+
 /// Judges a claim of completion against the task's acceptance checks.
 #[async_trait]
 pub trait Verifier: Send + Sync {
     async fn verify(&self, cx: VerifyContext<'_>) -> Verdict;
+
+    /// The run it made before the task began, if it made one: what the
+    /// model's first message shows of the failure. `None` by default, and
+    /// for a resumed task.
+    fn baseline_output(&self) -> Option<BaselineOutput> {
+        None
+    }
 
     /// What the verifier compares against, to keep with the task's state
     /// so a resumed task is judged by the same baseline.

@@ -32,6 +32,9 @@ pub struct TestVerifier {
     /// resumed task is past the point where it could end with nothing to
     /// do.
     met_at_baseline: bool,
+    /// The last lines of the baseline run's output, for the model's first
+    /// message. Not saved either: only a new task starts with it.
+    baseline_tail: Vec<String>,
 }
 
 /// What the checks compare against, recorded before the task changes
@@ -97,6 +100,7 @@ impl TestVerifier {
             baseline,
             runs: AtomicU32::new(0),
             met_at_baseline: false,
+            baseline_tail: Vec::new(),
         };
         let scope = regression_scope(task);
         if task.acceptance.contains(&Acceptance::NoRegressions)
@@ -121,6 +125,7 @@ impl TestVerifier {
                     ..verifier.baseline.clone()
                 },
                 met_at_baseline: shows_targets_passing(task, &result),
+                baseline_tail: result.tail,
                 ..verifier
             };
         }
@@ -139,6 +144,7 @@ impl TestVerifier {
             baseline,
             runs: AtomicU32::new(0),
             met_at_baseline: false,
+            baseline_tail: Vec::new(),
         }
     }
 
@@ -266,6 +272,21 @@ impl Verifier for TestVerifier {
 
     fn met_at_baseline(&self) -> bool {
         self.met_at_baseline
+    }
+
+    fn baseline_output(&self) -> Option<crate::ports::BaselineOutput> {
+        let run = self.baseline.suite.as_ref()?;
+        // Only a new task's own run (a resumed one has no tail).
+        if self.baseline_tail.is_empty() && run.failures.is_empty() {
+            return None;
+        }
+        Some(crate::ports::BaselineOutput {
+            command: run.command.clone(),
+            exit_code: run.exit_code,
+            failures: run.failures.clone(),
+            tail: self.baseline_tail.clone(),
+            log_path: run.log_path.clone(),
+        })
     }
 
     async fn already_met(&self, cx: VerifyContext<'_>) -> Option<AlreadyMet> {

@@ -97,8 +97,12 @@ async fn independent_reads_run_in_parallel_and_results_keep_call_order() {
         )
         .reply(Reply::text("done"));
     // The workspace holds each read until all three have started: run one
-    // after another, they would wait forever (the test times out).
-    let setup = Setup::new(cart_workspace());
+    // after another, they would wait forever (the test times out). An
+    // instruction task: a fix-test task's first message reads files first.
+    let setup = Setup::new(cart_workspace()).task(TaskSpec::instruction(
+        rein_core::task::TaskId("t-test".into()),
+        "Look at the cart",
+    ));
     let ws = support::BarrierWorkspace::new(setup.ws.clone(), 2);
     let r = setup
         .workspace(ws.clone())
@@ -153,13 +157,16 @@ async fn bad_tool_calls_get_results_that_help() {
             json!({"path": "cart.py", "old_text": FIX_OLD, "new_text": FIX_NEW}),
         ))
         .reply(Reply::text("Fixed."));
-    let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
-    assert_eq!(
-        r.outcome.state,
-        TaskState::Succeeded,
-        "{}",
-        r.outcome.reason
-    );
+    // An instruction task: a fix-test task's first message would show
+    // cart.py whole, which counts as read.
+    let r = Setup::new(cart_workspace())
+        .task(TaskSpec::instruction(
+            rein_core::task::TaskId("t-test".into()),
+            "Fix total() in cart.py",
+        ))
+        .run(scenario, |_| {})
+        .await;
+    assert_ne!(r.outcome.state, TaskState::Failed, "{}", r.outcome.reason);
     let results = support::full_results(&r);
     expect_test::expect![[r#"
         [

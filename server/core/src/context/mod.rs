@@ -15,6 +15,7 @@
 //! A cut never separates a tool call from its result. Every transformation
 //! is reported (and so traced).
 
+pub mod first_turn;
 pub mod history;
 pub mod progress;
 pub mod prompt;

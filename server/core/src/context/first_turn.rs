@@ -1,0 +1,401 @@
+//! The task's first message. For a fix-test task it carries what the
+//! harness already knows, so the model starts from the bug: the failure as
+//! the baseline run showed it (no need to run the test again), the test's
+//! own source, and the code it exercises — found from the traceback's
+//! frames and the test file's imports — within a token budget. Files shown
+//! whole count as read (edits may be based on them at once); everything
+//! shown is redacted and limited to files the policy lets the model read
+//! without asking.
+//!
+//! Measured against Aider with a 1.5B local model: without this the model
+//! re-ran the test, re-read the test file and never opened the file it had
+//! to fix.
+
+use std::fmt::Write;
+
+use rein_models::Redactor;
+
+use super::fit_tokens;
+use crate::paths;
+use crate::permissions::{Decision, Policy};
+use crate::ports::BaselineOutput;
+use crate::task::{TaskKind, TaskSpec};
+use crate::testfind;
+use crate::tools::read_file;
+use crate::workspace::{ReadVersion, Workspace};
+
+/// A file shown whole is at most this long; a longer one is excerpted
+/// around the line the traceback names, or left for the model to read.
+const WHOLE_FILE_LINES: usize = 300;
+/// Lines of the baseline run's output shown.
+const OUTPUT_LINES: usize = 40;
+/// Lines either side of a traceback's line in an excerpt.
+const EXCERPT_RADIUS: usize = 20;
+/// Code files shown besides the test's.
+const MAX_FILES: usize = 4;
+
+/// The first message, and the files it showed whole (with the version
+/// shown), which count as read.
+pub struct FirstMessage {
+    pub text: String,
+    pub reads: Vec<(String, ReadVersion)>,
+}
+
+/// What the first message may use: where to read, what the model may
+/// read, what it must never see, and how many tokens it may take.
+pub struct Sources<'a> {
+    pub workspace: &'a dyn Workspace,
+    pub policy: &'a Policy,
+    pub redactor: &'a Redactor,
+    pub baseline: Option<&'a BaselineOutput>,
+    pub budget_tokens: u64,
+}
+
+pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessage {
+    let TaskKind::FixTest { path, name } = &task.kind else {
+        return FirstMessage {
+            text: task.goal.clone(),
+            reads: Vec::new(),
+        };
+    };
+    let mut out = format!("Fix the failing test `{name}` in `{path}`.\n");
+    let mut reads = Vec::new();
+    let mut budget = Budget {
+        left: sources.budget_tokens,
+        redactor: sources.redactor,
+    };
+
+    match sources.baseline {
+        Some(run) => budget.spend(&mut out, &failure_block(run)),
+        None => out.push_str("Run it with run_tests to see how it fails.\n"),
+    }
+
+    let test_file = sources.workspace.read_file(path).await.ok();
+    if let Some(file) = &test_file
+        && readable(sources.policy, path)
+    {
+        let block =
+            match testfind::lang_for_path(path).and_then(|l| testfind::find(&file.text, l, name)) {
+                Some(test) => {
+                    let lines: Vec<&str> = file.text.lines().collect();
+                    let span = test.span.start..test.span.end.min(lines.len());
+                    format!(
+                        "\nThe test, {path} lines {}-{} ({}):\n{}",
+                        span.start + 1,
+                        span.end,
+                        file.version.label(),
+                        numbered(&lines[span.clone()], span.start + 1)
+                    )
+                }
+                None => String::new(),
+            };
+        budget.spend(&mut out, &block);
+    }
+
+    let mut shown = 0;
+    for (candidate, line) in
+        code_under_test(path, test_file.as_ref().map(|f| f.text.as_str()), sources)
+    {
+        if shown == MAX_FILES || budget.left < 200 {
+            break;
+        }
+        let Ok(file) = sources.workspace.read_file(&candidate).await else {
+            continue;
+        };
+        let lines: Vec<&str> = file.text.lines().collect();
+        let whole = lines.len() <= WHOLE_FILE_LINES;
+        let block = if whole {
+            format!(
+                "\n{candidate} ({}), lines 1-{} of {}:\n{}",
+                file.version.label(),
+                lines.len(),
+                lines.len(),
+                numbered(&lines, 1)
+            )
+        } else if let Some(line) = line {
+            let start = line.saturating_sub(EXCERPT_RADIUS + 1);
+            let end = (line + EXCERPT_RADIUS).min(lines.len());
+            format!(
+                "\n{candidate} ({}), lines {}-{} of {} (read the rest with read_file):\n{}",
+                file.version.label(),
+                start + 1,
+                end,
+                lines.len(),
+                numbered(&lines[start..end], start + 1)
+            )
+        } else {
+            continue;
+        };
+        if rein_models::tokens::count_text(&block) > budget.left {
+            continue;
+        }
+        // A file holding a secret is shown redacted: not the text an edit
+        // would be based on.
+        let clean = *sources.redactor.redact(&file.text) == *file.text;
+        if whole && clean {
+            reads.push((candidate.clone(), file.version.clone()));
+        }
+        if shown == 0 {
+            out.push_str(
+                "\nThe code it exercises (from the failure's traceback and the test's imports):",
+            );
+        }
+        budget.spend(&mut out, &block);
+        shown += 1;
+    }
+    out.push_str(
+        "\nFiles shown whole above count as read: you may edit them directly. Find the bug in the code under test, fix it there, then run the test.",
+    );
+    FirstMessage { text: out, reads }
+}
+
+/// The tokens the message may still take; what it adds is redacted first.
+struct Budget<'a> {
+    left: u64,
+    redactor: &'a Redactor,
+}
+
+impl Budget<'_> {
+    fn spend(&mut self, out: &mut String, block: &str) {
+        let block = self.redactor.redact(block);
+        let block = fit_tokens(&block, self.left);
+        self.left = self
+            .left
+            .saturating_sub(rein_models::tokens::count_text(&block));
+        out.push_str(&block);
+    }
+}
+
+/// The baseline run as the model reads it.
+fn failure_block(run: &BaselineOutput) -> String {
+    let mut out = String::from(
+        "Rein ran the tests before you started, so you do not need to run them to see the failure:\n",
+    );
+    let _ = writeln!(out, "$ {}", run.command);
+    let exit = run
+        .exit_code
+        .map_or_else(|| "no exit code".to_owned(), |c| format!("exit code {c}"));
+    let failing = if run.failures.is_empty() {
+        String::new()
+    } else {
+        format!("; failing: {}", run.failures.join(", "))
+    };
+    let _ = writeln!(out, "{exit}{failing}");
+    let tail: Vec<&String> = run
+        .tail
+        .iter()
+        .skip(run.tail.len().saturating_sub(OUTPUT_LINES))
+        .collect();
+    if !tail.is_empty() {
+        out.push_str("output (last lines):\n");
+        for line in tail {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    if !run.log_path.is_empty() {
+        let _ = writeln!(out, "full log: {}", run.log_path);
+    }
+    out
+}
+
+fn numbered(lines: &[&str], first: usize) -> String {
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let _ = writeln!(out, "{:>6}\t{line}", first + i);
+    }
+    out
+}
+
+fn readable(policy: &Policy, path: &str) -> bool {
+    policy.check(&read_file::action(path)).decision == Decision::Allow
+}
+
+/// Files the failing test exercises, most telling first: the frames of
+/// the traceback (innermost last in Python, so read backwards), then the
+/// test file's imports; each with the line a frame names, if one does.
+/// Only workspace paths the model may read without asking; never the test
+/// file itself. Whether each exists is for the reader to find.
+fn code_under_test(
+    test_path: &str,
+    test_text: Option<&str>,
+    sources: &Sources<'_>,
+) -> Vec<(String, Option<usize>)> {
+    let root = sources.workspace.root();
+    let mut out: Vec<(String, Option<usize>)> = Vec::new();
+    let mut add = |raw: &str, line: Option<usize>| {
+        let raw = raw.trim();
+        let relative = raw
+            .strip_prefix(&format!("{}/", root.display()))
+            .unwrap_or(raw);
+        let Ok(path) = paths::resolve(root, relative) else {
+            return;
+        };
+        if path.is_empty()
+            || path == test_path
+            || out.iter().any(|(p, _)| *p == path)
+            || !readable(sources.policy, &path)
+        {
+            return;
+        }
+        out.push((path, line));
+    };
+    if let Some(run) = sources.baseline {
+        for line in run.tail.iter().rev() {
+            for (path, at) in frames(line) {
+                add(&path, at);
+            }
+        }
+    }
+    if let Some(text) = test_text {
+        for module in imports(test_path, text) {
+            add(&module, None);
+        }
+    }
+    out
+}
+
+/// Source locations a line of test output names: Python's `File "x.py",
+/// line 7`, and `path.ext:line` as Rust, Go, JS and most tools print them.
+fn frames(line: &str) -> Vec<(String, Option<usize>)> {
+    let mut found = Vec::new();
+    if let Some(rest) = line.trim_start().strip_prefix("File \"")
+        && let Some((path, after)) = rest.split_once('"')
+    {
+        let number = after
+            .trim_start_matches(", line ")
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok());
+        found.push((path.to_owned(), number));
+        return found;
+    }
+    for word in line.split(|c: char| c.is_whitespace() || "()[]'\"`,".contains(c)) {
+        let mut parts = word.split(':');
+        let (Some(path), Some(number)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        if is_source_path(path)
+            && let Ok(number) = number.parse()
+        {
+            found.push((path.trim_start_matches("./").to_owned(), Some(number)));
+        }
+    }
+    found
+}
+
+fn is_source_path(path: &str) -> bool {
+    const EXTENSIONS: &[&str] = &[
+        ".py", ".rs", ".go", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx",
+    ];
+    !path.is_empty() && EXTENSIONS.iter().any(|e| path.ends_with(e))
+}
+
+/// The workspace paths a test file's imports may name (not checked to
+/// exist here): Python modules as `a/b.py` or `a/b/__init__.py`, at the
+/// root, beside the test and under `src/`; JS/TS relative imports with
+/// the usual extensions; for Go, nothing (the package is the directory).
+fn imports(test_path: &str, text: &str) -> Vec<String> {
+    let dir = test_path.rsplit_once('/').map_or("", |(d, _)| d);
+    let join = |base: &str, rest: &str| {
+        if base.is_empty() {
+            rest.to_owned()
+        } else {
+            format!("{base}/{rest}")
+        }
+    };
+    let mut out = Vec::new();
+    if test_path.ends_with(".py") {
+        for line in text.lines() {
+            let line = line.trim();
+            let module = if let Some(rest) = line.strip_prefix("from ") {
+                rest.split_whitespace().next()
+            } else if let Some(rest) = line.strip_prefix("import ") {
+                rest.split([',', ' ']).next()
+            } else {
+                None
+            };
+            let Some(module) = module.filter(|m| !m.starts_with('.') && !m.is_empty()) else {
+                continue;
+            };
+            let file = module.replace('.', "/");
+            for base in [String::new(), dir.to_owned(), "src".to_owned()] {
+                out.push(join(&base, &format!("{file}.py")));
+                out.push(join(&base, &format!("{file}/__init__.py")));
+            }
+        }
+    } else if [".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"]
+        .iter()
+        .any(|e| test_path.ends_with(e))
+    {
+        for line in text.lines() {
+            for quote in ['\'', '"'] {
+                for piece in line.split(quote).skip(1).step_by(2) {
+                    if !piece.starts_with("./") && !piece.starts_with("../") {
+                        continue;
+                    }
+                    let base = join(dir, piece.strip_prefix("./").unwrap_or(piece));
+                    out.push(base.clone());
+                    for ext in [
+                        ".ts",
+                        ".tsx",
+                        ".js",
+                        ".jsx",
+                        ".mjs",
+                        "/index.ts",
+                        "/index.js",
+                    ] {
+                        out.push(format!("{base}{ext}"));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_found_in_the_runners_words() {
+        assert_eq!(
+            frames(r#"  File "/w/proj/cart.py", line 12, in total"#),
+            vec![("/w/proj/cart.py".to_owned(), Some(12))]
+        );
+        assert_eq!(
+            frames("thread 'tests::total' panicked at src/cart.rs:7:5:"),
+            vec![("src/cart.rs".to_owned(), Some(7))]
+        );
+        assert_eq!(
+            frames("    at total (./src/cart.js:3:10)"),
+            vec![("src/cart.js".to_owned(), Some(3))]
+        );
+        assert_eq!(
+            frames("    cart_test.go:12: got 3, want 30"),
+            vec![("cart_test.go".to_owned(), Some(12))]
+        );
+        assert!(frames("AssertionError: 3 != 30").is_empty());
+        assert!(frames("http://localhost:8080/x.js").is_empty());
+    }
+
+    #[test]
+    fn imports_name_the_files_they_may_be() {
+        let py = imports(
+            "tests/test_cart.py",
+            "import unittest\nfrom cart import Item, total\nfrom shop.pricing import tax\nfrom . import helpers\n",
+        );
+        assert!(py.contains(&"cart.py".to_owned()));
+        assert!(py.contains(&"tests/cart.py".to_owned()));
+        assert!(py.contains(&"src/shop/pricing.py".to_owned()));
+        assert!(py.contains(&"unittest.py".to_owned()));
+        assert!(!py.iter().any(|p| p.contains("helpers")));
+        let js = imports(
+            "src/cart.test.ts",
+            "import { total } from './cart';\nconst x = require(\"../lib/util\");\nimport fs from 'fs';\n",
+        );
+        assert!(js.contains(&"src/cart.ts".to_owned()));
+        assert!(js.contains(&"src/../lib/util.js".to_owned()));
+        assert!(!js.iter().any(|p| p.contains("fs")));
+    }
+}

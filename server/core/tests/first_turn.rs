@@ -1,0 +1,137 @@
+//! The first message of a fix-test task carries what the harness already
+//! knows: the failure (no need to run the test again), the test's source
+//! and the code it exercises, so a model can fix the bug in its first turn.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use pretty_assertions::assert_eq;
+use rein_core::permissions::{Decision, Policy, Rule};
+use rein_core::task::TaskState;
+use rein_testkit::fake_model::{Reply, Scenario};
+use serde_json::json;
+use support::{CART_FIXED, Setup, cart_workspace, full_results};
+
+fn fix_at_once() -> Scenario {
+    Scenario::new()
+        .reply(Reply::text("total() counts items; it must sum price × qty.").tool_call(
+            "edit_file",
+            json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(item.price * item.qty for item in items)"}),
+        ))
+        .reply(Reply::text("Fixed total()."))
+}
+
+/// The task's first message as the model gets it (the first block of the
+/// first request; the progress note follows in a block of its own).
+fn first_user_message(r: &support::Run) -> String {
+    r.server.requests()[0].body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_fix_test_task_starts_from_the_failure_the_test_and_the_code_under_test() {
+    let r = Setup::new(cart_workspace())
+        .run(fix_at_once(), |_| {})
+        .await;
+    expect_test::expect![[r#"
+        Fix the failing test `TestCart.test_total` in `tests/test_cart.py`.
+        Rein ran the tests before you started, so you do not need to run them to see the failure:
+        $ run-tests tests/test_cart.py
+        exit code 1; failing: tests.test_cart.TestCart.test_total
+        output (last lines):
+        F..
+        ======================================================================
+        FAIL: test_total (tests.test_cart.TestCart.test_total)
+        ----------------------------------------------------------------------
+        Traceback (most recent call last):
+          File "tests/test_cart.py", line 8, in test_total
+            self.assertEqual(total(items), 30)
+        AssertionError: 2 != 30
+
+        FAILED (failures=1)
+        full log: .rein/artifacts/t-test/baseline-1.log
+
+        The test, tests/test_cart.py lines 6-8 (v1):
+             6	    def test_total(self):
+             7	        items = [Item(10, 1), Item(10, 2)]
+             8	        self.assertEqual(total(items), 30)
+
+        The code it exercises (from the failure's traceback and the test's imports):
+        cart.py (v1), lines 1-7 of 7:
+             1	class Item:
+             2	    def __init__(self, price, qty):
+             3	        self.price = price
+             4	        self.qty = qty
+             5	
+             6	def total(items):
+             7	    return len(items)
+
+        Files shown whole above count as read: you may edit them directly. Find the bug in the code under test, fix it there, then run the test."#]]
+    .assert_eq(&first_user_message(&r));
+    // The model edited at once, without reading: the file counted as read.
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.outcome.spent.turns, 2);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert!(
+        full_results(&r)[0].starts_with("Edited cart.py"),
+        "{:?}",
+        full_results(&r)
+    );
+}
+
+/// A file the user's rules keep from the model is not shown up front
+/// either (nor counted as read).
+#[tokio::test]
+async fn the_first_message_never_shows_a_file_the_model_may_not_read() {
+    let r = Setup::new(cart_workspace())
+        .run(fix_at_once(), |c| {
+            c.policy = Policy::with_builtins(vec![
+                Rule::parse(
+                    Decision::Deny,
+                    "read_file(cart.py)",
+                    &rein_core::tools::builtin(),
+                )
+                .unwrap(),
+            ]);
+        })
+        .await;
+    let first = first_user_message(&r);
+    assert!(!first.contains("return len(items)"), "{first}");
+    assert!(
+        first.contains("self.assertEqual(total(items), 30)"),
+        "{first}"
+    );
+    // Not read: the edit needs a read first.
+    assert!(
+        full_results(&r)[0].starts_with("Read cart.py with read_file before editing it"),
+        "{:?}",
+        full_results(&r)
+    );
+}
+
+/// A secret in the code under test is redacted in the first message, and
+/// the file does not count as read (its shown text is not its text).
+#[tokio::test]
+async fn a_secret_in_the_code_under_test_never_reaches_the_first_message() {
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+    let ws = cart_workspace().with_file(
+        "cart.py",
+        &format!("KEY = \"{key}\"\n\n{}", support::CART_BROKEN),
+    );
+    let r = Setup::new(ws).run(fix_at_once(), |_| {}).await;
+    let first = first_user_message(&r);
+    assert!(!first.contains(key), "{first}");
+    assert!(first.contains("def total(items):"), "{first}");
+    assert!(
+        full_results(&r)[0].starts_with("Read cart.py with read_file before editing it"),
+        "{:?}",
+        full_results(&r)
+    );
+}
