@@ -31,8 +31,10 @@ fn settings(compaction: bool) -> Value {
     let mut settings = json!({"provider": "scripted", "scenario": scenario, "confirmTimeoutSecs": 5, "reopenTimeoutSecs": 30});
     if compaction {
         // A window so small that the context is compacted whenever there
-        // is something old enough to summarize.
-        settings["prices"] = json!({"scripted": {"input": 0.0, "output": 0.0, "cache_read": 0.0, "cache_write": 0.0, "context_window": 9000}});
+        // is something old enough to summarize (its compaction threshold,
+        // 80 % of the window less a quarter kept for the answer, is below
+        // what the system prompt and the tools alone take).
+        settings["prices"] = json!({"scripted": {"input": 0.0, "output": 0.0, "cache_read": 0.0, "cache_write": 0.0, "context_window": 2048}});
     }
     settings
 }

@@ -133,6 +133,7 @@ async fn a_working_openai_compatible_set_up_is_all_ok() {
             info settings file <tmp>/config/rein/config.toml: none
             ok   workspace trust: not needed (no .rein/config.toml)
             ok   provider openai · model qwen2.5-coder:7b · <fake>/v1 · API key set (hidden)
+            warn context window: not known for this model; Rein assumes 200000 tokens. Set `context_window` (e.g. the server's --ctx-size) so the prompt fits
             ok   reachable in <t> s: <fake>/v1 lists 2 models, qwen2.5-coder:7b among them
             ok   tests (detected): python3 -m unittest
             info state .rein/state.db: none yet (made by the first task)
@@ -174,6 +175,7 @@ async fn a_model_the_provider_does_not_list_is_a_warning() {
             warn workspace trust: not trusted (no answer yet); ignoring what .rein/config.toml would grant (trust it with `rein trust` once you have read it):
             warn   ignored: allow `run_command(make lint)` without asking (permissions.allow)
             ok   provider anthropic · model claude-sonnet-9 · <fake> · API key set (hidden)
+            warn context window: not known for this model; Rein assumes 200000 tokens. Set `context_window` (e.g. the server's --ctx-size) so the prompt fits
             warn reachable in <t> s, but claude-sonnet-9 is not among the 4 models it lists (claude-sonnet-4-5, claude-haiku-4-5, gpt-4o, gpt-4o-mini); set REIN_MODEL or `model` to one of them
             ok   tests (detected): python3 -m unittest
             ok   state .rein/state.db: schema v4, 0 tasks
