@@ -39,6 +39,7 @@ use crate::ports::{
 };
 use crate::task::{TaskSpec, TaskState};
 use crate::testing::command::TestCommand;
+use crate::text_calls;
 use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput};
 use crate::workspace::Workspace;
 
@@ -451,10 +452,11 @@ impl Agent {
         }
         let turn = self.tracker.spent.turns + 1;
         let (request, estimated) = self.prepare_request(turn).await?;
-        let Some(reply) = self.call_model(turn, request, estimated).await? else {
+        let Some(mut reply) = self.call_model(turn, request, estimated).await? else {
             // The history was compacted to fit: try the turn again.
             return Ok(());
         };
+        let unusable_text_calls = self.take_text_calls(turn, &mut reply);
 
         let text = reply.text();
         self.turn_text = text.trim().to_owned();
@@ -474,6 +476,17 @@ impl Agent {
         let calls = calls_of(&reply);
         if !calls.is_empty() {
             return self.run_calls(turn, calls).await;
+        }
+        // It tried to call and could not: not a claim of being done.
+        if let Some(problems) = unusable_text_calls {
+            let nudge = text_calls::how_to_call(&problems);
+            self.event(TaskEvent::Guard {
+                call_id: None,
+                guard: "text_tool_call".into(),
+                message: nudge.clone(),
+            });
+            self.history.push(Item::user(nudge));
+            return Ok(());
         }
         match reply.stop {
             StopReason::MaxTokens => {
@@ -501,6 +514,54 @@ impl Agent {
             }
             _ => self.claim(turn, text).await,
         }
+    }
+
+    /// A reply without a real call whose text holds calls (see
+    /// [`text_calls`]): they become the reply's calls, recorded as read
+    /// from text. `Some` with what is wrong when the text tried to call and
+    /// cannot be run.
+    fn take_text_calls(&self, turn: u32, reply: &mut ModelReply) -> Option<Vec<String>> {
+        let finished = matches!(
+            reply.stop,
+            StopReason::EndTurn
+                | StopReason::StopSequence
+                | StopReason::ToolUse
+                | StopReason::Other(_)
+        );
+        if !finished || !calls_of(reply).is_empty() {
+            return None;
+        }
+        let (calls, prose) = match text_calls::find(&reply.text(), &self.config.tools) {
+            text_calls::Found::Nothing => return None,
+            text_calls::Found::Unusable(problems) => return Some(problems),
+            text_calls::Found::Calls { calls, prose } => (calls, prose),
+        };
+        let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+        self.event(TaskEvent::Context {
+            transformation: "tool_calls_from_text".into(),
+            detail: format!(
+                "{} call(s) the model wrote as text: {}",
+                calls.len(),
+                names.join(", ")
+            ),
+        });
+        // Thinking stays where it was; the text is what is left of it.
+        let mut parts: Vec<Part> = std::mem::take(&mut reply.parts)
+            .into_iter()
+            .filter(|p| !matches!(p, Part::Text { .. }))
+            .collect();
+        if !prose.is_empty() {
+            parts.push(Part::text(prose));
+        }
+        for (n, call) in calls.into_iter().enumerate() {
+            parts.push(Part::ToolCall(ToolCall {
+                id: format!("text_{turn}_{}", n + 1),
+                name: call.name,
+                arguments: call.arguments,
+            }));
+        }
+        reply.parts = parts;
+        None
     }
 
     /// The request for this turn and Rein's estimate of its input tokens.

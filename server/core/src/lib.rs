@@ -35,6 +35,7 @@ pub mod task_host;
 pub mod testfind;
 pub mod testing;
 pub mod testtarget;
+pub mod text_calls;
 pub mod tools;
 pub mod trust;
 pub mod verify;

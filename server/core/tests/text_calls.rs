@@ -1,0 +1,104 @@
+//! Tool calls a model writes as text (small local models do): run when
+//! they name a tool with valid arguments, explained when they do not, and
+//! never taken for a claim that the task is done.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use pretty_assertions::assert_eq;
+use rein_core::context::history::Item;
+use rein_core::ports::TaskEvent;
+use rein_core::task::TaskState;
+use rein_models::Part;
+use rein_testkit::fake_model::{Reply, Scenario};
+use support::{CART_FIXED, Setup, cart_workspace, full_results};
+
+const EDIT_AS_TEXT: &str = "The bug is in total().\n```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"cart.py\", \"old_text\": \"    return len(items)\", \"new_text\": \"    return sum(item.price * item.qty for item in items)\"}}\n```";
+
+#[tokio::test]
+async fn a_call_written_as_text_runs_like_a_call_and_is_recorded() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(EDIT_AS_TEXT))
+                .reply(Reply::text(
+                    "<tool_call>{\"name\": \"run_tests\", \"arguments\": {}}</tool_call>",
+                ))
+                .reply(Reply::text("Fixed total().")),
+            |_| {},
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert!(full_results(&r)[0].starts_with("Edited cart.py"));
+    // The history holds a real call, paired with its result; the prose
+    // stays as the reply's text.
+    let Item::Assistant { parts, .. } = &r.outcome.history.items[1] else {
+        panic!("{:?}", r.outcome.history.items[1])
+    };
+    assert!(matches!(&parts[0], Part::Text { text } if text == "The bug is in total()."));
+    assert!(
+        matches!(&parts[1], Part::ToolCall(call) if call.id == "text_1_1" && call.name == "edit_file")
+    );
+    // The provider got a well-formed history back.
+    assert_eq!(r.server.violations(), Vec::<String>::new());
+    let recorded: Vec<String> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Context {
+                transformation,
+                detail,
+            } if transformation == "tool_calls_from_text" => Some(detail.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            "1 call(s) the model wrote as text: edit_file",
+            "1 call(s) the model wrote as text: run_tests"
+        ]
+    );
+}
+
+/// Regression: a reply that tried to call a tool in its text was taken for
+/// "done": the tests ran to check the claim, "keep going", and the model
+/// was never told its calls were not calls.
+#[tokio::test]
+async fn a_call_written_wrong_is_explained_and_is_not_a_claim() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(
+                    "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"cart.py\"}}\n```",
+                ))
+                .reply(Reply::text(EDIT_AS_TEXT))
+                .reply(Reply::text("Fixed total().")),
+            |_| {},
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    // The second request ends with the explanation, not with a verdict on
+    // a claim: no test ran in between.
+    let second = &r.server.requests()[1].body;
+    let last = second["messages"].as_array().unwrap().last().unwrap();
+    let said = last["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        said.starts_with("Your reply contains what looks like a tool call written as text, and it was not run: there is no tool named \"open_file\""),
+        "{said}"
+    );
+    // The baseline, then the verifier's two runs after the real fix.
+    assert_eq!(r.exec.commands().len(), 3, "{:?}", r.exec.commands());
+}
