@@ -226,6 +226,38 @@ fn fix_test_with_yes_is_fixed_on_disk_with_the_diff_and_the_evidence() {
     out.assert_stderr("turn 5/20 · succeeded · ");
 }
 
+/// Regression: with --yes nobody answers, yet the model could ask, and
+/// the task ended `waiting_user` with nobody to answer. Now it has no
+/// `ask_user` and is told to decide itself.
+#[test]
+fn with_yes_nobody_is_asked_and_the_model_decides() {
+    let project = Project::new();
+    let out = project.run(
+        &fixture("ask_first.json"),
+        &[
+            "--yes",
+            "--fix-test",
+            "tests/test_cart.py::TestCart::test_total",
+        ],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    assert!(!out.stderr.contains("Rein asks"), "{}", out.stderr);
+    out.assert_stderr("  │ Nobody can answer; prices are per unit.\n");
+    out.assert_stdout("state:  succeeded\n");
+    // Without --yes the same model asks (and, with no answer, waits).
+    let project = Project::new();
+    let out = project.run(
+        &fixture("ask_first.json"),
+        &["--fix-test", "tests/test_cart.py::TestCart::test_total"],
+        "",
+        &[],
+    );
+    out.assert_stderr("  ? Rein asks:\n    How should total() use the prices?\n");
+    out.assert_stdout("state:  waiting_user\n");
+}
+
 #[test]
 fn answering_y_applies_the_edit() {
     let project = Project::new();

@@ -17,6 +17,8 @@ use rein_core::host::process::{ProcessExec, process_redactor};
 use rein_core::host::{instructions, testcmd};
 use rein_core::task::TaskSpec;
 use rein_core::task_host::{Prepared, Setup};
+use rein_core::tools::TypedTool;
+use rein_core::tools::ask_user::AskUser;
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
 use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor, WindowSource};
@@ -32,6 +34,10 @@ pub struct Launch<'a> {
     pub root: &'a Path,
     pub config: &'a Config,
     pub rein: &'a Path,
+    /// Someone can answer the model's questions (an editor, a terminal
+    /// without `--yes`): otherwise the model has no `ask_user`, and is
+    /// told nobody answers, instead of waiting forever for an answer.
+    pub answers_questions: bool,
 }
 
 #[async_trait]
@@ -43,7 +49,7 @@ impl Setup for Launch<'_> {
         baseline: Option<Baseline>,
         cancel: &CancellationToken,
     ) -> Result<Prepared, String> {
-        prepare(
+        let mut prepared = prepare(
             self.root,
             self.config,
             task,
@@ -52,7 +58,11 @@ impl Setup for Launch<'_> {
             baseline,
             cancel,
         )
-        .await
+        .await?;
+        if !self.answers_questions {
+            prepared.config.tools = prepared.config.tools.without(AskUser::NAME);
+        }
+        Ok(prepared)
     }
 }
 

@@ -136,6 +136,8 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         root: &root,
         config: &config,
         rein: &rein,
+        // With --yes nobody answers questions.
+        answers_questions: !args.yes,
     };
     let ready = match host.and_then(|host| host.begin(spec, &config.budgets)) {
         Ok(pending) => pending.prepare(&launch, workspace.as_ref(), &cancel).await,

@@ -233,6 +233,7 @@ async fn try_resume(
         root: &root,
         config: &config,
         rein: &session.options.rein_binary,
+        answers_questions: true,
     };
     let ready = pending
         .prepare(&launch, workspace.as_ref(), &cancel)
@@ -261,6 +262,7 @@ async fn try_run(
         root: &root,
         config: &config,
         rein: &session.options.rein_binary,
+        answers_questions: true,
     };
     let ready = pending
         .prepare(&launch, workspace.as_ref(), &cancel)

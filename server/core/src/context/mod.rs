@@ -28,6 +28,8 @@ use serde::{Deserialize, Serialize};
 use self::history::{History, Item, RecordedResult, ResultMeta, to_messages};
 use crate::exec::CommandKind;
 use crate::task::TaskSpec;
+use crate::tools::TypedTool;
+use crate::tools::ask_user::AskUser;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContextConfig {
@@ -123,9 +125,15 @@ impl ContextManager {
         tools: Vec<ToolSpec>,
         project_instructions: Option<(String, String)>,
     ) -> Self {
+        let can_ask = tools.iter().any(|t| t.name == AskUser::NAME);
         let mut system = vec![format!(
-            "{}\n\n{}",
+            "{}\n{}\n\n{}",
             prompt::ROLE_AND_RULES,
+            if can_ask {
+                prompt::ASK_WHEN_STUCK
+            } else {
+                prompt::NOBODY_TO_ASK
+            },
             prompt::TOOL_POLICY
         )];
         if let Some((file, text)) = project_instructions {

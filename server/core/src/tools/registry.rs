@@ -258,6 +258,19 @@ impl Registry {
         Ok(())
     }
 
+    /// The same tools but `name` (a front end that cannot offer one: a
+    /// run nobody answers has no `ask_user`).
+    pub fn without(&self, name: &str) -> Registry {
+        Registry {
+            tools: self
+                .tools
+                .iter()
+                .filter(|t| t.name() != name)
+                .cloned()
+                .collect(),
+        }
+    }
+
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.iter().find(|t| t.name() == name)
     }
