@@ -338,18 +338,21 @@ impl<W: Wire> Inner<W> {
         let mut bytes = response.bytes_stream();
         let mut sse = SseParser::new();
         let mut decoder = self.wire.decoder();
+        // The first piece may take as long as reading the prompt does.
+        let mut silence = self.config.timeouts.first_token;
         while !decoder.is_done() {
-            let chunk = match tokio::time::timeout(self.config.timeouts.idle, bytes.next()).await {
+            let chunk = match tokio::time::timeout(silence, bytes.next()).await {
                 Err(_) => {
                     return Err(Ok(ModelError::IdleTimeout {
                         provider,
-                        after: self.config.timeouts.idle,
+                        after: silence,
                     }));
                 }
                 Ok(None) => break,
                 Ok(Some(Err(e))) => return Err(Ok(self.body_error(&e))),
                 Ok(Some(Ok(chunk))) => chunk,
             };
+            silence = self.config.timeouts.idle;
             for event in sse.feed(&chunk) {
                 for model_event in decoder.event(event).map_err(Ok)? {
                     tx.send(Ok(model_event)).await.map_err(|_| Err(Gone))?;

@@ -68,6 +68,8 @@ pub struct ProviderSettings {
     pub request_timeout_secs: Option<u64>,
     #[serde(alias = "idleTimeoutSecs")]
     pub idle_timeout_secs: Option<u64>,
+    #[serde(alias = "firstTokenTimeoutSecs")]
+    pub first_token_timeout_secs: Option<u64>,
     pub prices: BTreeMap<String, Price>,
     /// The scenario file for the scripted provider.
     pub scenario: Option<PathBuf>,
@@ -83,8 +85,11 @@ pub struct Timeouts {
     pub connect: Duration,
     /// The whole call, stream included.
     pub request: Duration,
-    /// The longest silence tolerated inside a stream.
+    /// The longest silence tolerated inside a stream, between two pieces.
     pub idle: Duration,
+    /// The longest wait for a stream's first piece: a local model on a CPU
+    /// reads a long prompt for minutes before it says anything.
+    pub first_token: Duration,
 }
 
 impl Default for Timeouts {
@@ -95,6 +100,7 @@ impl Default for Timeouts {
             // Anthropic pings every few seconds; local servers can think for
             // a while before the first token on a cold model.
             idle: Duration::from_secs(120),
+            first_token: Duration::from_secs(300),
         }
     }
 }
@@ -250,6 +256,9 @@ impl ProviderConfig {
         if let Some(t) = secs(|l| l.idle_timeout_secs) {
             timeouts.idle = t;
         }
+        if let Some(t) = secs(|l| l.first_token_timeout_secs) {
+            timeouts.first_token = t;
+        }
         // Lower layers' prices first, so higher layers overwrite them.
         let mut prices = PriceTable::default();
         for layer in layers.iter().rev() {
@@ -321,6 +330,23 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn the_first_token_has_a_bound_of_its_own() {
+        let local = env(&[
+            ("OPENAI_BASE_URL", "http://localhost:8080/v1"),
+            ("REIN_MODEL", "q"),
+        ]);
+        let c = ProviderConfig::resolve(&[], &local).unwrap();
+        assert_eq!(
+            (c.timeouts.first_token, c.timeouts.idle),
+            (Duration::from_secs(300), Duration::from_secs(120))
+        );
+        let set: ProviderSettings =
+            serde_json::from_value(serde_json::json!({"firstTokenTimeoutSecs": 900})).unwrap();
+        let c = ProviderConfig::resolve(&[set], &local).unwrap();
+        assert_eq!(c.timeouts.first_token, Duration::from_secs(900));
     }
 
     #[test]

@@ -764,6 +764,64 @@ async fn a_silent_stream_times_out_and_is_retried() {
     }
 }
 
+/// A local model reads a long prompt before its first token: that wait
+/// has its own bound (`first_token`), longer than the silence tolerated
+/// once it speaks (`idle`). Past it, the call times out as a silent one.
+#[tokio::test]
+async fn the_first_token_may_take_longer_than_the_silence_between_tokens() {
+    for format in FORMATS {
+        let server = FakeModel::start(
+            Scenario::new()
+                .reply(
+                    Reply::text("thought first").with_fault(Fault::SlowStart { delay_ms: 1_500 }),
+                )
+                .reply(
+                    Reply::text("never read in time")
+                        .with_fault(Fault::SlowStart { delay_ms: 60_000 }),
+                )
+                .reply(Reply::text("fast")),
+        )
+        .await
+        .unwrap();
+        let mut config = config(format, &server, true);
+        config.timeouts.idle = Duration::from_millis(500);
+        config.timeouts.first_token = Duration::from_secs(20);
+        let client = match format {
+            Format::Anthropic => anthropic_client(&config).unwrap(),
+            Format::OpenAi => openai_client(&config).unwrap(),
+        };
+        let reply = rein_models::collect(client.stream(
+            request(format, vec![Message::user("go")]),
+            CancellationToken::new(),
+        ))
+        .await
+        .unwrap();
+        assert_eq!(reply.text(), "thought first", "{format:?}");
+        assert_eq!(reply.retries, 0, "{format:?}");
+
+        config.timeouts.first_token = Duration::from_secs(2);
+        let client = match format {
+            Format::Anthropic => anthropic_client(&config).unwrap(),
+            Format::OpenAi => openai_client(&config).unwrap(),
+        };
+        let mut events = client.stream(
+            request(format, vec![Message::user("go")]),
+            CancellationToken::new(),
+        );
+        let mut retry_reason = None;
+        while let Some(event) = events.next().await {
+            if let ModelEvent::Retrying { reason, .. } = event.unwrap() {
+                retry_reason = Some(reason);
+            }
+        }
+        let reason = retry_reason.unwrap();
+        assert!(
+            reason.contains("sent nothing for 2s"),
+            "{format:?}: {reason}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The model list (`rein doctor`'s reachability check).
 

@@ -31,6 +31,8 @@ pub(crate) enum Plan {
         headers: Vec<(&'static str, String)>,
         events: Vec<String>,
         delay: Option<Duration>,
+        /// Before the first event.
+        first_delay: Option<Duration>,
         /// Drop the connection after the events, without the final chunk.
         cut: bool,
     },
@@ -146,6 +148,10 @@ pub(crate) fn reply_plan(context: &Context, reply: &ResolvedReply, faults: &[Fau
         Fault::Slow { delay_ms } => Some(Duration::from_millis(*delay_ms)),
         _ => None,
     });
+    let first_delay = faults.iter().find_map(|fault| match fault {
+        Fault::SlowStart { delay_ms } => Some(Duration::from_millis(*delay_ms)),
+        _ => None,
+    });
     let stream_error = faults.iter().find_map(|fault| match fault {
         Fault::StreamError {
             after_events,
@@ -175,7 +181,7 @@ pub(crate) fn reply_plan(context: &Context, reply: &ResolvedReply, faults: &[Fau
             status: 200,
             headers: context.headers("application/json"),
             body,
-            delay,
+            delay: delay.or(first_delay),
             cut: cut_after.is_some(),
         };
     }
@@ -209,6 +215,7 @@ pub(crate) fn reply_plan(context: &Context, reply: &ResolvedReply, faults: &[Fau
         headers,
         events,
         delay,
+        first_delay,
         cut: cut_after.is_some(),
     }
 }
@@ -258,6 +265,7 @@ impl Plan {
                 mut headers,
                 events,
                 delay,
+                first_delay,
                 cut,
             } => {
                 let close = close || cut;
@@ -274,10 +282,9 @@ impl Plan {
                 };
                 sent(0);
                 for (index, event) in events.iter().enumerate() {
-                    if index > 0
-                        && let Some(delay) = delay
-                    {
-                        tokio::time::sleep(delay).await;
+                    let wait = if index == 0 { first_delay } else { delay };
+                    if let Some(wait) = wait {
+                        tokio::time::sleep(wait).await;
                     }
                     let bytes = event.as_bytes();
                     let (first, second) = bytes.split_at(split_point(bytes, index).unwrap_or(0));

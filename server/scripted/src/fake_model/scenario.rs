@@ -493,6 +493,10 @@ pub enum Fault {
     /// Sleep this long between SSE events (before the body, when not
     /// streaming).
     Slow { delay_ms: u64 },
+    /// Streaming: send the headers, then wait this long before the first
+    /// event, as a local model reading a long prompt does (non-streaming:
+    /// before the body).
+    SlowStart { delay_ms: u64 },
     /// Answer only once this file exists (a relative path is taken from the
     /// server process's working directory): the test creates it when what
     /// it needs has happened, instead of hoping a delay was long enough.

@@ -229,6 +229,8 @@ pub(crate) struct FaultFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     delay_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    first_event_delay_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     wait_for_file: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stream_error: Option<String>,
@@ -238,7 +240,7 @@ pub(crate) struct FaultFile {
     message: Option<String>,
 }
 
-const FAULT_KINDS: &str = "`status`, `connection_reset`, `cut_after_events`, `invalid_json_event`, `malformed_tool_json`, `delay_ms`, `wait_for_file`, `stream_error`";
+const FAULT_KINDS: &str = "`status`, `connection_reset`, `cut_after_events`, `invalid_json_event`, `malformed_tool_json`, `delay_ms`, `first_event_delay_ms`, `wait_for_file`, `stream_error`";
 
 impl TryFrom<FaultFile> for Fault {
     type Error = String;
@@ -251,6 +253,7 @@ impl TryFrom<FaultFile> for Fault {
             ("invalid_json_event", file.invalid_json_event.is_some()),
             ("malformed_tool_json", file.malformed_tool_json.is_some()),
             ("delay_ms", file.delay_ms.is_some()),
+            ("first_event_delay_ms", file.first_event_delay_ms.is_some()),
             ("wait_for_file", file.wait_for_file.is_some()),
             ("stream_error", file.stream_error.is_some()),
         ];
@@ -300,6 +303,9 @@ impl TryFrom<FaultFile> for Fault {
             )?,
             "delay_ms" => Fault::Slow {
                 delay_ms: file.delay_ms.unwrap_or_default(),
+            },
+            "first_event_delay_ms" => Fault::SlowStart {
+                delay_ms: file.first_event_delay_ms.unwrap_or_default(),
             },
             "wait_for_file" => Fault::WaitForFile(file.wait_for_file.unwrap_or_default()),
             _ => {
@@ -366,6 +372,10 @@ impl From<Fault> for FaultFile {
             },
             Fault::Slow { delay_ms } => FaultFile {
                 delay_ms: Some(delay_ms),
+                ..FaultFile::default()
+            },
+            Fault::SlowStart { delay_ms } => FaultFile {
+                first_event_delay_ms: Some(delay_ms),
                 ..FaultFile::default()
             },
             Fault::WaitForFile(path) => FaultFile {

@@ -236,7 +236,7 @@ fn bad_scenarios_say_what_and_where() {
         [
             "invalid scenario: trailing comma at line 1 column 28",
             "invalid scenario: unknown field `txt`, expected one of `comment`, `thinking`, `text`, `tool_calls`, `content`, `stop`, `usage`, `fault`, `faults`, `branch`, `otherwise` at line 1 column 19",
-            "invalid scenario: a fault needs exactly one of `status`, `connection_reset`, `cut_after_events`, `invalid_json_event`, `malformed_tool_json`, `delay_ms`, `wait_for_file`, `stream_error`; found status, cut_after_events at line 2 column 51",
+            "invalid scenario: a fault needs exactly one of `status`, `connection_reset`, `cut_after_events`, `invalid_json_event`, `malformed_tool_json`, `delay_ms`, `first_event_delay_ms`, `wait_for_file`, `stream_error`; found status, cut_after_events at line 2 column 51",
             "invalid scenario: a `branch` needs an `otherwise` reply at line 3 column 1",
             "invalid scenario: `branch`/`otherwise` are only allowed for a step of `replies`, not inside a branch at line 1 column 73",
             "invalid scenario: the input of tool call `x` must be a JSON object at line 1 column 59",
