@@ -13,7 +13,7 @@ use rein_core::ports::{
     ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus,
 };
 use rein_core::task::{TaskId, TaskSpec, TaskState};
-use rein_core::task_host::{FrontEnd, Prepared, Recovery, TaskHost};
+use rein_core::task_host::{FrontEnd, Pending, Prepared, Recovery, TaskHost};
 use rein_models::Redactor;
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
@@ -229,20 +229,15 @@ async fn try_resume(
             return Ok(());
         }
     };
-    let launch = launch::Launch {
+    let task = EditorTask {
+        session,
+        client,
         root: &root,
         config: &config,
-        rein: &session.options.rein_binary,
-        answers_questions: true,
+        workspace,
+        progress,
     };
-    let ready = pending
-        .prepare(&launch, workspace.as_ref(), &cancel)
-        .await?;
-    tell_confinement(session, client, ready.prepared()).await;
-    let front = front_end(session, client, workspace, progress);
-    let outcome = ready.run(front, cancel, reason).await;
-    tracing::info!(state = %outcome.state, reason = %outcome.reason, "resumed task ended");
-    Ok(())
+    task.go(pending, cancel, reason).await
 }
 
 async fn try_run(
@@ -258,20 +253,52 @@ async fn try_run(
     // Every sink of the task redacts with it, from the first record on.
     let host = host(session, &root, launch::redactor(&config))?;
     let pending = host.begin(spec, &config.budgets)?;
-    let launch = launch::Launch {
+    let task = EditorTask {
+        session,
+        client,
         root: &root,
         config: &config,
-        rein: &session.options.rein_binary,
-        answers_questions: true,
+        workspace,
+        progress,
     };
-    let ready = pending
-        .prepare(&launch, workspace.as_ref(), &cancel)
-        .await?;
-    tell_confinement(session, client, ready.prepared()).await;
-    let front = front_end(session, client, workspace, progress);
-    let outcome = ready.run(front, cancel, reason).await;
-    tracing::info!(state = %outcome.state, reason = %outcome.reason, "task ended");
-    Ok(())
+    task.go(pending, cancel, reason).await
+}
+
+/// A task recorded (or taken over) in the editor, about to be set up and
+/// run: what starting and resuming share once the host has the task.
+struct EditorTask<'a> {
+    session: &'a Arc<Session>,
+    client: &'a Client,
+    root: &'a Path,
+    config: &'a Config,
+    workspace: Arc<LspWorkspace>,
+    progress: Arc<LspProgress>,
+}
+
+impl EditorTask<'_> {
+    async fn go(
+        self,
+        pending: Pending,
+        cancel: CancellationToken,
+        reason: CancelReason,
+    ) -> Result<(), String> {
+        let launch = launch::Launch {
+            root: self.root,
+            config: self.config,
+            rein: &self.session.options.rein_binary,
+            // The editor shows questions and takes answers.
+            answers_questions: true,
+        };
+        let ready = pending
+            .prepare(&launch, self.workspace.as_ref(), &cancel)
+            .await?;
+        tell_confinement(self.session, self.client, ready.prepared()).await;
+        let id = ready.spec().id.clone();
+        let front = front_end(self.session, self.client, self.workspace, self.progress);
+        let outcome = ready.run(front, cancel, reason).await;
+        tracing::info!(task = %id, state = %outcome.state, reason = %outcome.reason, "task ended");
+        Ok(())
+    }
 }
 
 /// The tools a task of this server may call.
