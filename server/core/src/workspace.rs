@@ -227,6 +227,13 @@ pub trait Workspace: Send + Sync {
     /// open, else the disk.
     async fn read_file(&self, path: &str) -> Result<FileRead, WorkspaceError>;
 
+    /// Whether `path` is a file of the workspace (an open buffer, or a
+    /// regular file inside the root), without what a failed read costs
+    /// (a "did you mean" walk): for guesses, like the first message's.
+    async fn exists(&self, path: &str) -> bool {
+        self.read_file(path).await.is_ok()
+    }
+
     /// Files under `dir` (`""` for the root), respecting `.gitignore`,
     /// optionally filtered by a glob over the relative path.
     async fn list_files(

@@ -1002,3 +1002,19 @@ async fn flush_to_disk_has_nothing_to_do() {
     let (_dir, ws) = tree(&[]);
     ws.flush_to_disk().await.unwrap();
 }
+
+/// `exists` answers guesses without a failed read's "did you mean" walk,
+/// and never says yes to what a read would refuse.
+#[tokio::test]
+async fn exists_is_true_only_for_files_a_read_would_give() {
+    let (dir, ws) = tree(&[("src/cart.py", "x = 1\n")]);
+    let outside = tempfile::tempdir().unwrap();
+    put(outside.path(), "secret.py", "KEY = 1\n");
+    std::os::unix::fs::symlink(outside.path().join("secret.py"), dir.path().join("link.py"))
+        .unwrap();
+    assert!(ws.exists("src/cart.py").await);
+    for no in ["src/missing.py", "src", "link.py", "../x.py", "/etc/passwd"] {
+        assert!(!ws.exists(no).await, "{no}");
+        assert!(ws.read_file(no).await.is_err(), "{no}");
+    }
+}

@@ -594,6 +594,10 @@ impl Workspace for LspWorkspace {
         })
     }
 
+    async fn exists(&self, path: &str) -> bool {
+        self.session.open_document(&self.abs(path)).is_some() || self.disk.exists(path).await
+    }
+
     async fn list_files(
         &self,
         dir: &str,

@@ -212,9 +212,12 @@ async fn try_resume(
     // Every sink of the task redacts with it, from the first record on.
     let host = host(session, &root, launch::redactor(&config))?;
     let recovery = host
-        .recover(&id, workspace.as_ref(), &config_tools(), |paths| {
-            workspace.adopt_edited(paths)
-        })
+        .recover(
+            &id,
+            workspace.as_ref(),
+            &rein_core::tools::builtin(),
+            |paths| workspace.adopt_edited(paths),
+        )
         .await?;
     let pending = match recovery {
         Recovery::Resumable(pending) => *pending,
@@ -299,11 +302,6 @@ impl EditorTask<'_> {
         tracing::info!(task = %id, state = %outcome.state, reason = %outcome.reason, "task ended");
         Ok(())
     }
-}
-
-/// The tools a task of this server may call.
-fn config_tools() -> rein_core::tools::Registry {
-    rein_core::tools::builtin()
 }
 
 /// The human, through the editor: commands are approved with

@@ -99,6 +99,10 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
         if shown == MAX_FILES || budget.left < 200 {
             break;
         }
+        // Most candidates are guesses (an import's possible homes).
+        if !sources.workspace.exists(&candidate).await {
+            continue;
+        }
         let Ok(file) = sources.workspace.read_file(&candidate).await else {
             continue;
         };

@@ -1,6 +1,8 @@
 //! The built-in tools, in the order the model sees them. Adding a tool is
 //! a file of its own and one line here.
 
+use std::sync::LazyLock;
+
 use super::registry::Registry;
 use super::{
     ask_user::AskUser, create_file::CreateFile, edit_file::EditFile, git_diff::GitDiff,
@@ -8,8 +10,13 @@ use super::{
     search::Search,
 };
 
-/// Every built-in tool.
+/// Every built-in tool. Built (and each schema derived) once per process;
+/// a copy is a list of shared entries.
 pub fn builtin() -> Registry {
+    BUILTIN.clone()
+}
+
+static BUILTIN: LazyLock<Registry> = LazyLock::new(|| {
     Registry::default()
         .with(ReadFile)
         .with(ListFiles)
@@ -20,4 +27,4 @@ pub fn builtin() -> Registry {
         .with(RunCommand)
         .with(AskUser)
         .with(GitDiff)
-}
+});

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rein_models::ToolSpec;
 use schemars::JsonSchema;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -146,8 +147,17 @@ fn default_on_crash(effect: Effect) -> OnCrash {
     }
 }
 
-/// A [`TypedTool`] as a registry entry.
-struct Typed<T>(T);
+/// A [`TypedTool`] as a registry entry, with its schema derived once (the
+/// dispatcher validates every call against it).
+struct Typed<T> {
+    tool: T,
+    schema: Value,
+}
+
+/// `T`'s input read from a call's arguments (without copying them).
+fn input_of<T: TypedTool>(arguments: &Value) -> Result<T::Input, serde_json::Error> {
+    T::Input::deserialize(arguments)
+}
 
 #[async_trait]
 impl<T: TypedTool> Tool for Typed<T> {
@@ -158,7 +168,7 @@ impl<T: TypedTool> Tool for Typed<T> {
         T::DESCRIPTION
     }
     fn input_schema(&self) -> Value {
-        super::schema::derive::<T::Input>()
+        self.schema.clone()
     }
     fn effect(&self) -> Effect {
         T::EFFECT
@@ -167,10 +177,10 @@ impl<T: TypedTool> Tool for Typed<T> {
         T::RULE_TARGET
     }
     fn on_crash(&self) -> OnCrash {
-        self.0.on_crash()
+        self.tool.on_crash()
     }
     fn describe(&self, arguments: &Value) -> Described {
-        match serde_json::from_value::<T::Input>(arguments.clone()) {
+        match input_of::<T>(arguments) {
             Ok(input) => T::describe(&input),
             // A call the model got wrong is shown as it was written.
             Err(_) => Described {
@@ -180,17 +190,17 @@ impl<T: TypedTool> Tool for Typed<T> {
         }
     }
     fn predicted_edit(&self, arguments: &Value, current: Option<&str>) -> Option<PredictedEdit> {
-        let input = serde_json::from_value::<T::Input>(arguments.clone()).ok()?;
+        let input = input_of::<T>(arguments).ok()?;
         T::predicted_edit(&input, current)
     }
     fn proposed_change(&self, arguments: &Value) -> Option<ProposedChange> {
-        let input = serde_json::from_value::<T::Input>(arguments.clone()).ok()?;
+        let input = input_of::<T>(arguments).ok()?;
         T::proposed_change(&input)
     }
     async fn run(&self, arguments: &Value, call: &Call<'_, '_>) -> Result<ToolOutput, String> {
-        let input = serde_json::from_value::<T::Input>(arguments.clone())
+        let input = input_of::<T>(arguments)
             .map_err(|e| format!("Invalid arguments for {}: {e}", T::NAME))?;
-        self.0.run(input, call).await
+        self.tool.run(input, call).await
     }
 }
 
@@ -234,7 +244,8 @@ impl Registry {
         let mut registry = self;
         // Built-in names are constants, checked by a test; a clash would
         // be a bug of ours, and the first one wins.
-        if let Err(e) = registry.add(Arc::new(Typed(tool))) {
+        let schema = super::schema::derive::<T::Input>();
+        if let Err(e) = registry.add(Arc::new(Typed { tool, schema })) {
             tracing::error!("built-in tool not registered: {e}");
         }
         registry

@@ -79,6 +79,10 @@ impl<W: Workspace> Workspace for TrackedWorkspace<W> {
         self.inner.read_file(path).await
     }
 
+    async fn exists(&self, path: &str) -> bool {
+        self.inner.exists(path).await
+    }
+
     async fn list_files(
         &self,
         dir: &str,

@@ -271,6 +271,19 @@ impl Workspace for DiskWorkspace {
         .await
     }
 
+    async fn exists(&self, path: &str) -> bool {
+        let Ok(rel) = relative(path) else {
+            return false;
+        };
+        let root = self.root.clone();
+        blocking(path, move || {
+            let abs = root.join(&rel.rel);
+            Ok(check_inside(&root, &abs, &rel.shown).is_ok() && abs.is_file())
+        })
+        .await
+        .unwrap_or(false)
+    }
+
     async fn list_files(
         &self,
         dir: &str,
