@@ -337,7 +337,8 @@ async fn a_file_broken_while_the_checks_run_is_checked_again() {
         evidence[0].files[0],
         ("cart.py".to_owned(), ContentHash::of_str(&broken))
     );
-    assert_eq!(exec.commands().len(), 4, "{:?}", exec.commands());
+    // Target and suite, then the target again, which fails: no second suite run.
+    assert_eq!(exec.commands().len(), 3, "{:?}", exec.commands());
 }
 
 /// Harmless typing during the checks (a comment): they are made again, and
@@ -603,6 +604,24 @@ async fn a_regression_elsewhere_is_refused() {
     );
 }
 
+/// Defect (issue 18): a claim while the target test still fails ran the
+/// whole scope again for regressions, doubling every turned-down claim.
+#[tokio::test]
+async fn a_claim_whose_target_still_fails_runs_the_tests_once() {
+    let c = case(cart_workspace()).await;
+    let Verdict::Gap { gap, evidence } = c.verify().await else {
+        panic!("accepted a failing test")
+    };
+    assert_eq!(evidence.len(), 1, "{evidence:#?}");
+    assert_ne!(evidence[0].exit_code, Some(0));
+    assert!(!gap.contains("passed before"), "{gap}");
+    c.fix();
+    let Verdict::Verified { evidence, .. } = c.verify().await else {
+        panic!("refused the fix")
+    };
+    assert_eq!(evidence.len(), 2, "the fix is checked for regressions too");
+}
+
 #[tokio::test]
 async fn an_edit_outside_the_allowed_paths_is_refused() {
     let mut c = case(cart_workspace()).await;
@@ -660,7 +679,11 @@ async fn the_verifiers_runs_end_with_the_task_time_budget() {
     )
     .await;
     let timeouts = timeouts.lock().unwrap().clone();
-    assert_eq!(timeouts.len(), 2, "the target test and its file");
+    assert_eq!(
+        timeouts.len(),
+        1,
+        "the target test only: it did not pass, so its file is not run"
+    );
     for timeout in &timeouts {
         assert!(*timeout <= Duration::from_secs(5), "{timeout:?}");
     }
