@@ -141,10 +141,22 @@ async fn a_working_openai_compatible_set_up_is_all_ok() {
             info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 0 deny; other commands are asked)
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
     );
-    // It asked, and only asked: one listing, no model call.
-    let requests = server.requests();
-    assert_eq!(requests.len(), 1);
-    assert_eq!(requests[0].method, "GET");
+    // It asked, and only asked: the server's window (llama.cpp, vLLM,
+    // Ollama: none answers here) and the listing; no model call.
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "GET /props",
+            "GET /v1/models",
+            "POST /api/show",
+            "GET /v1/models"
+        ]
+    );
     // And wrote nothing: no task state where there was none.
     assert!(!doctor.root().join(".rein").exists());
 }

@@ -5,7 +5,8 @@
 //!
 //! It reads and asks; it never changes anything: no task state is
 //! created, no model is called (the reachability check lists the
-//! provider's models, which costs no tokens).
+//! provider's models, and an OpenAI-compatible server is asked its
+//! context window, as a task's launch asks it: neither costs tokens).
 //!
 //! Its lines quote the workspace's settings, paths and the provider's
 //! answers: they are printed inert (`terminal::inert`), and a line that
@@ -254,20 +255,21 @@ async fn provider(config: &ProviderConfig, report: &mut Report) {
         report.add(Level::Ok, "reachable: the scripted model runs inside rein");
         return;
     }
-    match config.context_window() {
+    match rein_models::ask_context_window(config).await {
+        // Not the settings, the server (when there is one to ask) nor the table.
         (window, WindowSource::Guessed) => report.add(
             Level::Warn,
             format!(
                 "context window: not known for this model; Rein assumes {window} tokens. Set `context_window` (e.g. the server's --ctx-size) so the prompt fits"
             ),
         ),
-        (window, WindowSource::Configured) => {
-            report.add(Level::Ok, format!("context window: {window} tokens (configured)"));
+        // Configured, from the server (naming what said it), or the table.
+        (window, source) => {
+            report.add(
+                Level::Ok,
+                format!("context window: {window} tokens ({source})"),
+            );
         }
-        (window, WindowSource::PriceTable) => report.add(
-            Level::Ok,
-            format!("context window: {window} tokens (Rein's table for this model)"),
-        ),
     }
     let started = Instant::now();
     match rein_models::list_models(config).await {
@@ -529,6 +531,55 @@ mod tests {
         assert!(said(TestCommand::new(Runner::Npm)));
         assert!(!said(TestCommand::new(Runner::Unittest)));
         assert!(!said(TestCommand::new(Runner::Cargo)));
+    }
+
+    /// The window a server states is shown as known, naming what said it;
+    /// a server that says nothing leaves the guess, and its warning.
+    #[tokio::test]
+    async fn the_context_window_line_names_the_server_that_stated_it() {
+        use rein_scripted::fake_model::{FakeModel, Scenario, ServerInfo};
+
+        let line = |info: Option<ServerInfo>| async move {
+            let mut scenario = Scenario::new()
+                .require_api_key(false)
+                .models(["qwen2.5-coder-7b"]);
+            if let Some(info) = info {
+                scenario = scenario.server_info(info);
+            }
+            let server = FakeModel::start(scenario).await.unwrap();
+            let config = ProviderConfig {
+                provider: ProviderKind::OpenAi,
+                model: "qwen2.5-coder-7b".into(),
+                base_url: format!("{}/v1", server.base_url()),
+                api_key: None,
+                stream: true,
+                retry: Default::default(),
+                timeouts: Default::default(),
+                prices: Default::default(),
+                scenario: None,
+                context_window: None,
+            };
+            let mut report = Report { lines: Vec::new() };
+            provider(&config, &mut report).await;
+            report
+                .render()
+                .lines()
+                .find(|line| line.contains("context window"))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert_eq!(
+            line(Some(ServerInfo::new().llama_cpp_n_ctx(4096))).await,
+            "ok   context window: 4096 tokens (from the server: llama.cpp /props)"
+        );
+        assert_eq!(
+            line(Some(ServerInfo::new().ollama_context_length(32768))).await,
+            "ok   context window: 4096 tokens (from the server: Ollama's default num_ctx)"
+        );
+        assert_eq!(
+            line(None).await,
+            "warn context window: not known for this model; Rein assumes 200000 tokens. Set `context_window` (e.g. the server's --ctx-size) so the prompt fits"
+        );
     }
 
     /// A workspace's settings are quoted in the report: a test command

@@ -21,7 +21,7 @@ use rein_core::tools::TypedTool;
 use rein_core::tools::ask_user::AskUser;
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
-use rein_models::{ApiKey, ModelClient, ProviderKind, Redactor, WindowSource};
+use rein_models::{ApiKey, ModelClient, ProviderConfig, ProviderKind, Redactor, WindowSource};
 use rein_scripted::fake_model::{FakeModel, Scenario};
 use tokio_util::sync::CancellationToken;
 
@@ -106,14 +106,7 @@ async fn prepare(
     agent.allow_test_edits = config.allow_test_edits;
     agent.prices = config.provider.prices.clone();
     agent.project_instructions = instructions::project_instructions(root);
-    let (window, source) = config.provider.context_window();
-    if source == WindowSource::Guessed && config.provider.provider != ProviderKind::Scripted {
-        tracing::warn!(
-            model = %config.provider.model,
-            "the context window of this model is not known: assuming {window} tokens; set `context_window` in the settings"
-        );
-    }
-    agent.context = ContextConfig::for_window(window);
+    agent.context = ContextConfig::for_window(context_window(&config.provider).await);
     let verifier = match baseline {
         Some(baseline) => {
             TestVerifier::with_baseline(test_command, agent.budgets.test_timeout, baseline)
@@ -140,6 +133,23 @@ async fn prepare(
         exec,
         keep_alive: scripted.map(|server| Box::new(server) as Box<dyn Any + Send + Sync>),
     })
+}
+
+/// The model's context window: configured, else as an OpenAI-compatible
+/// server says it runs the model (a local one runs with the window it was
+/// started with, often far below the guess; asked for at most a few
+/// seconds), else Rein's table, else a guess, said as one.
+async fn context_window(provider: &ProviderConfig) -> u64 {
+    let (window, source) = rein_models::ask_context_window(provider).await;
+    if source == WindowSource::Guessed && provider.provider != ProviderKind::Scripted {
+        tracing::warn!(
+            model = %provider.model,
+            "the context window of this model is not known: assuming {window} tokens; set `context_window` in the settings"
+        );
+    } else {
+        tracing::info!(model = %provider.model, window, %source, "context window");
+    }
+    window
 }
 
 /// The executor for every command a task runs (the model's, the tests,
@@ -184,4 +194,51 @@ async fn model_client(
     scripted.api_key = scripted.api_key.or_else(|| ApiKey::new("scripted-key"));
     let client = rein_models::anthropic_client(&scripted).map_err(|e| e.to_string())?;
     Ok((client, Some(server)))
+}
+
+#[cfg(test)]
+mod tests {
+    use rein_models::GUESSED_WINDOW;
+    use rein_scripted::fake_model::ServerInfo;
+
+    use super::*;
+
+    fn local(base_url: String, context_window: Option<u64>) -> ProviderConfig {
+        ProviderConfig {
+            provider: ProviderKind::OpenAi,
+            model: "qwen2.5-coder-7b".into(),
+            base_url,
+            api_key: None,
+            stream: true,
+            retry: Default::default(),
+            timeouts: Default::default(),
+            prices: Default::default(),
+            scenario: None,
+            context_window,
+        }
+    }
+
+    /// A task on a `llama-server -c 4096` is fitted to 4096 tokens, not
+    /// to the 200k guess; a configured window still wins; the scripted
+    /// model's fake server is not asked.
+    #[tokio::test]
+    async fn a_task_is_fitted_to_the_window_the_server_states() {
+        let scenario = Scenario::new()
+            .require_api_key(false)
+            .server_info(ServerInfo::new().llama_cpp_n_ctx(4096));
+        let server = FakeModel::start(scenario).await.unwrap();
+        let base = format!("{}/v1", server.base_url());
+        let mut scripted = local(server.base_url(), None);
+        scripted.provider = ProviderKind::Scripted;
+        let cases = [
+            ("from the server", local(base.clone(), None), 4096, 1),
+            ("configured", local(base, Some(16_384)), 16_384, 0),
+            ("scripted", scripted, GUESSED_WINDOW, 0),
+        ];
+        for (name, provider, window, asked) in cases {
+            let before = server.requests().len();
+            assert_eq!(context_window(&provider).await, window, "{name}");
+            assert_eq!(server.requests().len() - before, asked, "{name}");
+        }
+    }
 }

@@ -137,10 +137,25 @@ pub const GUESSED_WINDOW: u64 = 200_000;
 pub enum WindowSource {
     /// `context_window` in the settings, or `REIN_CONTEXT_WINDOW`.
     Configured,
+    /// The model's server, asked at launch (`crate::window::server_window`):
+    /// what told it, e.g. "llama.cpp /props".
+    Server(&'static str),
     /// The price table's entry for the model.
     PriceTable,
     /// Nobody said: [`GUESSED_WINDOW`].
     Guessed,
+}
+
+impl std::fmt::Display for WindowSource {
+    /// How `rein doctor` and the log say where a window comes from.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Configured => f.write_str("configured"),
+            Self::Server(what) => write!(f, "from the server: {what}"),
+            Self::PriceTable => f.write_str("Rein's table for this model"),
+            Self::Guessed => f.write_str("a guess"),
+        }
+    }
 }
 
 /// Everything needed to build a client. `Debug` never shows the key.
@@ -281,10 +296,22 @@ impl ProviderConfig {
         })
     }
 
-    /// The model's context window, and where Rein knows it from.
+    /// The model's context window, and where Rein knows it from, without
+    /// asking the server.
     pub fn context_window(&self) -> (u64, WindowSource) {
+        self.context_window_from(None)
+    }
+
+    /// The model's context window given what its server said (`server`:
+    /// tokens and what told them, from `crate::window::server_window`).
+    /// The user's setting wins (they may want less than the server allows);
+    /// the running server knows better than a table of hosted models.
+    pub fn context_window_from(&self, server: Option<(u64, &'static str)>) -> (u64, WindowSource) {
         if let Some(window) = self.context_window {
             return (window, WindowSource::Configured);
+        }
+        if let Some((window, what)) = server {
+            return (window, WindowSource::Server(what));
         }
         match self.prices.lookup(&self.model) {
             Some(price) => (price.context_window, WindowSource::PriceTable),
@@ -384,6 +411,54 @@ mod tests {
             .unwrap_err();
             assert!(matches!(e, ConfigError::BadContextWindow(_)), "{bad}: {e}");
         }
+    }
+
+    /// Configured > the server > the price table > a guess.
+    #[test]
+    fn the_window_a_server_states_yields_only_to_the_settings() {
+        let llama = Some((4_096, "llama.cpp /props"));
+        let from_llama = (4_096, WindowSource::Server("llama.cpp /props"));
+        let local_env = env(&[
+            ("OPENAI_BASE_URL", "http://localhost:8080/v1"),
+            ("REIN_MODEL", "qwen2.5-coder-1.5b"),
+        ]);
+        let local = ProviderConfig::resolve(&[], &local_env).unwrap();
+        let configured = ProviderSettings {
+            context_window: Some(16_384),
+            ..ProviderSettings::default()
+        };
+        let configured = ProviderConfig::resolve(&[configured], &local_env).unwrap();
+        let hosted = env(&[("OPENAI_API_KEY", "sk-x"), ("REIN_MODEL", "gpt-4o")]);
+        let hosted = ProviderConfig::resolve(&[], &hosted).unwrap();
+        let cases = [
+            (
+                "configured beats the server",
+                &configured,
+                llama,
+                (16_384, WindowSource::Configured),
+            ),
+            ("the server beats a guess", &local, llama, from_llama),
+            ("the server beats the table", &hosted, llama, from_llama),
+            (
+                "the table without a server",
+                &hosted,
+                None,
+                (128_000, WindowSource::PriceTable),
+            ),
+            (
+                "a guess without either",
+                &local,
+                None,
+                (GUESSED_WINDOW, WindowSource::Guessed),
+            ),
+        ];
+        for (name, config, server, expected) in cases {
+            assert_eq!(config.context_window_from(server), expected, "{name}");
+        }
+        assert_eq!(
+            WindowSource::Server("llama.cpp /props").to_string(),
+            "from the server: llama.cpp /props"
+        );
     }
 
     #[test]

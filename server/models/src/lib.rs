@@ -22,6 +22,7 @@ mod secret;
 pub mod sse;
 pub mod tokens;
 mod types;
+pub mod window;
 mod wire;
 
 pub use client::{
@@ -36,3 +37,4 @@ pub use redact::{REDACTED, Redactor, StreamRedactor};
 pub use reply::{ModelReply, collect};
 pub use secret::{ApiKey, is_secret_name, redact};
 pub use types::*;
+pub use window::{ask_context_window, server_window};

@@ -17,5 +17,7 @@ mod openai_wire;
 mod public_api;
 #[path = "fake_model/scenarios.rs"]
 mod scenarios;
+#[path = "fake_model/server_info.rs"]
+mod server_info;
 #[path = "fake_model/validation.rs"]
 mod validation;

@@ -287,6 +287,7 @@ pub(crate) fn response_head(status: u16, headers: &[(&str, String)]) -> Vec<u8> 
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        307 => "Temporary Redirect",
         400 => "Bad Request",
         401 => "Unauthorized",
         402 => "Payment Required",

@@ -82,6 +82,19 @@
 //! that sets a key in an editor proves with it that this very key, and not
 //! a default, reached the model.
 //!
+//! `"server_info"` makes it answer where local OpenAI-compatible servers
+//! state the model's context window (without it, `GET /props` and
+//! `POST /api/show` answer 404, as a hosted API does):
+//! `{"llama_cpp_n_ctx": 4096}` (llama.cpp, `GET /props`),
+//! `{"vllm_max_model_len": 8192}` (vLLM: each entry of `GET /v1/models`),
+//! `{"ollama_num_ctx": 8192, "ollama_context_length": 32768}` (Ollama,
+//! `POST /api/show` for a listed model). Each value is sent as given, any
+//! JSON; `props_body`, `models_body` and `show_body` replace a route's
+//! whole answer. `"fault"` spoils all three routes' answers:
+//! `{"status": 500}`, `{"redirect_to": "http://127.0.0.1:PORT"}` (307 to
+//! the same path there), `{"pad_to_bytes": 5000000}` (trailing spaces),
+//! `{"endless": true}` (the body never ends).
+//!
 //! This server is also the "scripted" provider of `rein demo`, so it ships
 //! inside the binary; it only ever listens on 127.0.0.1 and never reaches the
 //! network.
@@ -96,6 +109,7 @@ mod resolve;
 mod scenario;
 mod scenario_file;
 mod server;
+mod server_info;
 mod sse;
 mod streamed;
 mod validate;
@@ -105,7 +119,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 pub use scenario::{
-    Condition, Fault, Reply, ReplyParts, Scenario, ScenarioError, StopReason, Usage,
+    Condition, Fault, InfoFault, Reply, ReplyParts, Scenario, ScenarioError, ServerInfo,
+    StopReason, Usage,
 };
 pub use server::{FakeModel, FakeModelError};
 pub use streamed::{StepStream, Streamed};

@@ -38,6 +38,14 @@ pub(crate) enum Plan {
     },
     /// Reset the connection without answering.
     Reset,
+    /// A chunked body that never ends: `start`, then a space every
+    /// `every`, until the client goes away.
+    Endless {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        start: Vec<u8>,
+        every: Duration,
+    },
 }
 
 /// Everything about the request that shapes the answer.
@@ -94,8 +102,14 @@ pub(crate) fn final_error_plan(context: &Context, error: &ApiError) -> Plan {
 }
 
 /// `GET /v1/models`: Anthropic's page (`data`, `has_more`, `first_id`,
-/// `last_id`) or OpenAI's list (`object: "list"`, `data`).
-pub(crate) fn models_plan(context: &Context, models: &[String]) -> Plan {
+/// `last_id`) or OpenAI's list (`object: "list"`, `data`); with
+/// `max_model_len`, vLLM's (each entry also has `root`, `parent` and
+/// that `max_model_len`).
+pub(crate) fn models_plan(
+    context: &Context,
+    models: &[String],
+    max_model_len: Option<&serde_json::Value>,
+) -> Plan {
     let body = match context.format {
         WireFormat::Anthropic => serde_json::json!({
             "data": models.iter().map(|id| serde_json::json!({
@@ -110,12 +124,21 @@ pub(crate) fn models_plan(context: &Context, models: &[String]) -> Plan {
         }),
         WireFormat::OpenAi => serde_json::json!({
             "object": "list",
-            "data": models.iter().map(|id| serde_json::json!({
-                "id": id,
-                "object": "model",
-                "created": context.created,
-                "owned_by": "rein-fake",
-            })).collect::<Vec<_>>(),
+            "data": models.iter().map(|id| {
+                let mut entry = serde_json::json!({
+                    "id": id,
+                    "object": "model",
+                    "created": context.created,
+                    "owned_by": "rein-fake",
+                });
+                if let (Some(len), Some(entry)) = (max_model_len, entry.as_object_mut()) {
+                    entry.insert("owned_by".into(), "vllm".into());
+                    entry.insert("root".into(), id.as_str().into());
+                    entry.insert("parent".into(), serde_json::Value::Null);
+                    entry.insert("max_model_len".into(), len.clone());
+                }
+                entry
+            }).collect::<Vec<_>>(),
         }),
     };
     Plan::Whole {
@@ -260,6 +283,25 @@ impl Plan {
                 bytes.extend_from_slice(sent_body);
                 connection.write_all(&bytes).await.ok()?;
                 !close
+            }
+            Plan::Endless {
+                status,
+                mut headers,
+                start,
+                every,
+            } => {
+                headers.push(("transfer-encoding", "chunked".to_string()));
+                headers.push(("connection", connection_value(true)));
+                connection
+                    .write_all(&response_head(status, &headers))
+                    .await
+                    .ok()?;
+                connection.write_chunk(&start).await.ok()?;
+                // Ends when a write fails: the client has gone.
+                loop {
+                    tokio::time::sleep(every).await;
+                    connection.write_chunk(b" ").await.ok()?;
+                }
             }
             Plan::Stream {
                 mut headers,

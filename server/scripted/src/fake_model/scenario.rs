@@ -40,6 +40,11 @@ pub struct Scenario {
     /// What `GET /v1/models` (or `/models`) lists.
     #[serde(default = "default_models", skip_serializing_if = "is_default_models")]
     pub(crate) models: Vec<String>,
+    /// What the server says about itself where local servers do
+    /// (`GET /props`, `POST /api/show`, the model list's `max_model_len`);
+    /// without it those routes answer 404, as a hosted API's do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server_info: Option<ServerInfo>,
     /// Told of every event streamed ([`Scenario::watch_streams`]).
     #[serde(skip)]
     pub(crate) streamed: Option<Streamed>,
@@ -88,6 +93,7 @@ impl Default for Scenario {
             ollama_parallel_tool_calls: false,
             text_chunk_chars: DEFAULT_TEXT_CHUNK_CHARS,
             models: default_models(),
+            server_info: None,
             streamed: None,
         }
     }
@@ -196,6 +202,13 @@ impl Scenario {
     /// The model ids `GET /v1/models` lists (default: a few real ids).
     pub fn models<S: Into<String>>(mut self, models: impl IntoIterator<Item = S>) -> Self {
         self.models = models.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Answers where llama.cpp, vLLM and Ollama state the model's context
+    /// window, as `info` says ([`ServerInfo`]).
+    pub fn server_info(mut self, info: ServerInfo) -> Self {
+        self.server_info = Some(info);
         self
     }
 
@@ -509,6 +522,108 @@ pub enum Fault {
         error_type: String,
         message: String,
     },
+}
+
+/// What the server says about itself on the routes where local
+/// OpenAI-compatible servers state the model's context window. Each value
+/// is sent as given (any JSON, so a test can send a string or a huge
+/// number where a count belongs); a `*_body` replaces the whole answer of
+/// its route. A route with nothing to say answers 404.
+///
+/// (De)serialized through its file form (`scenario_file.rs`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerInfo {
+    /// llama.cpp: `GET /props` → `default_generation_settings.n_ctx`.
+    pub(crate) llama_cpp_n_ctx: Option<Value>,
+    /// vLLM: every entry of `GET /v1/models` gets this `max_model_len`.
+    pub(crate) vllm_max_model_len: Option<Value>,
+    /// Ollama: `POST /api/show` → `num_ctx <n>` in `parameters`.
+    pub(crate) ollama_num_ctx: Option<Value>,
+    /// Ollama: `POST /api/show` → `model_info["<arch>.context_length"]`.
+    pub(crate) ollama_context_length: Option<Value>,
+    /// The whole body of `GET /props`.
+    pub(crate) props_body: Option<Value>,
+    /// The whole body of `GET /v1/models`.
+    pub(crate) models_body: Option<Value>,
+    /// The whole body of `POST /api/show` (for any model).
+    pub(crate) show_body: Option<Value>,
+    /// How all three routes misbehave.
+    pub(crate) fault: Option<InfoFault>,
+}
+
+impl ServerInfo {
+    /// Nothing to say: `/props` and `/api/show` answer 404.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// As `llama-server -c <n_ctx>` answers `GET /props`.
+    pub fn llama_cpp_n_ctx(mut self, n_ctx: impl Into<Value>) -> Self {
+        self.llama_cpp_n_ctx = Some(n_ctx.into());
+        self
+    }
+
+    /// As `vllm serve --max-model-len <len>` lists its model.
+    pub fn vllm_max_model_len(mut self, len: impl Into<Value>) -> Self {
+        self.vllm_max_model_len = Some(len.into());
+        self
+    }
+
+    /// As Ollama shows a model whose Modelfile sets `num_ctx`.
+    pub fn ollama_num_ctx(mut self, num_ctx: impl Into<Value>) -> Self {
+        self.ollama_num_ctx = Some(num_ctx.into());
+        self
+    }
+
+    /// As Ollama shows a model trained for this context length.
+    pub fn ollama_context_length(mut self, length: impl Into<Value>) -> Self {
+        self.ollama_context_length = Some(length.into());
+        self
+    }
+
+    /// `GET /props` answers exactly this.
+    pub fn props_body(mut self, body: Value) -> Self {
+        self.props_body = Some(body);
+        self
+    }
+
+    /// `GET /v1/models` answers exactly this.
+    pub fn models_body(mut self, body: Value) -> Self {
+        self.models_body = Some(body);
+        self
+    }
+
+    /// `POST /api/show` answers exactly this.
+    pub fn show_body(mut self, body: Value) -> Self {
+        self.show_body = Some(body);
+        self
+    }
+
+    /// `/props`, `/v1/models` and `/api/show` all misbehave so.
+    pub fn fault(mut self, fault: InfoFault) -> Self {
+        self.fault = Some(fault);
+        self
+    }
+}
+
+/// How the server-info routes misbehave, each applied to the answer the
+/// route would have given (so a client that ignores the misbehaviour
+/// finds a valid answer, and a test proves it did not).
+///
+/// (De)serialized through its file form (`scenario_file.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InfoFault {
+    /// The answer's body with this status.
+    Status(u16),
+    /// `307 Temporary Redirect` to the same path under this base URL
+    /// (`http://127.0.0.1:PORT`), the answer's body included.
+    RedirectTo(String),
+    /// The answer followed by spaces (still the same JSON) up to this many
+    /// bytes.
+    PadToBytes(usize),
+    /// All of the answer but its last byte, then a space every 100 ms,
+    /// for as long as the client listens.
+    Endless,
 }
 
 /// A test on the request that consumes a branch step. Texts are matched as

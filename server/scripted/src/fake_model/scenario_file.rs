@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use super::scenario::{Block, Case, Fault, Reply, ReplyParts, Step, StopReason, ToolCall, Usage};
+use serde_json::Value;
+
+use super::scenario::{
+    Block, Case, Fault, InfoFault, Reply, ReplyParts, ServerInfo, Step, StopReason, ToolCall, Usage,
+};
 
 /// A step or a reply. `branch`/`otherwise` are only accepted for a step.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -71,6 +75,8 @@ macro_rules! through_file_form {
 through_file_form!(Step, ReplyFile);
 through_file_form!(Reply, ReplyFile);
 through_file_form!(Fault, FaultFile);
+through_file_form!(ServerInfo, ServerInfoFile);
+through_file_form!(InfoFault, InfoFaultFile);
 
 impl TryFrom<ReplyFile> for Step {
     type Error = String;
@@ -324,7 +330,7 @@ impl TryFrom<FaultFile> for Fault {
 }
 
 /// `true` selects the fault; `false` would be a confusing way to say nothing.
-fn flag(value: Option<bool>, name: &str, fault: Fault) -> Result<Fault, String> {
+fn flag<T>(value: Option<bool>, name: &str, fault: T) -> Result<T, String> {
     match value {
         Some(true) => Ok(fault),
         _ => Err(format!(
@@ -391,6 +397,194 @@ impl From<Fault> for FaultFile {
                 after_events: Some(after_events),
                 message: Some(message),
                 ..FaultFile::default()
+            },
+        }
+    }
+}
+
+/// `server_info`: what the server says about itself, e.g.
+/// `{"llama_cpp_n_ctx": 4096}`, `{"vllm_max_model_len": 8192}`,
+/// `{"ollama_num_ctx": 8192, "ollama_context_length": 32768}`,
+/// `{"props_body": <any JSON>, "fault": {"status": 500}}`. A `null`
+/// value is the same as none.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ServerInfoFile {
+    #[serde(default, skip_serializing, rename = "comment")]
+    _comment: IgnoredAny,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    llama_cpp_n_ctx: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    vllm_max_model_len: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ollama_num_ctx: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ollama_context_length: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    props_body: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    models_body: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    show_body: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fault: Option<InfoFault>,
+}
+
+impl TryFrom<ServerInfoFile> for ServerInfo {
+    type Error = String;
+
+    fn try_from(file: ServerInfoFile) -> Result<Self, String> {
+        // A raw body replaces the answer the fields would shape: both at
+        // once would leave one silently unused.
+        let clashes = [
+            (
+                "llama_cpp_n_ctx",
+                "props_body",
+                file.llama_cpp_n_ctx.is_some() && file.props_body.is_some(),
+            ),
+            (
+                "vllm_max_model_len",
+                "models_body",
+                file.vllm_max_model_len.is_some() && file.models_body.is_some(),
+            ),
+            (
+                "ollama_num_ctx",
+                "show_body",
+                file.ollama_num_ctx.is_some() && file.show_body.is_some(),
+            ),
+            (
+                "ollama_context_length",
+                "show_body",
+                file.ollama_context_length.is_some() && file.show_body.is_some(),
+            ),
+        ];
+        if let Some((field, body, _)) = clashes.iter().find(|(_, _, both)| *both) {
+            return Err(format!(
+                "use either `{field}` or `{body}` (the whole answer), not both"
+            ));
+        }
+        Ok(ServerInfo {
+            llama_cpp_n_ctx: file.llama_cpp_n_ctx,
+            vllm_max_model_len: file.vllm_max_model_len,
+            ollama_num_ctx: file.ollama_num_ctx,
+            ollama_context_length: file.ollama_context_length,
+            props_body: file.props_body,
+            models_body: file.models_body,
+            show_body: file.show_body,
+            fault: file.fault,
+        })
+    }
+}
+
+impl From<ServerInfo> for ServerInfoFile {
+    fn from(info: ServerInfo) -> Self {
+        ServerInfoFile {
+            _comment: IgnoredAny,
+            llama_cpp_n_ctx: info.llama_cpp_n_ctx,
+            vllm_max_model_len: info.vllm_max_model_len,
+            ollama_num_ctx: info.ollama_num_ctx,
+            ollama_context_length: info.ollama_context_length,
+            props_body: info.props_body,
+            models_body: info.models_body,
+            show_body: info.show_body,
+            fault: info.fault,
+        }
+    }
+}
+
+/// A server-info fault: one kind key, as for a reply's fault.
+/// `{"status": 500}`, `{"redirect_to": "http://127.0.0.1:PORT"}`,
+/// `{"pad_to_bytes": 5000000}`, `{"endless": true}`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct InfoFaultFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    redirect_to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pad_to_bytes: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    endless: Option<bool>,
+}
+
+const INFO_FAULT_KINDS: &str = "`status`, `redirect_to`, `pad_to_bytes`, `endless`";
+
+impl TryFrom<InfoFaultFile> for InfoFault {
+    type Error = String;
+
+    fn try_from(file: InfoFaultFile) -> Result<Self, String> {
+        let present: Vec<&str> = [
+            ("status", file.status.is_some()),
+            ("redirect_to", file.redirect_to.is_some()),
+            ("pad_to_bytes", file.pad_to_bytes.is_some()),
+            ("endless", file.endless.is_some()),
+        ]
+        .iter()
+        .filter(|(_, present)| *present)
+        .map(|(name, _)| *name)
+        .collect();
+        if present.len() != 1 {
+            return Err(format!(
+                "a server_info fault needs exactly one of {INFO_FAULT_KINDS}; found {}",
+                if present.is_empty() {
+                    "none".to_string()
+                } else {
+                    present.join(", ")
+                }
+            ));
+        }
+        match file {
+            // A 1xx is not a final answer; beyond 599 is not HTTP.
+            InfoFaultFile {
+                status: Some(status),
+                ..
+            } if !(200..=599).contains(&status) => {
+                Err(format!("`status` must be 200 to 599, got {status}"))
+            }
+            InfoFaultFile {
+                status: Some(status),
+                ..
+            } => Ok(InfoFault::Status(status)),
+            InfoFaultFile {
+                redirect_to: Some(base),
+                ..
+            } if base.starts_with("http://") || base.starts_with("https://") => {
+                Ok(InfoFault::RedirectTo(base.trim_end_matches('/').to_owned()))
+            }
+            InfoFaultFile {
+                redirect_to: Some(base),
+                ..
+            } => Err(format!(
+                "`redirect_to` must be an http(s) URL, got {base:?}"
+            )),
+            InfoFaultFile {
+                pad_to_bytes: Some(bytes),
+                ..
+            } => Ok(InfoFault::PadToBytes(bytes)),
+            InfoFaultFile { endless, .. } => flag(endless, "endless", InfoFault::Endless),
+        }
+    }
+}
+
+impl From<InfoFault> for InfoFaultFile {
+    fn from(fault: InfoFault) -> Self {
+        match fault {
+            InfoFault::Status(status) => InfoFaultFile {
+                status: Some(status),
+                ..InfoFaultFile::default()
+            },
+            InfoFault::RedirectTo(base) => InfoFaultFile {
+                redirect_to: Some(base),
+                ..InfoFaultFile::default()
+            },
+            InfoFault::PadToBytes(bytes) => InfoFaultFile {
+                pad_to_bytes: Some(bytes),
+                ..InfoFaultFile::default()
+            },
+            InfoFault::Endless => InfoFaultFile {
+                endless: Some(true),
+                ..InfoFaultFile::default()
             },
         }
     }

@@ -17,7 +17,8 @@ use super::http::{Connection, HttpError, HttpRequest};
 use super::openai::StreamStyle;
 use super::plan::{Context, Plan, error_plan, final_error_plan, models_plan, reply_plan};
 use super::resolve::{Ids, RequestFacts, resolve};
-use super::scenario::{Fault, Scenario, Step};
+use super::scenario::{Fault, Scenario, ServerInfo, Step};
+use super::server_info::{InfoRoute, info_plan, json_plan, with_fault};
 use super::streamed::Streamed;
 use super::validate::{check_expected_key, validate, validate_models_request};
 use super::{RecordedRequest, WireFormat};
@@ -47,6 +48,7 @@ struct Shared {
     ollama_tool_calls: bool,
     chunk_chars: usize,
     models: Vec<String>,
+    server_info: Option<ServerInfo>,
     state: Mutex<State>,
 }
 
@@ -74,6 +76,7 @@ impl FakeModel {
             ollama_tool_calls: scenario.ollama_parallel_tool_calls,
             chunk_chars: scenario.text_chunk_chars,
             models: scenario.models,
+            server_info: scenario.server_info,
             state: Mutex::new(State {
                 steps: scenario.replies.into(),
                 consumed: 0,
@@ -209,6 +212,8 @@ enum Route {
     Api(WireFormat),
     /// `GET` the model list (no scenario step is used).
     Models(WireFormat),
+    /// Where a local server says what it runs with (no step is used).
+    Info(InfoRoute),
     NotFound(WireFormat),
 }
 
@@ -222,6 +227,8 @@ fn route(request: &HttpRequest) -> Route {
             return Route::Models(WireFormat::Anthropic);
         }
         ("GET", "/models" | "/v1/models") => return Route::Models(WireFormat::OpenAi),
+        ("GET", "/props") => return Route::Info(InfoRoute::Props),
+        ("POST", "/api/show") => return Route::Info(InfoRoute::Show),
         // Answer strays in the dialect the client seems to speak.
         _ if speaks_anthropic(request) => WireFormat::Anthropic,
         _ => WireFormat::OpenAi,
@@ -248,6 +255,7 @@ impl Shared {
     fn answer(&self, request: &HttpRequest) -> Answer {
         let (format, found) = match route(request) {
             Route::Models(format) => return self.models(format, request).into(),
+            Route::Info(route) => return self.info(route, request).into(),
             Route::Api(format) => (format, true),
             Route::NotFound(format) => (format, false),
         };
@@ -350,9 +358,52 @@ impl Shared {
         errors
     }
 
-    /// The model list, in the format's own shape, after the same header
-    /// checks a model call gets.
+    /// The model list, in the format's own shape (vLLM's with
+    /// `server_info`), after the same header checks a model call gets.
     fn models(&self, format: WireFormat, request: &HttpRequest) -> Plan {
+        let (context, errors) = self.record_plain(format, request, Value::Null);
+        let info = self.server_info.as_ref();
+        let plan = match (errors.first(), info.and_then(|i| i.models_body.as_ref())) {
+            (Some(first), _) => error_plan(&context, first, None),
+            (None, Some(body)) => json_plan(&context, 200, body),
+            (None, None) => models_plan(
+                &context,
+                &self.models,
+                info.and_then(|i| i.vllm_max_model_len.as_ref()),
+            ),
+        };
+        with_fault(plan, info.and_then(|i| i.fault.as_ref()), &request.target)
+    }
+
+    /// `GET /props` or `POST /api/show`, from the scenario's
+    /// `server_info`; 404 without one, as from a server without the route.
+    fn info(&self, route: InfoRoute, request: &HttpRequest) -> Plan {
+        let body = match serde_json::from_slice::<Value>(&request.body) {
+            Ok(body) => body,
+            Err(_) if request.body.is_empty() => Value::Null,
+            Err(_) => Value::String(String::from_utf8_lossy(&request.body).into_owned()),
+        };
+        let (context, errors) = self.record_plain(WireFormat::OpenAi, request, body.clone());
+        let info = self.server_info.as_ref();
+        let plan = match errors.first() {
+            Some(first) => error_plan(&context, first, None),
+            None => info
+                .and_then(|info| info_plan(&context, info, route, &body, &self.models))
+                .unwrap_or_else(|| {
+                    error_plan(&context, &not_found(WireFormat::OpenAi, request), None)
+                }),
+        };
+        with_fault(plan, info.and_then(|i| i.fault.as_ref()), &request.target)
+    }
+
+    /// Checks the headers of a request that uses no scenario step (as a
+    /// model call's), records it, and gives the context to answer in.
+    fn record_plain(
+        &self,
+        format: WireFormat,
+        request: &HttpRequest,
+        body: Value,
+    ) -> (Context, Vec<ApiError>) {
         let mut state = self.lock();
         let context = Context {
             format,
@@ -375,14 +426,11 @@ impl Shared {
             method: request.method.clone(),
             path: request.target.clone(),
             headers: request.headers.clone(),
-            body: Value::Null,
+            body,
             violations: errors.iter().map(|e| e.message.clone()).collect(),
             step: None,
         });
-        if let Some(first) = errors.first() {
-            return error_plan(&context, first, None);
-        }
-        models_plan(&context, &self.models)
+        (context, errors)
     }
 }
 
