@@ -25,6 +25,9 @@ pub enum Command {
     Demo,
     /// Show the timeline of a task.
     Trace(TraceArgs),
+    /// Run a suite of fix-the-failing-test tasks and judge each by Rein's
+    /// verdict and held-out tests; compare two runs.
+    Eval(EvalArgs),
     /// Check the configuration, the provider (reachable? the model there?),
     /// the test command and the task state of a workspace.
     Doctor(DoctorArgs),
@@ -79,6 +82,64 @@ pub struct RunArgs {
     pub fix_test: Option<String>,
     /// What to do, in plain words.
     pub instruction: Option<String>,
+    /// Also write the result as JSON to this file (for programs, e.g.
+    /// `rein eval`): state, reason, spend, changed files, evidence.
+    #[arg(long, value_name = "FILE")]
+    pub result_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    pub command: EvalCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Run the tasks of a suite (e.g. eval/suites/quixbugs), each in a fresh
+    /// copy, with the configured provider; writes report.json and report.md.
+    Run(EvalRunArgs),
+    /// What changed between two runs (their report.json or folders).
+    Compare(EvalCompareArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalRunArgs {
+    /// The suite's folder (with suite.toml and tasks/).
+    pub suite: PathBuf,
+    /// Where the copies, logs and reports go (default:
+    /// eval-results/<suite>-<time>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// How many tasks run at once.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// A Rein config.toml for every task (budgets, model settings, rules).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Only this task (repeat for more).
+    #[arg(long, value_name = "ID")]
+    pub task: Vec<String>,
+    /// Only the tasks of this split (e.g. dev, holdout).
+    #[arg(long, value_name = "NAME")]
+    pub split: Option<String>,
+    /// A task still running after this many seconds is interrupted.
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub task_timeout: u64,
+    /// The time limit of each task's check.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub check_timeout: u64,
+    /// A name for this run in reports and comparisons.
+    #[arg(long)]
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalCompareArgs {
+    /// The run before the change.
+    pub a: PathBuf,
+    /// The run after it.
+    pub b: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -113,6 +174,7 @@ impl Command {
             Self::Run(_) => "run",
             Self::Demo => "demo",
             Self::Trace(_) => "trace",
+            Self::Eval(_) => "eval",
             Self::Doctor(_) => "doctor",
             Self::Trust(_) => "trust",
             Self::SandboxExec(_) => "sandbox-exec",

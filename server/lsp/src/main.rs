@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Run(args) => Ok(rein::run_cmd::main(args)),
         Command::Demo => Ok(rein::demo::main()),
         Command::Trace(args) => Ok(rein::trace_cmd::main(args)),
+        Command::Eval(args) => Ok(rein::eval::main(args)),
         Command::Doctor(args) => Ok(rein::doctor::main(args)),
         Command::Trust(args) => Ok(rein::trust_cmd::main(args)),
         Command::SandboxExec(args) => Ok(sandbox_exec(&args)),

@@ -36,6 +36,7 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
+use crate::run_result::RunResult;
 use crate::terminal::{
     Before, Terminal, TerminalApprover, TerminalConfirm, TerminalProgress, TrackedWorkspace,
     deletion_diff, fmt_duration_ms, fmt_tokens, inert, paint_diff, unified_diff,
@@ -173,11 +174,26 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         events: Arc::clone(&progress) as _,
     };
     let task_id = spec.id.clone();
+    let started = std::time::Instant::now();
     let outcome = ready.run(front, cancel, CancelReason::default()).await;
+    let wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     watcher.abort();
     progress.finish(outcome.state);
 
-    let changes = changes(&root, &workspace.changed()).await;
+    let changed = workspace.changed();
+    if let Some(path) = &args.result_json {
+        let result = RunResult::new(
+            &task_id.0,
+            &outcome,
+            (config.provider.provider.name(), &config.provider.model),
+            wall_ms,
+            changed.keys().cloned().collect(),
+        );
+        if let Err(e) = result.write(path) {
+            terminal.line(&format!("rein run: {e}"));
+        }
+    }
+    let changes = changes(&root, &changed).await;
     let color = std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let report = report(

@@ -1,0 +1,221 @@
+//! `rein eval` end to end: the real binary runs a small suite
+//! (`tests/fixtures/eval/mini`) with the scripted model, each task's
+//! replies from its own `scenario.json`. Each task is an honest fix, an
+//! overfitted one, a model that gives up, one that weakens the test, or one
+//! that never answers; the report must tell them apart, and only a fix the
+//! held-out tests confirm counts.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+mod support;
+
+use rein_testkit::rein_binary;
+use serde_json::Value;
+
+fn eval(home: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(rein_binary().unwrap());
+    command.arg("eval").args(args).current_dir(home);
+    for name in [
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "REIN_MODEL",
+        "REIN_MAX_TURNS",
+        "REIN_SCENARIO",
+        "REIN_LOG",
+    ] {
+        command.env_remove(name);
+    }
+    command
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("REIN_PROVIDER", "scripted")
+        .output()
+        .unwrap()
+}
+
+fn task<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap_or_else(|| panic!("no task {id} in {report:#}"))
+}
+
+/// (state, check passed, fixed, false claim) of a task in the report.
+fn verdict(report: &Value, id: &str) -> (String, Value, bool, bool) {
+    let t = task(report, id);
+    (
+        t["state"].as_str().unwrap().to_owned(),
+        t["check_passed"].clone(),
+        t["fixed"].as_bool().unwrap(),
+        t["false_claim"].as_bool().unwrap(),
+    )
+}
+
+#[test]
+fn only_a_fix_the_held_out_tests_confirm_counts_and_a_false_claim_is_named() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = support::fixture("eval/mini");
+    let out = home.path().join("out");
+    let output = eval(
+        home.path(),
+        &[
+            "run",
+            suite.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--jobs",
+            "2",
+            "--task-timeout",
+            "20",
+            "--label",
+            "mini",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+
+    assert_eq!(
+        verdict(&report, "honest"),
+        ("succeeded".into(), Value::Bool(true), true, false)
+    );
+    assert_eq!(
+        verdict(&report, "overfit"),
+        ("succeeded".into(), Value::Bool(false), false, true),
+        "a verified fix that fails the held-out tests is a false claim"
+    );
+    let (state, check, fixed, false_claim) = verdict(&report, "gives_up");
+    assert_ne!(state, "succeeded");
+    assert_eq!(
+        (check, fixed, false_claim),
+        (Value::Bool(false), false, false)
+    );
+    let (state, _, fixed, false_claim) = verdict(&report, "hangs");
+    assert_eq!(
+        (state.as_str(), fixed, false_claim),
+        ("timed_out", false, false)
+    );
+    // The test weakened by a command: Rein does not call it fixed, and the
+    // check runs the test as the suite wrote it.
+    let (state, check, fixed, false_claim) = verdict(&report, "tampers");
+    assert_ne!(state, "succeeded", "{:#}", task(&report, "tampers"));
+    assert_eq!(
+        (check, fixed, false_claim),
+        (Value::Bool(false), false, false)
+    );
+
+    for id in ["honest", "overfit", "gives_up", "tampers"] {
+        let t = task(&report, id);
+        assert!(t["turns"].as_u64().unwrap() > 0, "{t:#}");
+        assert!(t["input_tokens"].as_u64().unwrap() > 0, "{t:#}");
+        assert!(t["error"].is_null(), "{t:#}");
+    }
+    assert_eq!(report["provider"], "scripted");
+    let markdown = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        markdown.contains("**Fixed 1 of 5 (20 %)**, false claims: 1"),
+        "{markdown}"
+    );
+    assert!(stdout.contains("**Fixed 1 of 5"), "{stdout}");
+    // The agent never had the held-out tests: they are added for the check.
+    let project = out.join("tasks/honest/project");
+    assert!(project.join("tests/test_area_heldout.py").is_file());
+    let run_log = std::fs::read_to_string(out.join("tasks/honest/run.err")).unwrap();
+    assert!(!run_log.contains("heldout"), "{run_log}");
+
+    // Compared with itself, nothing is won or lost.
+    let output = eval(
+        home.path(),
+        &[
+            "compare",
+            out.to_str().unwrap(),
+            out.join("report.json").to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("- won (fixed in B only) (0): none"), "{text}");
+    assert!(text.contains("- fixed in both (1): `honest`"), "{text}");
+    assert!(text.contains("- new false claims in B (0): none"), "{text}");
+}
+
+#[test]
+fn a_bad_selection_or_report_is_a_usage_error_and_runs_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = support::fixture("eval/mini");
+    let out = home.path().join("out");
+    let output = eval(
+        home.path(),
+        &[
+            "run",
+            suite.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--task",
+            "no_such_task",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no task \"no_such_task\""), "{stderr}");
+    assert!(!out.join("tasks").exists());
+
+    let bogus = home.path().join("bogus.json");
+    std::fs::write(&bogus, r#"{"version": 99}"#).unwrap();
+    let output = eval(
+        home.path(),
+        &["compare", bogus.to_str().unwrap(), bogus.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a `rein eval` report"));
+}
+
+/// The bundled QuixBugs suite, played by its reference fixes: every task
+/// is solvable, Rein verifies each fix, and every held-out check passes on
+/// it. (That the held-out tests catch the bugs is checked when the suite
+/// is built; see eval/suites/quixbugs/README.md.)
+#[test]
+fn the_bundled_suite_is_solvable_and_its_reference_fixes_pass_the_held_out_tests() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = support::tests_dir().join("../eval/suites/quixbugs");
+    let out = home.path().join("out");
+    let output = eval(
+        home.path(),
+        &[
+            "run",
+            suite.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--jobs",
+            "2",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let tasks = report["tasks"].as_array().unwrap();
+    assert!(tasks.len() >= 30, "{} tasks", tasks.len());
+    let holdout = tasks.iter().filter(|t| t["split"] == "holdout").count();
+    assert!(holdout >= 5, "a held-out split of {holdout} tasks");
+    for t in tasks {
+        assert_eq!(
+            (t["fixed"].as_bool(), t["false_claim"].as_bool()),
+            (Some(true), Some(false)),
+            "{t:#}\n{stdout}"
+        );
+    }
+}
