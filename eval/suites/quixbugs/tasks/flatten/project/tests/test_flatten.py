@@ -1,0 +1,26 @@
+# From QuixBugs (MIT, James Koppel): python_testcases/test_flatten.py and json_testcases/flatten.json.
+# Cases: lines 0, 2, 4, 6 (0-based) of json_testcases/flatten.json, as [args, expected].
+import unittest
+
+from flatten import flatten
+from tests._timeout import case_time_limit
+
+CASES = [
+    [[[[1, [], [2, 3]], [[4]], 5]], [1, 2, 3, 4, 5]],
+    [[[[], [], 1, [], 1, [], []]], [1, 1]],
+    [[[1, 4, 6]], [1, 4, 6]],
+    [[['a', 'b', ['c'], ['d'], [['e']]]], ['a', 'b', 'c', 'd', 'e']],
+]
+
+
+class TestFlatten(unittest.TestCase):
+    def test_flatten(self):
+        for i, (args, expected) in enumerate(CASES):
+            with self.subTest(case=i):
+                with case_time_limit():
+                    result = list(flatten(*args))
+                self.assertEqual(result, expected)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,28 @@
+# From QuixBugs (MIT, James Koppel): python_testcases/test_levenshtein.py and json_testcases/levenshtein.json.
+# Cases: lines 0, 2, 4, 6 (0-based) of json_testcases/levenshtein.json, as [args, expected].
+# The upstream slow case (amanaplanacanalpanama, always skipped upstream) is left out.
+# The time limit is 10 s: this exponential algorithm needs about 2 s for rosettacode even when correct.
+import unittest
+
+from levenshtein import levenshtein
+from tests._timeout import case_time_limit
+
+CASES = [
+    [['electron', 'neutron'], 3],
+    [['rosettacode', 'raisethysword'], 8],
+    [['abcdefg', 'gabcdef'], 2],
+    [['hello', 'olleh'], 4],
+]
+
+
+class TestLevenshtein(unittest.TestCase):
+    def test_levenshtein(self):
+        for i, (args, expected) in enumerate(CASES):
+            with self.subTest(case=i):
+                with case_time_limit(seconds=10):
+                    result = levenshtein(*args)
+                self.assertEqual(result, expected)
+
+
+if __name__ == "__main__":
+    unittest.main()
