@@ -31,6 +31,7 @@ use crate::context::{ContextConfig, ContextManager, Shedding, first_turn, prompt
 use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
 use crate::guard::LoopGuard;
+use crate::harness::Harness;
 use crate::journal::{AgentSnapshot, Journal, JournalError, LoopState, file_hash};
 use crate::permissions::{Policy, TaskApprovals};
 use crate::ports::{
@@ -68,6 +69,8 @@ pub struct AgentConfig {
     pub redactor: Redactor,
     /// The tools the model may call.
     pub tools: Registry,
+    /// All of the harness, or the naive loop it is measured against.
+    pub harness: Harness,
 }
 
 impl AgentConfig {
@@ -84,6 +87,7 @@ impl AgentConfig {
             cancel_reason: CancelReason::default(),
             redactor: Redactor::default(),
             tools: crate::tools::builtin(),
+            harness: Harness::Full,
         }
     }
 }
@@ -135,6 +139,11 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> Outcome {
     let mut agent = Agent::new(task, config, ports, cancel);
+    if agent.config.harness.is_naive() {
+        let text = first_turn::plain_message(&agent.task);
+        agent.history.push(Item::user(text));
+        return agent.run().await;
+    }
     let baseline = agent.ports.verifier.baseline_output();
     let window = agent.context.config.window_tokens;
     let first = first_turn::first_message(
@@ -244,7 +253,11 @@ impl Agent {
         let artifacts = ArtifactDir::new(ports.workspace.root(), &task.id.0);
         Self {
             tracker: BudgetTracker::new(config.budgets.clone()),
-            guard: Mutex::new(LoopGuard::new(config.stale_turn_limit)),
+            guard: Mutex::new(if config.harness.is_naive() {
+                LoopGuard::off()
+            } else {
+                LoopGuard::new(config.stale_turn_limit)
+            }),
             approvals: Mutex::new(TaskApprovals::default()),
             reads: ReadTracker::default(),
             runs: AtomicU32::new(0),
@@ -528,7 +541,7 @@ impl Agent {
                 | StopReason::ToolUse
                 | StopReason::Other(_)
         );
-        if !finished || !calls_of(reply).is_empty() {
+        if !finished || !calls_of(reply).is_empty() || self.config.harness.is_naive() {
             return None;
         }
         let (calls, prose) = match text_calls::find(&reply.text(), &self.config.tools) {
@@ -1147,6 +1160,9 @@ impl Agent {
     /// Summarizes the older part of the history with the model. Returns
     /// whether anything was compacted.
     async fn compact(&mut self, turn: u32) -> Result<bool, Stop> {
+        if self.config.harness.is_naive() {
+            return Ok(false);
+        }
         let Some(cut) = self.context.compaction_cut(&self.history) else {
             return Ok(false);
         };

@@ -34,6 +34,8 @@ pub const CLAIM_LIMIT: usize = 3;
 
 #[derive(Debug)]
 pub struct LoopGuard {
+    /// Off for the naive loop (`crate::harness`): nothing refused or nudged.
+    on: bool,
     /// Bumped whenever the project changes (an edit, a new file, a
     /// command): a repeated call after a change is not a repeat.
     epoch: u64,
@@ -108,8 +110,17 @@ pub enum Before {
 }
 
 impl LoopGuard {
+    /// A guard that never refuses, nudges or stops (the naive loop).
+    pub fn off() -> Self {
+        Self {
+            on: false,
+            ..Self::new(0)
+        }
+    }
+
     pub fn new(stale_limit: u32) -> Self {
         Self {
+            on: true,
             epoch: 0,
             calls: HashMap::new(),
             seen_results: HashSet::new(),
@@ -142,6 +153,9 @@ impl LoopGuard {
             .get(&self.key(tool, arguments))
             .map(Vec::as_slice)
             .unwrap_or_default();
+        if !self.on {
+            return Before::Run;
+        }
         match results {
             [.., a, b] if a == b => {
                 let message = format!(
@@ -169,7 +183,7 @@ impl LoopGuard {
         let results = self.calls.entry(key).or_default();
         let repeat = results.last() == Some(&result);
         results.push(result);
-        repeat.then_some(REPEAT_NOTICE)
+        (repeat && self.on).then_some(REPEAT_NOTICE)
     }
 
     /// Whether a result is something the model has not seen before.
@@ -180,7 +194,7 @@ impl LoopGuard {
     /// Why the task should end, when the model keeps making calls that
     /// were refused: it ignores the refusals and will until the budget.
     pub fn stuck(&self) -> Option<String> {
-        (self.refused >= REFUSAL_LIMIT).then(|| {
+        (self.on && self.refused >= REFUSAL_LIMIT).then(|| {
             format!(
                 "the model kept repeating calls the loop guard had refused ({} refusals with nothing changed in between; last: {})",
                 self.refused, self.last_refused
@@ -193,6 +207,9 @@ impl LoopGuard {
     /// same thing again (giving up: "my edit was not applied, so I stop
     /// here"), or keeps claiming, with nothing changed in between.
     pub fn claim_turned_down(&mut self, text: &str) -> Option<String> {
+        if !self.on {
+            return None;
+        }
         let said = words(text);
         let repeated = self.claims.contains(&said);
         self.claims.push(said);
@@ -211,7 +228,7 @@ impl LoopGuard {
     /// Ends a turn. Returns the nudge when too many turns in a row brought
     /// nothing new.
     pub fn end_turn(&mut self, learned_something: bool) -> Option<String> {
-        if learned_something {
+        if learned_something || !self.on {
             self.stale_turns = 0;
             return None;
         }

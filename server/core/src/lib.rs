@@ -22,6 +22,7 @@ pub mod exec;
 pub mod failpoint;
 pub mod fakes;
 pub mod guard;
+pub mod harness;
 pub mod host;
 pub mod inert;
 pub mod journal;

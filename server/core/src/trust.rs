@@ -275,6 +275,15 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
     for (setting, effect) in crate::sandbox_config::loosening(&ws.sandbox, &own_sandbox) {
         grant(&setting, effect);
     }
+    if let Some(harness) = ws.harness.as_deref().filter(|h| h.trim() != "full") {
+        grant(
+            "harness",
+            format!(
+                "run the {} harness (no first-turn context, loop guard or compaction)",
+                shown(harness)
+            ),
+        );
+    }
     if ws.allow_test_edits == Some(true) {
         grant(
             "allow_test_edits",
@@ -341,6 +350,7 @@ max_cost_usd = 100.0
 test_command = "make test"
 test_report = "build/report.xml"
 allow_test_edits = true
+harness = "naive"
 [permissions]
 allow = ["run_command(*)"]
 ask = ["read_file(docs/**)"]
@@ -366,6 +376,7 @@ deny = ["run_command(make deploy:*)"]
         assert_eq!(config.test_command, None);
         assert_eq!(config.test_report, None);
         assert!(!config.allow_test_edits);
+        assert_eq!(config.harness, crate::harness::Harness::Full);
         use crate::permissions::Decision;
         let run = |command| {
             config
@@ -390,6 +401,7 @@ deny = ["run_command(make deploy:*)"]
             run `make test` as the test command, without asking (test_command)
             take `build/report.xml` as the test report that shows a fix passing (test_report)
             allow `run_command(*)` without asking (permissions.allow)
+            run the naive harness (no first-turn context, loop guard or compaction) (harness)
             let a fix-test task change the test it must fix (allow_test_edits)
             raise max turns to 50 (yours: 3) (max_turns)
             raise the cost budget to $100 (yours: $0.01) (max_cost_usd)"#]]
@@ -410,7 +422,21 @@ deny = ["run_command(make deploy:*)"]
         assert_eq!(config.budgets.max_turns, 50);
         assert!(config.ignored.is_empty());
         assert!(config.allow_test_edits);
+        assert_eq!(config.harness, crate::harness::Harness::Naive);
         assert_eq!(config.test_report.as_deref(), Some("build/report.xml"));
+    }
+
+    #[test]
+    fn an_unknown_harness_is_an_error_that_names_the_choices() {
+        let layer = Layer {
+            source: Source::User,
+            settings: toml::from_str("harness = \"lean\"\n").unwrap(),
+        };
+        let error = Config::resolve(&[layer], &env(USER_ENV), true).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "harness must be \"full\" or \"naive\", got \"lean\""
+        );
     }
 
     /// A report is read from the workspace only: a path out of it is a

@@ -108,6 +108,50 @@ async fn identical_failing_test_runs_trip_the_guard() {
     );
 }
 
+/// The naive loop (`harness = "naive"`, what `rein eval` measures the
+/// harness against): nothing refused or nudged, no call read from the
+/// model's text, and a first message with the goal only.
+#[tokio::test]
+async fn the_naive_harness_refuses_nothing_and_reads_no_calls_from_text() {
+    let mut scenario = Scenario::new();
+    for _ in 0..4 {
+        scenario = scenario.reply(Reply::tool_call("run_tests", json!({"target": TARGET})));
+    }
+    let scenario = scenario.reply(Reply::text(
+        "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"cart.py\"}}\n```",
+    ));
+    let (exec, runs) = failing_with_fresh_timings();
+    let r = Setup::new(cart_workspace())
+        .exec(exec)
+        .run(scenario, |c| {
+            c.budgets.max_turns = 5;
+            c.harness = rein_core::harness::Harness::Naive;
+        })
+        .await;
+    let results = support::tool_results(&r);
+    assert_eq!(results.len(), 4, "{results:?}");
+    for result in &results {
+        assert!(result.starts_with("ERROR $ run-tests"), "{results:?}");
+    }
+    assert_eq!(guard_events(&r), Vec::<String>::new());
+    // The text was a claim, checked by running the target once more.
+    assert_eq!(runs.load(Ordering::SeqCst), 6, "{:?}", r.exec.commands());
+    let read_from_text = r.progress.events().iter().any(|e| {
+        matches!(e, TaskEvent::Context { transformation, .. } if transformation == "tool_calls_from_text")
+    });
+    assert!(!read_from_text);
+    let first = r.server.requests()[0].body["messages"].to_string();
+    assert!(
+        first.contains("Run it with run_tests to see how it fails."),
+        "{first}"
+    );
+    assert!(
+        !first.contains("AssertionError"),
+        "the baseline is not shown: {first}"
+    );
+    assert_ne!(r.outcome.state, TaskState::Succeeded);
+}
+
 #[tokio::test]
 async fn a_test_run_that_changed_is_not_a_repeat() {
     // Same call, nothing edited, but the runner reports a different

@@ -104,6 +104,7 @@ async fn prepare(
     agent.budgets = config.budgets.clone();
     agent.test_command = test_command.clone();
     agent.allow_test_edits = config.allow_test_edits;
+    agent.harness = config.harness;
     agent.prices = config.provider.prices.clone();
     agent.project_instructions = instructions::project_instructions(root);
     agent.context = ContextConfig::for_window(context_window(&config.provider).await);

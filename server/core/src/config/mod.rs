@@ -13,6 +13,7 @@ pub(crate) use budgets::{BadNumber, budgets};
 pub use settings::{Layer, PermissionSettings, Settings, Source};
 
 use crate::budget::Budgets;
+use crate::harness::Harness;
 use crate::permissions::{Policy, RuleError};
 use crate::sandbox_config::{SandboxConfig, SandboxConfigError};
 use crate::testing::command::TestCommand;
@@ -29,6 +30,7 @@ pub struct Config {
     /// Where the test command writes JUnit XML reports, if it does.
     pub test_report: Option<String>,
     pub allow_test_edits: bool,
+    pub harness: Harness,
     /// The sandbox commands run in.
     pub sandbox: SandboxConfig,
     /// What the workspace's own settings would have granted and were
@@ -50,6 +52,8 @@ pub enum ConfigError {
         "test_report must be a path or glob inside the workspace (relative, without `..`), got {0:?}"
     )]
     TestReport(String),
+    #[error("harness must be \"full\" or \"naive\", got {0:?}")]
+    BadHarness(String),
 }
 
 impl From<BadNumber> for ConfigError {
@@ -127,6 +131,14 @@ impl Config {
             .unwrap_or(false)
             && !restricted.iter().any(|l| l.allow_test_edits == Some(false));
 
+        // Only the user's own settings (or a trusted workspace's) weaken the harness.
+        let harness = match honoured.iter().find_map(|l| l.harness.as_deref()) {
+            Some(text) => {
+                Harness::parse(text).ok_or_else(|| ConfigError::BadHarness(text.to_owned()))?
+            }
+            None => Harness::Full,
+        };
+
         let test_report = honoured.iter().find_map(|l| l.test_report.clone());
         if let Some(report) = &test_report
             && !crate::host::junit::valid_pattern(report)
@@ -144,6 +156,7 @@ impl Config {
                 .find_map(|l| l.test_command.clone())
                 .map(|c| TestCommand::custom(&c)),
             allow_test_edits,
+            harness,
             sandbox,
             ignored: if trusted {
                 Vec::new()

@@ -32,6 +32,9 @@ pub struct Settings {
     pub test_report: Option<String>,
     #[serde(alias = "allowTestEdits")]
     pub allow_test_edits: Option<bool>,
+    /// `full` (the default) or `naive` (for measuring the harness, see
+    /// `crate::harness`).
+    pub harness: Option<String>,
     pub permissions: PermissionSettings,
     pub sandbox: SandboxSettings,
 }

@@ -51,6 +51,17 @@ pub struct Sources<'a> {
     pub budget_tokens: u64,
 }
 
+/// The naive loop's first message (`crate::harness`): the goal, and for a
+/// fix-test task where the test is, nothing the harness already knows.
+pub fn plain_message(task: &TaskSpec) -> String {
+    match &task.kind {
+        TaskKind::FixTest { path, name } => format!(
+            "Fix the failing test `{name}` in `{path}`.\nRun it with run_tests to see how it fails.\n"
+        ),
+        _ => task.goal.clone(),
+    }
+}
+
 pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessage {
     let TaskKind::FixTest { path, name } = &task.kind else {
         return FirstMessage {
