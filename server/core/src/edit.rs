@@ -6,12 +6,21 @@
 //! is applied fuzzily: a near miss is an error whose message shows the model
 //! what the file really holds, so its next call is exact.
 //!
-//! **The one normalization.** The model cannot see line endings. When the
+//! **Line endings.** The model cannot see line endings. When the
 //! file has CRLF line endings and `old_text` only matches once its bare `\n`
 //! are read as `\r\n`, the edit is applied with `old_text` and `new_text`
 //! translated to CRLF; likewise `new_text` is translated when it is inserted
 //! into a file whose every line ends in CRLF. [`Applied::crlf_translated`]
-//! says when this happened. Nothing else is normalized.
+//! says when this happened.
+//!
+//! **Rein's own line numbers.** Files are shown to the model with line
+//! numbers (`    20\t…`), and small models copy them into `old_text`.
+//! When `old_text` is not found as written, every one of its lines carries
+//! such a number, the numbers count up by one, and the text without them
+//! is in the file starting at exactly the first number's line, the edit is
+//! applied there (with `new_text`'s numbers removed too, if every line of it
+//! has one). [`Applied::numbers_removed`] says so. Nothing else is
+//! normalized.
 //!
 //! Line numbers are 1-based and count `\n` (a CRLF line is one line).
 //!
@@ -53,18 +62,30 @@ pub struct Applied {
     /// The file uses CRLF line endings and the edit's `\n` were translated
     /// to `\r\n` (see the module docs).
     pub crlf_translated: bool,
+    /// `old_text` quoted the file with Rein's line numbers, which were
+    /// removed (see the module docs).
+    pub numbers_removed: bool,
 }
 
 impl Applied {
     /// A remark for the model when the edit was applied other than
     /// literally (today: only the CRLF translation).
     pub fn note(&self, path: &str) -> Option<String> {
-        self.crlf_translated.then(|| {
-            format!(
+        let mut notes = Vec::new();
+        if self.crlf_translated {
+            notes.push(format!(
                 "{path} uses CRLF line endings; the edit's LF line endings were converted \
                  to CRLF"
-            )
-        })
+            ));
+        }
+        if self.numbers_removed {
+            notes.push(
+                "old_text included the line numbers Rein shows before each line; they are not \
+                 part of the file and were removed (leave them out next time)"
+                    .to_owned(),
+            );
+        }
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }
 
@@ -234,10 +255,31 @@ pub fn apply(
         crlf_translated = true;
     }
 
+    let mut numbers_removed = false;
+    if starts.is_empty()
+        && let Some((first_line, bare_old)) = without_line_numbers(old_text)
+    {
+        let at_that_line: Vec<usize> = occurrences(text, &bare_old)
+            .into_iter()
+            .filter(|&at| line_at(text, at) == first_line)
+            .collect();
+        let bare_new =
+            without_line_numbers(new_text).map_or_else(|| new_text.to_owned(), |(_, t)| t);
+        if at_that_line.len() == 1 {
+            if bare_old == bare_new {
+                return Err(MatchError::NoChange);
+            }
+            starts = at_that_line;
+            new = Cow::Owned(bare_new);
+            old = Cow::Owned(bare_old);
+            numbers_removed = true;
+        }
+    }
+
     let Some(&first) = starts.first() else {
         return Err(not_found(text, old_text));
     };
-    if starts.len() > 1 && !replace_all {
+    if starts.len() > 1 && !replace_all && !numbers_removed {
         let mut lines = lines_of(text, &starts);
         lines.dedup();
         return Err(MatchError::Ambiguous {
@@ -246,7 +288,7 @@ pub fn apply(
         });
     }
 
-    let (result, replacements) = if replace_all {
+    let (result, replacements) = if replace_all && !numbers_removed {
         let n = text.matches(old.as_ref()).count();
         (text.replace(old.as_ref(), &new), n)
     } else {
@@ -261,7 +303,37 @@ pub fn apply(
         replacements,
         first_line: line_at(text, first),
         crlf_translated,
+        numbers_removed,
     })
+}
+
+/// `text` without Rein's line numbers (`{n:>6}\t` before each line, as
+/// `read_file` and the first message show files), and the first number:
+/// only when every line has one and they count up by one.
+fn without_line_numbers(text: &str) -> Option<(usize, String)> {
+    let mut first = None;
+    let mut bare = String::with_capacity(text.len());
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let line = line.trim_start_matches(' ');
+        // A blank line may come without the tab after its number.
+        let (number, rest) = match line.split_once('\t') {
+            Some(split) => split,
+            None => (
+                line.trim_end_matches(['\r', '\n']),
+                &line[line.trim_end_matches(['\r', '\n']).len()..],
+            ),
+        };
+        if number.is_empty() || number.len() > 9 || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: usize = number.parse().ok()?;
+        let start = *first.get_or_insert(n);
+        if n != start + i {
+            return None;
+        }
+        bare.push_str(rest);
+    }
+    Some((first?, bare))
 }
 
 /// Byte offsets of every occurrence of `pat`, overlapping ones included
@@ -606,6 +678,81 @@ def count(items):
         total += 1
     return total
 ";
+
+    /// Qwen2.5-Coder-1.5B copied the line numbers of the first message
+    /// into old_text on every turn of a real run, and never fixed a thing.
+    #[test]
+    fn old_text_with_reins_line_numbers_applies_at_exactly_those_lines() {
+        // `total = 0 / for item in items:` is at lines 2-3 and 9-10: the
+        // numbers say which, and an exact match is needed there.
+        let numbered = "     9\t    total = 0\n    10\t    for item in items:\n";
+        let applied = apply(
+            CART,
+            numbered,
+            "    total = 1\n    for item in items:\n",
+            false,
+        )
+        .unwrap();
+        assert!(applied.numbers_removed);
+        assert_eq!(applied.first_line, 9);
+        assert!(
+            applied.text.contains("def count(items):\n    total = 1\n"),
+            "{}",
+            applied.text
+        );
+        assert!(
+            applied
+                .text
+                .starts_with("def total(items):\n    total = 0\n")
+        );
+        assert!(applied.note("f.py").unwrap().contains("line numbers"));
+        // new_text numbered too: both lose them.
+        let applied = apply(
+            CART,
+            "     4\t        total += item.price\n",
+            "     4\t        total += item.price * item.qty\n",
+            false,
+        )
+        .unwrap();
+        assert!(
+            applied
+                .text
+                .contains("        total += item.price * item.qty\n")
+        );
+        assert!(!applied.text.contains('\t'));
+        // A blank line written as its number alone.
+        let applied = apply(
+            CART,
+            "     5\t    return total\n     6\n     7\n     8\tdef count(items):\n",
+            "    return total\n\n\ndef count(items, kind):\n",
+            false,
+        )
+        .unwrap();
+        assert!(applied.text.contains("def count(items, kind):"));
+        // Not applied: numbers that do not name the lines the text is at,
+        // numbers that skip, a line without a number, or nothing to change.
+        for (old, new, says) in [
+            ("     3\t    total = 0\n", "    total = 1\n", "not found"),
+            (
+                "     9\t    total = 0\n    11\t    for item in items:\n",
+                "x",
+                "not found",
+            ),
+            (
+                "     9\t    total = 0\n    for item in items:\n",
+                "x",
+                "not found",
+            ),
+            (
+                "     9\t    total = 0\n",
+                "     9\t    total = 0\n",
+                "identical",
+            ),
+        ] {
+            let error = apply(CART, old, new, false).unwrap_err().message("f.py");
+            assert!(error.contains(says), "{old:?}: {error}");
+        }
+    }
 
     #[test]
     fn table() {

@@ -42,7 +42,7 @@ pub fn find(text: &str, tools: &Registry) -> Found {
     let mut problems = Vec::new();
     let mut prose = text.to_owned();
     for (span, json) in candidates(text) {
-        let Ok(value) = serde_json::from_str::<Value>(json.trim()) else {
+        let Some(value) = lenient_json(json.trim()) else {
             if looks_like_a_call(json) {
                 problems.push(format!(
                     "the call you wrote is not valid JSON: {}",
@@ -92,6 +92,40 @@ pub fn find(text: &str, tools: &Registry) -> Found {
         calls,
         prose: prose.trim().to_owned(),
     }
+}
+
+/// JSON as models write it in text: strict, else with the raw tabs and
+/// line breaks inside strings escaped (code copied into `old_text` keeps
+/// its tabs; strict JSON refuses them, and the model cannot see why).
+fn lenient_json(json: &str) -> Option<Value> {
+    if let Ok(value) = serde_json::from_str(json) {
+        return Some(value);
+    }
+    let mut escaped = String::with_capacity(json.len() + 16);
+    let (mut in_string, mut after_backslash) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            if after_backslash {
+                after_backslash = false;
+            } else if c == '\\' {
+                after_backslash = true;
+            } else if c == '"' {
+                in_string = false;
+            } else if c.is_control() {
+                match c {
+                    '\n' => escaped.push_str("\\n"),
+                    '\r' => escaped.push_str("\\r"),
+                    '\t' => escaped.push_str("\\t"),
+                    other => escaped.push_str(&format!("\\u{:04x}", u32::from(other))),
+                }
+                continue;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+        escaped.push(c);
+    }
+    serde_json::from_str(&escaped).ok()
 }
 
 /// How to call, for a model that wrote its calls as text.
@@ -234,6 +268,17 @@ mod tests {
                 "{\"type\": \"function\", \"function\": {\"name\": \"run_tests\", \"arguments\": \"{\\\"target\\\": \\\"tests/test_gcd.py\\\"}\"}}"
             ),
             [run()]
+        );
+        // Code copied into a string with its raw tab and line break
+        // (Qwen2.5-Coder-1.5B, seen with llama.cpp): strict JSON refuses it.
+        assert_eq!(
+            calls(
+                "```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"gcd.py\", \"old_text\": \"\tif b == 0:\n\t\treturn a\", \"new_text\": \"x \\\"q\\\"\"}}\n```"
+            ),
+            [(
+                "edit_file".to_owned(),
+                json!({"path": "gcd.py", "old_text": "\tif b == 0:\n\t\treturn a", "new_text": "x \"q\""})
+            )]
         );
         assert_eq!(
             calls("{\"name\": \"read_file\", \"parameters\": {\"path\": \"gcd.py\"}}"),

@@ -36,7 +36,18 @@ async fn a_fix_test_task_starts_from_the_failure_the_test_and_the_code_under_tes
         .run(fix_at_once(), |_| {})
         .await;
     expect_test::expect![[r#"
-        Fix the failing test `TestCart.test_total` in `tests/test_cart.py`.
+        Fix the failing test `TestCart.test_total` in `tests/test_cart.py`. The test is right: fix the code it exercises, most likely `cart.py`. Edits that change the test are refused.
+
+        The code it exercises (from the failure's traceback and the test's imports):
+        cart.py (v1), lines 1-7 of 7:
+             1	class Item:
+             2	    def __init__(self, price, qty):
+             3	        self.price = price
+             4	        self.qty = qty
+             5	
+             6	def total(items):
+             7	    return len(items)
+
         Rein ran the tests before you started, so you do not need to run them to see the failure:
         $ run-tests tests/test_cart.py
         exit code 1; failing: tests.test_cart.TestCart.test_total
@@ -58,17 +69,7 @@ async fn a_fix_test_task_starts_from_the_failure_the_test_and_the_code_under_tes
              7	        items = [Item(10, 1), Item(10, 2)]
              8	        self.assertEqual(total(items), 30)
 
-        The code it exercises (from the failure's traceback and the test's imports):
-        cart.py (v1), lines 1-7 of 7:
-             1	class Item:
-             2	    def __init__(self, price, qty):
-             3	        self.price = price
-             4	        self.qty = qty
-             5	
-             6	def total(items):
-             7	    return len(items)
-
-        Files shown whole above count as read: you may edit them directly. Find the bug in the code under test, fix it there, then run the test."#]]
+        Files shown whole above count as read: edit them directly with edit_file (old_text is the file's text, without the line numbers). Find the bug in the code under test, fix it there, then run the test."#]]
     .assert_eq(&first_user_message(&r));
     // The model edited at once, without reading: the file counted as read.
     assert_eq!(
@@ -133,5 +134,30 @@ async fn a_secret_in_the_code_under_test_never_reaches_the_first_message() {
         full_results(&r)[0].starts_with("Read cart.py with read_file before editing it"),
         "{:?}",
         full_results(&r)
+    );
+}
+
+/// Seen with Qwen2.5-Coder-1.5B: the traceback named
+/// `/tmp/…/project/gcd.py` and the model edited `project/gcd.py`, to be
+/// told to read a file that does not exist. It is told the path it meant.
+#[tokio::test]
+async fn an_edit_of_a_path_that_is_not_there_names_the_file_it_meant() {
+    let scenario = Scenario::new()
+        .reply(Reply::text("Fixing.").tool_call(
+            "edit_file",
+            json!({"path": "project/cart.py", "old_text": "    return len(items)", "new_text": "    return 0"}),
+        ))
+        .reply(Reply::text("Fixing.").tool_call(
+            "edit_file",
+            json!({"path": "nowhere/else.py", "old_text": "a", "new_text": "b"}),
+        ))
+        .reply(Reply::text("Done."));
+    let r = Setup::new(cart_workspace()).run(scenario, |_| {}).await;
+    assert_eq!(
+        full_results(&r)[..2],
+        [
+            "There is no file project/cart.py in the project. Did you mean cart.py? Paths are relative to the project's root.",
+            "There is no file nowhere/else.py in the project (paths are relative to the project's root); to make a new file use create_file.",
+        ]
     );
 }

@@ -19,7 +19,7 @@ use super::fit_tokens;
 use crate::paths;
 use crate::permissions::{Decision, Policy};
 use crate::ports::BaselineOutput;
-use crate::task::{TaskKind, TaskSpec};
+use crate::task::{Acceptance, TaskKind, TaskSpec};
 use crate::testfind;
 use crate::tools::read_file;
 use crate::workspace::{ReadVersion, Workspace};
@@ -69,18 +69,21 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
             reads: Vec::new(),
         };
     };
-    let mut out = format!("Fix the failing test `{name}` in `{path}`.\n");
     let mut reads = Vec::new();
     let mut budget = Budget {
         left: sources.budget_tokens,
         redactor: sources.redactor,
     };
-
+    // Spent in order of need (the failure, the test, the code); shown code
+    // first: small models edit the first code they see, and the test is
+    // the one file they must not change.
+    let mut failure = String::new();
     match sources.baseline {
-        Some(run) => budget.spend(&mut out, &failure_block(run)),
-        None => out.push_str("Run it with run_tests to see how it fails.\n"),
+        Some(run) => budget.spend(&mut failure, &failure_block(run, sources.workspace.root())),
+        None => failure.push_str("\nRun it with run_tests to see how it fails.\n"),
     }
 
+    let mut test_block = String::new();
     let test_file = sources.workspace.read_file(path).await.ok();
     if let Some(file) = &test_file
         && readable(sources.policy, path)
@@ -100,14 +103,15 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
                 }
                 None => String::new(),
             };
-        budget.spend(&mut out, &block);
+        budget.spend(&mut test_block, &block);
     }
 
-    let mut shown = 0;
+    let mut code = String::new();
+    let mut shown: Vec<String> = Vec::new();
     for (candidate, line) in
         code_under_test(path, test_file.as_ref().map(|f| f.text.as_str()), sources)
     {
-        if shown == MAX_FILES || budget.left < 200 {
+        if shown.len() == MAX_FILES || budget.left < 200 {
             break;
         }
         // Most candidates are guesses (an import's possible homes).
@@ -150,16 +154,34 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
         if whole && clean {
             reads.push((candidate.clone(), file.version.clone()));
         }
-        if shown == 0 {
-            out.push_str(
-                "\nThe code it exercises (from the failure's traceback and the test's imports):",
-            );
-        }
-        budget.spend(&mut out, &block);
-        shown += 1;
+        budget.spend(&mut code, &block);
+        shown.push(candidate);
     }
+
+    let protected = task
+        .acceptance
+        .iter()
+        .any(|a| matches!(a, Acceptance::AssertionsUnchanged { .. }));
+    let mut out = format!("Fix the failing test `{name}` in `{path}`.");
+    match (shown.first(), protected) {
+        (Some(first), true) => out.push_str(&format!(
+            " The test is right: fix the code it exercises, most likely `{first}`. Edits that change the test are refused.\n"
+        )),
+        (Some(first), false) => out.push_str(&format!(
+            " Fix the code it exercises, most likely `{first}`.\n"
+        )),
+        (None, _) => out.push('\n'),
+    }
+    if !code.is_empty() {
+        out.push_str(
+            "\nThe code it exercises (from the failure's traceback and the test's imports):",
+        );
+        out.push_str(&code);
+    }
+    out.push_str(&failure);
+    out.push_str(&test_block);
     out.push_str(
-        "\nFiles shown whole above count as read: you may edit them directly. Find the bug in the code under test, fix it there, then run the test.",
+        "\nFiles shown whole above count as read: edit them directly with edit_file (old_text is the file's text, without the line numbers). Find the bug in the code under test, fix it there, then run the test.",
     );
     FirstMessage { text: out, reads }
 }
@@ -182,9 +204,13 @@ impl Budget<'_> {
 }
 
 /// The baseline run as the model reads it.
-fn failure_block(run: &BaselineOutput) -> String {
+/// Paths in the output are shown relative to the project, as the tools
+/// take them: a model that sees `/tmp/x/project/gcd.py` calls
+/// `project/gcd.py`.
+fn failure_block(run: &BaselineOutput, root: &std::path::Path) -> String {
+    let prefix = format!("{}/", root.display());
     let mut out = String::from(
-        "Rein ran the tests before you started, so you do not need to run them to see the failure:\n",
+        "\nRein ran the tests before you started, so you do not need to run them to see the failure:\n",
     );
     let _ = writeln!(out, "$ {}", run.command);
     let exit = run
@@ -204,7 +230,7 @@ fn failure_block(run: &BaselineOutput) -> String {
     if !tail.is_empty() {
         out.push_str("output (last lines):\n");
         for line in tail {
-            let _ = writeln!(out, "{line}");
+            let _ = writeln!(out, "{}", line.replace(&prefix, ""));
         }
     }
     if !run.log_path.is_empty() {
@@ -371,6 +397,31 @@ fn imports(test_path: &str, text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seen with Qwen2.5-Coder-1.5B: `/tmp/…/project/gcd.py` in a traceback
+    /// became `edit_file project/gcd.py`.
+    #[test]
+    fn paths_in_the_failure_are_shown_relative_to_the_project() {
+        let run = BaselineOutput {
+            command: "python3 -m unittest tests.test_gcd".into(),
+            exit_code: Some(1),
+            failures: vec!["tests.test_gcd.TestGcd.test_gcd".into()],
+            tail: vec![
+                "  File \"/tmp/e/tasks/gcd/project/gcd.py\", line 5, in gcd".into(),
+                "  File \"/tmp/e/tasks/gcd/projectile/x.py\", line 1".into(),
+            ],
+            log_path: String::new(),
+        };
+        let block = failure_block(&run, std::path::Path::new("/tmp/e/tasks/gcd/project"));
+        assert!(
+            block.contains("  File \"gcd.py\", line 5, in gcd"),
+            "{block}"
+        );
+        assert!(
+            block.contains("/tmp/e/tasks/gcd/projectile/x.py"),
+            "{block}"
+        );
+    }
 
     #[test]
     fn frames_are_found_in_the_runners_words() {

@@ -29,6 +29,25 @@ fn label(cx: &ToolCx<'_>) -> String {
     }
 }
 
+/// Why an edit of a file that is not there failed, with the file the
+/// model most likely meant: the same path without leading folders (a
+/// model that saw `/tmp/x/project/gcd.py` in a traceback writes
+/// `project/gcd.py`).
+async fn no_such_file(cx: &ToolCx<'_>, path: &str) -> String {
+    let mut rest = path;
+    while let Some((_, shorter)) = rest.split_once('/') {
+        rest = shorter;
+        if !rest.is_empty() && cx.workspace.exists(rest).await {
+            return format!(
+                "There is no file {path} in the project. Did you mean {rest}? Paths are relative to the project's root."
+            );
+        }
+    }
+    format!(
+        "There is no file {path} in the project (paths are relative to the project's root); to make a new file use create_file."
+    )
+}
+
 pub async fn edit_file(
     cx: &ToolCx<'_>,
     args: EditArgs<'_>,
@@ -36,6 +55,9 @@ pub async fn edit_file(
 ) -> ToolOutput {
     let path = args.path;
     let Some(base) = cx.reads.get(path) else {
+        if !cx.workspace.exists(path).await {
+            return ToolOutput::error(no_such_file(cx, path).await);
+        }
         return ToolOutput::error(format!(
             "Read {path} with read_file before editing it: edit_file applies to the version you last read."
         ));
