@@ -219,3 +219,60 @@ fn the_bundled_suite_is_solvable_and_its_reference_fixes_pass_the_held_out_tests
         );
     }
 }
+
+/// Attack: the agent's commands go looking for the held-out tests (the
+/// suite is on the same disk). The sandbox keeps them out of reach: only
+/// the project copy, the system and the toolchains are readable.
+#[test]
+fn the_agents_commands_cannot_read_the_held_out_tests() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = home.path().join("suite");
+    let task = suite.join("tasks/peek");
+    let honest = support::fixture("eval/mini/tasks/honest");
+    std::fs::create_dir_all(&task).unwrap();
+    std::fs::write(suite.join("suite.toml"), "name = \"peek\"\n").unwrap();
+    std::fs::copy(honest.join("task.toml"), task.join("task.toml")).unwrap();
+    support::copy_dir(&honest.join("project"), &task.join("project"));
+    support::copy_dir(&honest.join("heldout"), &task.join("heldout"));
+    let secret = task.join("heldout/tests/test_area_heldout.py");
+    let scenario = serde_json::json!({
+        "replies": [
+            {"text": "Looking around.", "tool_calls": [{"name": "run_command", "input": {
+                "command": format!("cp {} tests/leaked.py", secret.display())
+            }}]},
+            {"text": "Fixing.", "tool_calls": [{"name": "edit_file", "input": {
+                "path": "area.py", "old_text": "return w + h", "new_text": "return w * h"
+            }}]},
+            {"text": "Fixed: area() multiplies."}
+        ]
+    });
+    std::fs::write(task.join("scenario.json"), scenario.to_string()).unwrap();
+
+    let out = home.path().join("out");
+    let output = eval(
+        home.path(),
+        &[
+            "run",
+            suite.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let project = out.join("tasks/peek/project");
+    assert!(
+        !project.join("tests/leaked.py").exists(),
+        "the held-out test was copied into the project"
+    );
+    // The command ran, and the kernel refused the read.
+    let artifacts = project.join(".rein/artifacts");
+    let task_dir = std::fs::read_dir(artifacts)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let log = std::fs::read_to_string(task_dir.join("run-1.log")).unwrap();
+    assert!(log.contains("Permission denied"), "{log}");
+}
