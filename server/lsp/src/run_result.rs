@@ -74,17 +74,27 @@ impl RunResult {
 
     /// The result a `rein run` wrote, or why it cannot be read.
     pub fn read(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("no result at {}: {e}", path.display()))?;
-        let version = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
-        if version != Some(u64::from(VERSION)) {
-            return Err(format!(
-                "{}: not a `rein run` result of version {VERSION}",
-                path.display()
-            ));
-        }
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        read_versioned(path, VERSION, "a `rein run` result")
     }
+}
+
+/// A JSON file of ours whose `version` must be `version` exactly: a file
+/// of another version, or not ours, is named as such rather than misread.
+pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    version: u32,
+    what: &str,
+) -> Result<T, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("no file at {}: {e}", path.display()))?;
+    let found = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
+    if found != Some(u64::from(version)) {
+        return Err(format!(
+            "{}: not {what} of version {version}",
+            path.display()
+        ));
+    }
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -53,6 +53,26 @@ pub struct TaskResult {
 }
 
 impl TaskResult {
+    /// A task before its run is known: nothing spent, nothing judged.
+    pub fn not_run(id: &str, split: &str, dir: &std::path::Path) -> Self {
+        Self {
+            id: id.to_owned(),
+            split: split.to_owned(),
+            state: "error".to_owned(),
+            reason: String::new(),
+            check_passed: None,
+            fixed: false,
+            false_claim: false,
+            turns: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: 0.0,
+            wall_ms: 0,
+            error: None,
+            dir: dir.display().to_string(),
+        }
+    }
+
     /// Judges a run: `succeeded` is Rein's claim, `check` the evidence.
     pub fn judge(&mut self) {
         let claimed = self.state == "succeeded";
@@ -103,17 +123,7 @@ impl Totals {
 
 impl Report {
     pub fn read(path: &std::path::Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let version = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
-        if version != Some(u64::from(VERSION)) {
-            return Err(format!(
-                "{}: not a `rein eval` report of version {VERSION}",
-                path.display()
-            ));
-        }
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        crate::run_result::read_versioned(path, VERSION, "a `rein eval` report")
     }
 
     pub fn splits(&self) -> Vec<String> {

@@ -95,22 +95,8 @@ async fn run_one(task: &Task, options: &Options) -> TaskResult {
     let started = Instant::now();
     let ran = rein_run(task, options, &dir, &project).await;
     let wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut result = TaskResult {
-        id: task.id.clone(),
-        split: task.split.clone(),
-        state: "error".to_owned(),
-        reason: String::new(),
-        check_passed: None,
-        fixed: false,
-        false_claim: false,
-        turns: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: 0.0,
-        wall_ms,
-        error: None,
-        dir: dir.display().to_string(),
-    };
+    let mut result = TaskResult::not_run(&task.id, &task.split, &dir);
+    result.wall_ms = wall_ms;
     match ran {
         Ran::TimedOut => {
             result.state = "timed_out".to_owned();
@@ -154,20 +140,8 @@ async fn run_one(task: &Task, options: &Options) -> TaskResult {
 
 fn errored(id: &str, split: &str, dir: PathBuf, error: String) -> TaskResult {
     TaskResult {
-        id: id.to_owned(),
-        split: split.to_owned(),
-        state: "error".to_owned(),
-        reason: String::new(),
-        check_passed: None,
-        fixed: false,
-        false_claim: false,
-        turns: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: 0.0,
-        wall_ms: 0,
         error: Some(error),
-        dir: dir.display().to_string(),
+        ..TaskResult::not_run(id, split, &dir)
     }
 }
 
