@@ -103,6 +103,7 @@ impl Dispatcher<'_> {
             approvals: self.approvals,
             status: self.status,
             allow_test_edits: self.allow_test_edits,
+            redactor: self.redactor,
         };
         let output = tool
             .run(&call.arguments, &running)

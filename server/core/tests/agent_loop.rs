@@ -170,7 +170,7 @@ async fn bad_tool_calls_get_results_that_help() {
     let results = support::full_results(&r);
     expect_test::expect![[r#"
         [
-            "There is no tool named \"cat\". The tools are: read_file, list_files, search, edit_file, create_file, run_tests, run_command, ask_user, git_diff.",
+            "There is no tool named \"cat\". The tools are: read_file, list_files, search, edit_file, write_file, create_file, run_tests, run_command, ask_user, git_diff.",
             "Invalid arguments for read_file: missing required argument `path`; unknown argument `paht`; did you mean `path`? (the arguments are: end_line, path, start_line); `start_line` must be an integer, got a string (\"1\"). Call it again with arguments that match its schema.",
             "carts.py not found; did you mean cart.py?",
             "Read cart.py with read_file before editing it: edit_file applies to the version you last read.",
@@ -784,4 +784,108 @@ async fn the_models_text_streams_to_the_front_end_as_it_comes() {
         assert_eq!(joined, text, "turn {turn}");
         assert!(*pieces > 1, "turn {turn} came in one piece");
     }
+}
+
+/// Small models handle whole files better than exact replacements
+/// (Aider's "whole" edit format; Qwen2.5-Coder-1.5B could not quote an
+/// `old_text`): `write_file` rewrites a file the model read, under the
+/// rules of `edit_file` — read first, the target test protected.
+#[tokio::test]
+async fn write_file_rewrites_a_read_file_under_the_edit_rules() {
+    let weakened = support::TEST_TEXT.replace("total(items), 30)", "total(items), 3)");
+    // notes.py is not in the first message (cart.py is, whole: read).
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call(
+            "write_file",
+            json!({"path": "notes.py", "content": "x = 2\n"}),
+        ))
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call(
+            "write_file",
+            json!({"path": "cart.py", "content": CART_FIXED}),
+        ))
+        .reply(Reply::tool_call("read_file", json!({"path": TEST_FILE})))
+        .reply(Reply::tool_call(
+            "write_file",
+            json!({"path": TEST_FILE, "content": weakened}),
+        ))
+        .reply(Reply::text("Fixed: total() sums price × qty."));
+    let r = Setup::new(cart_workspace().with_file("notes.py", "x = 1\n"))
+        .run(scenario, |c| c.budgets.max_turns = 8)
+        .await;
+    let results = support::full_results(&r);
+    assert!(
+        results[0].starts_with("Read notes.py with read_file before editing it"),
+        "{results:#?}"
+    );
+    assert_eq!(r.ws.text("notes.py").unwrap(), "x = 1\n");
+    assert!(results[2].starts_with("Edited cart.py"), "{results:#?}");
+    assert!(
+        results[4].contains("Denied by rule built-in deny: the target test"),
+        "{results:#?}"
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(r.ws.text(TEST_FILE).unwrap(), support::TEST_TEXT);
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+}
+
+/// Attack: a whole-file write would clobber what the user typed since the
+/// model read the file, or write the redaction marker over a secret it
+/// never saw. Both are refused and the file is left as it is.
+#[tokio::test]
+async fn write_file_never_overwrites_the_users_typing_or_a_hidden_secret() {
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+    let with_key = format!("KEY = \"{key}\"\n{CART_BROKEN}");
+    let setup = Setup::new(
+        cart_workspace()
+            .with_file("cart.py", CART_BROKEN)
+            .with_file("keys.py", &with_key),
+    );
+    let ws = std::sync::Arc::clone(&setup.ws);
+    let runs = std::sync::atomic::AtomicU32::new(0);
+    // The user types into cart.py while each test run goes on (the
+    // baseline's, before the model reads, and the model's, after).
+    let setup = setup.exec(ScriptedExec::new(move |_| {
+        let n = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        ws.set("cart.py", &format!("# the user's note {n}\n{CART_BROKEN}"));
+        command_result(
+            1,
+            "FAILED (failures=1)",
+            &["tests.test_cart.TestCart.test_total"],
+        )
+    }));
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call("run_tests", json!({})))
+        .reply(Reply::tool_call(
+            "write_file",
+            json!({"path": "cart.py", "content": CART_FIXED}),
+        ))
+        .reply(Reply::tool_call("read_file", json!({"path": "keys.py"})))
+        .reply(Reply::tool_call(
+            "write_file",
+            json!({"path": "keys.py", "content": format!("KEY = \"{}\"\nX = 1\n", rein_models::REDACTED)}),
+        ))
+        .reply(Reply::text("I stop here."));
+    let r = setup.run(scenario, |c| c.budgets.max_turns = 6).await;
+    let results = support::full_results(&r);
+    assert!(
+        results[2].starts_with("ERROR cart.py changed since you read it")
+            || results[2].starts_with("cart.py changed since you read it"),
+        "{results:#?}"
+    );
+    assert!(
+        results[4].contains("rewriting the whole file would destroy it"),
+        "{results:#?}"
+    );
+    // Only the user wrote it (a later check run typed again).
+    let cart = r.ws.text("cart.py").unwrap();
+    assert!(cart.starts_with("# the user's note "), "{cart}");
+    assert!(cart.ends_with(CART_BROKEN), "{cart}");
+    assert_eq!(r.ws.text("keys.py").unwrap(), with_key);
 }

@@ -7,7 +7,7 @@ use super::registry::Registry;
 use super::{
     ask_user::AskUser, create_file::CreateFile, edit_file::EditFile, git_diff::GitDiff,
     list_files::ListFiles, read_file::ReadFile, run_command::RunCommand, run_tests::RunTests,
-    search::Search,
+    search::Search, write_file::WriteFile,
 };
 
 /// Every built-in tool. Built (and each schema derived) once per process;
@@ -22,6 +22,7 @@ static BUILTIN: LazyLock<Registry> = LazyLock::new(|| {
         .with(ListFiles)
         .with(Search)
         .with(EditFile)
+        .with(WriteFile)
         .with(CreateFile)
         .with(RunTests)
         .with(RunCommand)

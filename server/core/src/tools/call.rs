@@ -23,6 +23,8 @@ pub struct Call<'d, 'a> {
     /// Reports a state passed through inside a call (`waiting_user`).
     pub(crate) status: &'d (dyn Fn(TaskState, Option<String>) + Sync),
     pub(crate) allow_test_edits: bool,
+    /// What the model never sees (a tool may need to know that it did not).
+    pub(crate) redactor: &'d rein_models::Redactor,
 }
 
 impl<'a> Call<'_, 'a> {
@@ -75,6 +77,11 @@ impl<'a> Call<'_, 'a> {
     }
 
     /// Whether edits may change a fix-test task's target test.
+    /// Whether the model saw `text` as it is (nothing in it is redacted).
+    pub fn shown_as_is(&self, text: &str) -> bool {
+        *self.redactor.redact(text) == *text
+    }
+
     pub fn allow_test_edits(&self) -> bool {
         self.allow_test_edits
     }

@@ -33,6 +33,18 @@ pub struct Input {
     replace_all: bool,
 }
 
+impl Input {
+    /// The whole of `old_text` replaced by `new_text` (`write_file`).
+    pub(super) fn whole(path: &str, old_text: &str, new_text: &str) -> Self {
+        Self {
+            path: path.to_owned(),
+            old_text: old_text.to_owned(),
+            new_text: new_text.to_owned(),
+            replace_all: false,
+        }
+    }
+}
+
 /// The permission action of editing `path` (resolved).
 pub fn action(path: &str) -> Action<'_> {
     Action {
@@ -138,7 +150,11 @@ async fn refuse_hidden_secret(
 /// its assertions, but also its inputs, decorators or name: a test made
 /// to pass by weakening it (`qty=3` → `qty=30`, `@skip`) is not fixed.
 /// The rest of the file (imports, helpers) stays editable.
-async fn protect_test(call: &Call<'_, '_>, path: &str, edit: &Input) -> Result<(), String> {
+pub(super) async fn protect_test(
+    call: &Call<'_, '_>,
+    path: &str,
+    edit: &Input,
+) -> Result<(), String> {
     let cx = call.cx();
     let TaskKind::FixTest {
         path: test_path,

@@ -23,6 +23,7 @@ pub mod read_file;
 pub mod run_command;
 pub mod run_tests;
 pub mod search;
+pub mod write_file;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -566,6 +566,6 @@ mod tests {
             registry.on_crash("mcp__db__query"),
             OnCrash::InDoubt(_)
         ));
-        assert_eq!(registry.specs().len(), 10);
+        assert_eq!(registry.specs().len(), 11);
     }
 }
