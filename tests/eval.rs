@@ -168,6 +168,27 @@ fn a_bad_selection_or_report_is_a_usage_error_and_runs_nothing() {
     assert!(stderr.contains("no task \"no_such_task\""), "{stderr}");
     assert!(!out.join("tasks").exists());
 
+    // Results written into the suite would clear its tasks' folders.
+    for inside in [
+        suite.clone(),
+        suite.join("tasks"),
+        suite.join("tasks/honest/.."),
+    ] {
+        let output = eval(
+            home.path(),
+            &[
+                "run",
+                suite.to_str().unwrap(),
+                "--out",
+                inside.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("overlaps the suite"), "{stderr}");
+    }
+    assert!(suite.join("tasks/honest/task.toml").is_file());
+
     let bogus = home.path().join("bogus.json");
     std::fs::write(&bogus, r#"{"version": 99}"#).unwrap();
     let output = eval(

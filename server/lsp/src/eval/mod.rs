@@ -66,10 +66,29 @@ fn run(args: EvalRunArgs) -> Result<ExitCode, String> {
         Some(out) => out.clone(),
         None => PathBuf::from("eval-results").join(format!("{}-{started_unix}", suite.name)),
     };
+    // Each task's folder (`out/tasks/<id>`) is cleared before its run:
+    // `out` must not be in the suite, nor the suite in `out/tasks`.
+    let overlaps =
+        |out: &Path| out.starts_with(&suite.root) || suite.root.starts_with(out.join("tasks"));
+    let absolute = std::path::absolute(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if overlaps(&absolute) {
+        return Err(format!(
+            "--out {} overlaps the suite {}: results go elsewhere",
+            out.display(),
+            suite.root.display()
+        ));
+    }
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let out = out
         .canonicalize()
         .map_err(|e| format!("{}: {e}", out.display()))?;
+    if overlaps(&out) {
+        return Err(format!(
+            "--out {} overlaps the suite {}: results go elsewhere",
+            out.display(),
+            suite.root.display()
+        ));
+    }
     let config = match &args.config {
         Some(c) => Some(
             c.canonicalize()
