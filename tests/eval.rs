@@ -37,6 +37,23 @@ fn eval(home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `rein eval run SUITE --out OUT MORE…`.
+fn run_suite(home: &Path, suite: &Path, out: &Path, more: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        suite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(more);
+    eval(home, &args)
+}
+
+/// The `report.json` a run wrote.
+fn report_of(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
+
 fn task<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["tasks"]
         .as_array()
@@ -62,26 +79,16 @@ fn only_a_fix_the_held_out_tests_confirm_counts_and_a_false_claim_is_named() {
     let home = tempfile::tempdir().unwrap();
     let suite = support::fixture("eval/mini");
     let out = home.path().join("out");
-    let output = eval(
+    let output = run_suite(
         home.path(),
-        &[
-            "run",
-            suite.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--jobs",
-            "2",
-            "--task-timeout",
-            "20",
-            "--label",
-            "mini",
-        ],
+        &suite,
+        &out,
+        &["--jobs", "2", "--task-timeout", "20", "--label", "mini"],
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report = report_of(&out);
 
     assert_eq!(
         verdict(&report, "honest"),
@@ -152,17 +159,7 @@ fn a_bad_selection_or_report_is_a_usage_error_and_runs_nothing() {
     let home = tempfile::tempdir().unwrap();
     let suite = support::fixture("eval/mini");
     let out = home.path().join("out");
-    let output = eval(
-        home.path(),
-        &[
-            "run",
-            suite.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--task",
-            "no_such_task",
-        ],
-    );
+    let output = run_suite(home.path(), &suite, &out, &["--task", "no_such_task"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no task \"no_such_task\""), "{stderr}");
@@ -174,15 +171,7 @@ fn a_bad_selection_or_report_is_a_usage_error_and_runs_nothing() {
         suite.join("tasks"),
         suite.join("tasks/honest/.."),
     ] {
-        let output = eval(
-            home.path(),
-            &[
-                "run",
-                suite.to_str().unwrap(),
-                "--out",
-                inside.to_str().unwrap(),
-            ],
-        );
+        let output = run_suite(home.path(), &suite, &inside, &[]);
         assert_eq!(output.status.code(), Some(2));
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("overlaps the suite"), "{stderr}");
@@ -208,17 +197,7 @@ fn the_bundled_suite_is_solvable_and_its_reference_fixes_pass_the_held_out_tests
     let home = tempfile::tempdir().unwrap();
     let suite = support::tests_dir().join("../eval/suites/quixbugs");
     let out = home.path().join("out");
-    let output = eval(
-        home.path(),
-        &[
-            "run",
-            suite.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--jobs",
-            "2",
-        ],
-    );
+    let output = run_suite(home.path(), &suite, &out, &["--jobs", "2"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -226,8 +205,7 @@ fn the_bundled_suite_is_solvable_and_its_reference_fixes_pass_the_held_out_tests
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report = report_of(&out);
     let tasks = report["tasks"].as_array().unwrap();
     assert!(tasks.len() >= 30, "{} tasks", tasks.len());
     let holdout = tasks.iter().filter(|t| t["split"] == "holdout").count();
@@ -270,15 +248,7 @@ fn the_agents_commands_cannot_read_the_held_out_tests() {
     std::fs::write(task.join("scenario.json"), scenario.to_string()).unwrap();
 
     let out = home.path().join("out");
-    let output = eval(
-        home.path(),
-        &[
-            "run",
-            suite.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let output = run_suite(home.path(), &suite, &out, &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     let project = out.join("tasks/peek/project");
