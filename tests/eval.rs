@@ -132,6 +132,11 @@ fn only_a_fix_the_held_out_tests_confirm_counts_and_a_false_claim_is_named() {
         "{markdown}"
     );
     assert!(stdout.contains("**Fixed 1 of 5"), "{stdout}");
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.to_lowercase().starts_with("<!doctype html>"), "{page}");
+    for id in ["honest", "overfit", "gives_up", "hangs", "tampers"] {
+        assert!(page.contains(&format!("<code>{id}</code>")), "{id}: {page}");
+    }
     // The agent never had the held-out tests: they are added for the check.
     let project = out.join("tasks/honest/project");
     assert!(project.join("tests/test_area_heldout.py").is_file());

@@ -97,7 +97,8 @@ pub struct EvalArgs {
 #[derive(Debug, Subcommand)]
 pub enum EvalCommand {
     /// Run the tasks of a suite (e.g. eval/suites/quixbugs), each in a fresh
-    /// copy, with the configured provider; writes report.json and report.md.
+    /// copy, with the configured provider; writes report.json, report.md and
+    /// report.html.
     Run(EvalRunArgs),
     /// What changed between two runs (their report.json or folders).
     Compare(EvalCompareArgs),

@@ -7,11 +7,13 @@
 //! - `runner`: a fresh copy per task, `rein run` as a child process, the
 //!   check in the sandbox, bounded parallelism;
 //! - `report`: the per-task and overall figures, JSON and markdown;
+//! - `html`: the same summary as a self-contained page, `report.html`;
 //! - `compare`: two reports side by side.
 //!
 //! stdout carries the markdown summary; stderr the progress.
 
 mod compare;
+mod html;
 pub mod report;
 mod runner;
 pub mod suite;
@@ -159,6 +161,7 @@ fn run(args: EvalRunArgs) -> Result<ExitCode, String> {
     for (name, text) in [
         ("report.json", json + "\n"),
         ("report.md", markdown.clone()),
+        ("report.html", html::html(&report)),
     ] {
         let path = out.join(name);
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -166,6 +169,7 @@ fn run(args: EvalRunArgs) -> Result<ExitCode, String> {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(markdown.as_bytes());
     let _ = writeln!(stdout, "\nreport: {}", out.join("report.json").display());
+    let _ = writeln!(stdout, "page: {}", out.join("report.html").display());
     let _ = stdout.flush();
     let errors = report.tasks.iter().filter(|t| t.error.is_some()).count();
     Ok(if errors == 0 {
