@@ -31,7 +31,7 @@ use crate::context::{ContextConfig, ContextManager, Shedding, first_turn, prompt
 use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
 use crate::guard::LoopGuard;
-use crate::harness::Harness;
+use crate::harness::{EditFormat, Harness};
 use crate::journal::{AgentSnapshot, Journal, JournalError, LoopState, file_hash};
 use crate::permissions::{Policy, TaskApprovals};
 use crate::ports::{
@@ -42,6 +42,7 @@ use crate::task::{TaskSpec, TaskState};
 use crate::testing::command::TestCommand;
 use crate::text_calls;
 use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput};
+use crate::whole_files;
 use crate::workspace::Workspace;
 
 /// The text of a result for a call that never ran.
@@ -71,9 +72,18 @@ pub struct AgentConfig {
     pub tools: Registry,
     /// All of the harness, or the naive loop it is measured against.
     pub harness: Harness,
+    /// How the model changes files (`auto` is decided by the front end
+    /// once it knows the model's window; here it means `tools`).
+    pub edit_format: EditFormat,
 }
 
 impl AgentConfig {
+    /// Whole files written in replies (the naive loop reads no calls from
+    /// text, so it has none).
+    fn whole_files(&self) -> bool {
+        self.edit_format.is_whole() && !self.harness.is_naive()
+    }
+
     pub fn new(policy: Policy) -> Self {
         Self {
             budgets: Budgets::default(),
@@ -88,6 +98,7 @@ impl AgentConfig {
             redactor: Redactor::default(),
             tools: crate::tools::builtin(),
             harness: Harness::Full,
+            edit_format: EditFormat::Tools,
         }
     }
 }
@@ -155,6 +166,7 @@ pub async fn run(
             baseline: baseline.as_ref(),
             // What the task needs up front, not the whole window.
             budget_tokens: (window / 4).min(FIRST_TURN_TOKENS),
+            whole_files: agent.config.whole_files(),
         },
     )
     .await;
@@ -208,6 +220,16 @@ struct Agent {
     turn_text: String,
 }
 
+/// What a reply's whole files came to ([`Agent::take_whole_files`]).
+#[derive(Debug, PartialEq)]
+enum WholeFiles {
+    None,
+    /// They became the reply's calls.
+    Written,
+    /// They are the files as they are now.
+    Unchanged(Vec<String>),
+}
+
 /// Why the loop stopped early.
 struct Stop {
     state: TaskState,
@@ -243,13 +265,16 @@ impl Agent {
             *text = clean;
         }
         let tools = config.tools.specs();
-        let context = ContextManager::new(
+        let mut context = ContextManager::new(
             config.context.clone(),
             ports.model.model(),
             &task,
             tools,
             config.project_instructions.clone(),
         );
+        if config.whole_files() {
+            context = context.for_whole_files();
+        }
         let artifacts = ArtifactDir::new(ports.workspace.root(), &task.id.0);
         Self {
             tracker: BudgetTracker::new(config.budgets.clone()),
@@ -470,6 +495,10 @@ impl Agent {
             return Ok(());
         };
         let unusable_text_calls = self.take_text_calls(turn, &mut reply);
+        let wrote = match unusable_text_calls {
+            None => self.take_whole_files(turn, &mut reply).await,
+            Some(_) => WholeFiles::None,
+        };
 
         let text = reply.text();
         self.turn_text = text.trim().to_owned();
@@ -488,7 +517,27 @@ impl Agent {
         self.checkpoint(turn, CheckpointPhase::AfterModel)?;
         let calls = calls_of(&reply);
         if !calls.is_empty() {
-            return self.run_calls(turn, calls).await;
+            self.run_calls(turn, calls).await?;
+            // A reply that rewrote files says it is done: check it now,
+            // as Aider runs the tests after each edit, instead of a turn
+            // spent asking the model to say so.
+            if wrote == WholeFiles::Written && self.last_results_succeeded() {
+                return self.claim(turn, text).await;
+            }
+            return Ok(());
+        }
+        if let WholeFiles::Unchanged(paths) = wrote {
+            let nudge = format!(
+                "The file you wrote ({}) is the same as it is now: nothing changed. Find the bug, then write the fixed file whole.",
+                paths.join(", ")
+            );
+            self.event(TaskEvent::Guard {
+                call_id: None,
+                guard: "whole_file_unchanged".into(),
+                message: nudge.clone(),
+            });
+            self.history.push(Item::user(nudge));
+            return Ok(());
         }
         // It tried to call and could not: not a claim of being done.
         if let Some(problems) = unusable_text_calls {
@@ -575,6 +624,64 @@ impl Agent {
         }
         reply.parts = parts;
         None
+    }
+
+    /// In the `whole` edit format, a reply without calls whose text holds
+    /// whole files: they become `write_file` calls, recorded as read from
+    /// text, like [`Agent::take_text_calls`]'s.
+    async fn take_whole_files(&self, turn: u32, reply: &mut ModelReply) -> WholeFiles {
+        let finished = matches!(
+            reply.stop,
+            StopReason::EndTurn | StopReason::StopSequence | StopReason::Other(_)
+        );
+        if !self.config.whole_files() || !finished || !calls_of(reply).is_empty() {
+            return WholeFiles::None;
+        }
+        let read: Vec<String> = self.reads.all().into_iter().map(|(p, _)| p).collect();
+        let found = whole_files::writes(&reply.text(), self.ports.workspace.as_ref(), &read).await;
+        if found.calls.is_empty() {
+            return match found.unchanged.is_empty() {
+                true => WholeFiles::None,
+                false => WholeFiles::Unchanged(found.unchanged),
+            };
+        }
+        let paths: Vec<String> = found
+            .calls
+            .iter()
+            .filter_map(|c| c.arguments["path"].as_str().map(str::to_owned))
+            .collect();
+        self.event(TaskEvent::Context {
+            transformation: "whole_files_from_text".into(),
+            detail: format!(
+                "{} file(s) the model wrote whole: {}",
+                paths.len(),
+                paths.join(", ")
+            ),
+        });
+        let mut parts: Vec<Part> = std::mem::take(&mut reply.parts)
+            .into_iter()
+            .filter(|p| !matches!(p, Part::Text { .. }))
+            .collect();
+        if !found.prose.is_empty() {
+            parts.push(Part::text(found.prose));
+        }
+        for (n, call) in found.calls.into_iter().enumerate() {
+            parts.push(Part::ToolCall(ToolCall {
+                id: format!("file_{turn}_{}", n + 1),
+                name: call.name,
+                arguments: call.arguments,
+            }));
+        }
+        reply.parts = parts;
+        WholeFiles::Written
+    }
+
+    /// Whether every call of the last batch succeeded.
+    fn last_results_succeeded(&self) -> bool {
+        matches!(
+            self.history.items.last(),
+            Some(Item::Results { results, .. }) if results.iter().all(|r| !r.is_error)
+        )
     }
 
     /// The request for this turn and Rein's estimate of its input tokens.

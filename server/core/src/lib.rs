@@ -40,6 +40,7 @@ pub mod text_calls;
 pub mod tools;
 pub mod trust;
 pub mod verify;
+pub mod whole_files;
 pub mod workspace;
 
 pub use exec::{CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher};

@@ -284,6 +284,12 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
             ),
         );
     }
+    if let Some(format) = ws.edit_format.as_deref().filter(|f| f.trim() != "auto") {
+        grant(
+            "edit_format",
+            format!("choose the {} edit format", shown(format)),
+        );
+    }
     if ws.allow_test_edits == Some(true) {
         grant(
             "allow_test_edits",
@@ -351,6 +357,7 @@ test_command = "make test"
 test_report = "build/report.xml"
 allow_test_edits = true
 harness = "naive"
+edit_format = "whole"
 [permissions]
 allow = ["run_command(*)"]
 ask = ["read_file(docs/**)"]
@@ -377,6 +384,7 @@ deny = ["run_command(make deploy:*)"]
         assert_eq!(config.test_report, None);
         assert!(!config.allow_test_edits);
         assert_eq!(config.harness, crate::harness::Harness::Full);
+        assert_eq!(config.edit_format, crate::harness::EditFormat::Auto);
         use crate::permissions::Decision;
         let run = |command| {
             config
@@ -402,6 +410,7 @@ deny = ["run_command(make deploy:*)"]
             take `build/report.xml` as the test report that shows a fix passing (test_report)
             allow `run_command(*)` without asking (permissions.allow)
             run the naive harness (no first-turn context, loop guard or compaction) (harness)
+            choose the whole edit format (edit_format)
             let a fix-test task change the test it must fix (allow_test_edits)
             raise max turns to 50 (yours: 3) (max_turns)
             raise the cost budget to $100 (yours: $0.01) (max_cost_usd)"#]]
@@ -423,6 +432,7 @@ deny = ["run_command(make deploy:*)"]
         assert!(config.ignored.is_empty());
         assert!(config.allow_test_edits);
         assert_eq!(config.harness, crate::harness::Harness::Naive);
+        assert_eq!(config.edit_format, crate::harness::EditFormat::Whole);
         assert_eq!(config.test_report.as_deref(), Some("build/report.xml"));
     }
 
@@ -436,6 +446,19 @@ deny = ["run_command(make deploy:*)"]
         assert_eq!(
             error.to_string(),
             "harness must be \"full\" or \"naive\", got \"lean\""
+        );
+    }
+
+    #[test]
+    fn an_unknown_edit_format_is_an_error_that_names_the_choices() {
+        let layer = Layer {
+            source: Source::User,
+            settings: toml::from_str("edit_format = \"diff\"\n").unwrap(),
+        };
+        let error = Config::resolve(&[layer], &env(USER_ENV), true).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "edit_format must be \"auto\", \"tools\" or \"whole\", got \"diff\""
         );
     }
 

@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use rein_core::config::Config;
 use rein_core::exec::Confinement;
+use rein_core::harness::EditFormat;
 use rein_core::host::testcmd;
 use rein_core::testing::command::{Runner, TestCommand};
 use rein_models::{ProviderConfig, ProviderKind, WindowSource};
@@ -144,7 +145,7 @@ async fn examine(root: &Path) -> Report {
 
     let (config, workspace_trusted) = configuration(root, &mut report);
     if let Some(config) = &config {
-        provider(&config.provider, &mut report).await;
+        provider(&config.provider, config.edit_format, &mut report).await;
         tests(
             root,
             config.test_command.as_ref(),
@@ -232,7 +233,24 @@ fn workspace_trust(assessment: &Assessment, trust: &Trust, report: &mut Report) 
     }
 }
 
-async fn provider(config: &ProviderConfig, report: &mut Report) {
+/// How the model will change files, as a task decides it for this window.
+fn edit_format_line(setting: EditFormat, window: u64) -> String {
+    let chosen = setting.for_window(window);
+    let why = match (setting, chosen) {
+        (EditFormat::Auto, EditFormat::Whole) => format!(
+            " (edit_format = \"auto\": the window is under {} tokens)",
+            rein_core::harness::WHOLE_BELOW_WINDOW
+        ),
+        (EditFormat::Auto, _) => " (edit_format = \"auto\")".to_owned(),
+        _ => format!(" (edit_format = {:?})", setting.name()),
+    };
+    match chosen {
+        EditFormat::Whole => format!("edits: whole files written in the reply, four tools{why}"),
+        _ => format!("edits: through the tools{why}"),
+    }
+}
+
+async fn provider(config: &ProviderConfig, edit_format: EditFormat, report: &mut Report) {
     let key = match (&config.api_key, config.provider) {
         (_, ProviderKind::Scripted) => "",
         (Some(_), _) => " · API key set (hidden)",
@@ -255,7 +273,8 @@ async fn provider(config: &ProviderConfig, report: &mut Report) {
         report.add(Level::Ok, "reachable: the scripted model runs inside rein");
         return;
     }
-    match rein_models::ask_context_window(config).await {
+    let (window, source) = rein_models::ask_context_window(config).await;
+    match (window, source) {
         // Not the settings, the server (when there is one to ask) nor the table.
         (window, WindowSource::Guessed) => report.add(
             Level::Warn,
@@ -271,6 +290,7 @@ async fn provider(config: &ProviderConfig, report: &mut Report) {
             );
         }
     }
+    report.add(Level::Ok, edit_format_line(edit_format, window));
     let started = Instant::now();
     match rein_models::list_models(config).await {
         Ok(models) => {
@@ -560,7 +580,7 @@ mod tests {
                 context_window: None,
             };
             let mut report = Report { lines: Vec::new() };
-            provider(&config, &mut report).await;
+            provider(&config, EditFormat::Auto, &mut report).await;
             report
                 .render()
                 .lines()
@@ -575,6 +595,14 @@ mod tests {
         assert_eq!(
             line(Some(ServerInfo::new().ollama_context_length(32768))).await,
             "ok   context window: 4096 tokens (from the server: Ollama's default num_ctx)"
+        );
+        assert_eq!(
+            edit_format_line(EditFormat::Auto, 4096),
+            "edits: whole files written in the reply, four tools (edit_format = \"auto\": the window is under 32768 tokens)"
+        );
+        assert_eq!(
+            edit_format_line(EditFormat::Tools, 4096),
+            "edits: through the tools (edit_format = \"tools\")"
         );
         assert_eq!(
             line(None).await,

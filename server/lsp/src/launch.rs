@@ -107,7 +107,9 @@ async fn prepare(
     agent.harness = config.harness;
     agent.prices = config.provider.prices.clone();
     agent.project_instructions = instructions::project_instructions(root);
-    agent.context = ContextConfig::for_window(context_window(&config.provider).await);
+    let window = context_window(&config.provider).await;
+    agent.context = ContextConfig::for_window(window);
+    agent.edit_format = config.edit_format.for_window(window);
     let verifier = match baseline {
         Some(baseline) => {
             TestVerifier::with_baseline(test_command, agent.budgets.test_timeout, baseline)

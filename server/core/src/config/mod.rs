@@ -13,7 +13,7 @@ pub(crate) use budgets::{BadNumber, budgets};
 pub use settings::{Layer, PermissionSettings, Settings, Source};
 
 use crate::budget::Budgets;
-use crate::harness::Harness;
+use crate::harness::{EditFormat, Harness};
 use crate::permissions::{Policy, RuleError};
 use crate::sandbox_config::{SandboxConfig, SandboxConfigError};
 use crate::testing::command::TestCommand;
@@ -31,6 +31,9 @@ pub struct Config {
     pub test_report: Option<String>,
     pub allow_test_edits: bool,
     pub harness: Harness,
+    /// How the model changes files (`auto` is decided once the model's
+    /// window is known).
+    pub edit_format: EditFormat,
     /// The sandbox commands run in.
     pub sandbox: SandboxConfig,
     /// What the workspace's own settings would have granted and were
@@ -54,6 +57,8 @@ pub enum ConfigError {
     TestReport(String),
     #[error("harness must be \"full\" or \"naive\", got {0:?}")]
     BadHarness(String),
+    #[error("edit_format must be \"auto\", \"tools\" or \"whole\", got {0:?}")]
+    BadEditFormat(String),
 }
 
 impl From<BadNumber> for ConfigError {
@@ -139,6 +144,12 @@ impl Config {
             None => Harness::Full,
         };
 
+        let edit_format = match honoured.iter().find_map(|l| l.edit_format.as_deref()) {
+            Some(text) => EditFormat::parse(text)
+                .ok_or_else(|| ConfigError::BadEditFormat(text.to_owned()))?,
+            None => EditFormat::Auto,
+        };
+
         let test_report = honoured.iter().find_map(|l| l.test_report.clone());
         if let Some(report) = &test_report
             && !crate::host::junit::valid_pattern(report)
@@ -157,6 +168,7 @@ impl Config {
                 .map(|c| TestCommand::custom(&c)),
             allow_test_edits,
             harness,
+            edit_format,
             sandbox,
             ignored: if trusted {
                 Vec::new()

@@ -35,6 +35,10 @@ pub struct Settings {
     /// `full` (the default) or `naive` (for measuring the harness, see
     /// `crate::harness`).
     pub harness: Option<String>,
+    /// `auto` (the default), `tools` or `whole` (see
+    /// `crate::harness::EditFormat`).
+    #[serde(alias = "editFormat")]
+    pub edit_format: Option<String>,
     pub permissions: PermissionSettings,
     pub sandbox: SandboxSettings,
 }

@@ -49,6 +49,9 @@ pub struct Sources<'a> {
     pub redactor: &'a Redactor,
     pub baseline: Option<&'a BaselineOutput>,
     pub budget_tokens: u64,
+    /// The `whole` edit format: code shown as the model is to write it
+    /// back (path, then a fenced block, no line numbers).
+    pub whole_files: bool,
 }
 
 /// The naive loop's first message (`crate::harness`): the goal, and for a
@@ -93,12 +96,18 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
                 Some(test) => {
                     let lines: Vec<&str> = file.text.lines().collect();
                     let span = test.span.start..test.span.end.min(lines.len());
+                    let shown = if sources.whole_files {
+                        let mut text = lines[span.clone()].join("\n");
+                        text.push('\n');
+                        fenced("", &text)
+                    } else {
+                        format!("\n{}", numbered(&lines[span.clone()], span.start + 1))
+                    };
                     format!(
-                        "\nThe test, {path} lines {}-{} ({}):\n{}",
+                        "\nThe test, {path} lines {}-{} ({}):{shown}",
                         span.start + 1,
                         span.end,
                         file.version.label(),
-                        numbered(&lines[span.clone()], span.start + 1)
                     )
                 }
                 None => String::new(),
@@ -111,7 +120,9 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
     for (candidate, line) in
         code_under_test(path, test_file.as_ref().map(|f| f.text.as_str()), sources)
     {
-        if shown.len() == MAX_FILES || budget.left < 200 {
+        // A small model rewrites whichever file it saw: show it one.
+        let max_files = if sources.whole_files { 1 } else { MAX_FILES };
+        if shown.len() == max_files || budget.left < 200 {
             break;
         }
         // Most candidates are guesses (an import's possible homes).
@@ -123,7 +134,9 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
         };
         let lines: Vec<&str> = file.text.lines().collect();
         let whole = lines.len() <= WHOLE_FILE_LINES;
-        let block = if whole {
+        let block = if whole && sources.whole_files {
+            fenced(&candidate, &file.text)
+        } else if whole {
             format!(
                 "\n{candidate} ({}), lines 1-{} of {}:\n{}",
                 file.version.label(),
@@ -180,9 +193,22 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
     }
     out.push_str(&failure);
     out.push_str(&test_block);
-    out.push_str(
-        "\nFiles shown whole above count as read: edit them directly with edit_file (old_text is the file's text, without the line numbers). Find the bug in the code under test, fix it there, then run the test.",
-    );
+    if sources.whole_files {
+        match shown.first() {
+            // No example block: small models copy an example's placeholder
+            // as the file.
+            Some(file) => out.push_str(&format!(
+                "\nFind the bug in the code under test. Reply with the whole fixed file the way it is shown above: `{file}` alone on a line, then every line of the fixed file in a fenced code block. Rein then runs the test."
+            )),
+            None => out.push_str(
+                "\nRead the code under test with read_file, then reply with the whole fixed file: its path alone on a line, then every line of the file in a fenced code block. Rein then runs the test.",
+            ),
+        }
+    } else {
+        out.push_str(
+            "\nFiles shown whole above count as read: edit them directly with edit_file (old_text is the file's text, without the line numbers). Find the bug in the code under test, fix it there, then run the test.",
+        );
+    }
     FirstMessage { text: out, reads }
 }
 
@@ -237,6 +263,23 @@ fn failure_block(run: &BaselineOutput, root: &std::path::Path) -> String {
         let _ = writeln!(out, "full log: {}", run.log_path);
     }
     out
+}
+
+/// A whole file as the `whole` edit format writes it back. The fence is
+/// longer than any run of backticks inside, so the file cannot end it.
+fn fenced(path: &str, text: &str) -> String {
+    let mut fence = "```".to_owned();
+    while text.contains(fence.as_str()) {
+        fence.push('`');
+    }
+    let lang = path.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    let label = if path.is_empty() {
+        String::new()
+    } else {
+        format!("\n{path}")
+    };
+    format!("{label}\n{fence}{lang}\n{text}{newline}{fence}\n")
 }
 
 fn numbered(lines: &[&str], first: usize) -> String {

@@ -97,6 +97,19 @@ impl Default for ContextConfig {
     }
 }
 
+/// Tokens of the layers that never change during a task.
+fn fixed_tokens(system: &[String], tools: &[ToolSpec]) -> u64 {
+    system.iter().map(|s| tokens::count_text(s)).sum::<u64>()
+        + tools
+            .iter()
+            .map(|t| {
+                tokens::count_text(&t.description)
+                    + tokens::count_text(&t.input_schema.to_string())
+                    + 8
+            })
+            .sum::<u64>()
+}
+
 /// A request ready to send, and what was done to get it.
 #[derive(Clone, Debug)]
 pub struct Assembled {
@@ -141,15 +154,7 @@ impl ContextManager {
             system.push(prompt::project_instructions(&file, &text));
         }
         system.push(prompt::task_layer(task));
-        let fixed_tokens = system.iter().map(|s| tokens::count_text(s)).sum::<u64>()
-            + tools
-                .iter()
-                .map(|t| {
-                    tokens::count_text(&t.description)
-                        + tokens::count_text(&t.input_schema.to_string())
-                        + 8
-                })
-                .sum::<u64>();
+        let fixed_tokens = fixed_tokens(&system, &tools);
         Self {
             config,
             model: model.to_owned(),
@@ -157,6 +162,18 @@ impl ContextManager {
             tools,
             fixed_tokens,
         }
+    }
+
+    /// The `whole` edit format ([`crate::harness::EditFormat`]): its short
+    /// role and rules, and only the tools it needs declared.
+    pub fn for_whole_files(mut self) -> Self {
+        if let Some(role) = self.system.first_mut() {
+            *role = prompt::WHOLE_ROLE_AND_RULES.to_owned();
+        }
+        self.tools
+            .retain(|t| prompt::WHOLE_TOOLS.contains(&t.name.as_str()));
+        self.fixed_tokens = fixed_tokens(&self.system, &self.tools);
+        self
     }
 
     /// The request for this turn with every shedding rule applied, and the

@@ -103,11 +103,63 @@ impl TypedTool for WriteFile {
                 "{path} is empty: there is no text for write_file to replace (it rewrites what you read). Use create_file for content in a new file."
             ));
         }
+        if let Some(why) = not_whole(&path, &current.text, &input.content) {
+            return Err(why);
+        }
         let whole = edit_file::Input::whole(&path, &current.text, &input.content);
         edit_file::protect_test(call, &path, &whole).await?;
         let confirm = call.permit(&action(&path)).await? == Decision::Ask;
         Ok(files::edit_file(cx, edit_args(&path, &current.text, &input.content), confirm).await)
     }
+}
+
+/// Files over this many lines are not rewritten with less than half of
+/// their lines: that is a part written as the whole.
+const SHRINK_GUARD_LINES: usize = 60;
+
+/// Why `content` is not a whole new version of `current`, if it is not:
+/// it elides lines ("# ... rest unchanged"), or keeps too little of a long
+/// file. Written as given, either would delete the code it left out.
+fn not_whole(path: &str, current: &str, content: &str) -> Option<String> {
+    let old: std::collections::HashSet<&str> = current.lines().map(str::trim).collect();
+    let elision = content
+        .lines()
+        .map(str::trim)
+        .filter(|line| !old.contains(line))
+        .find(|line| is_elision(line));
+    if let Some(line) = elision {
+        return Some(format!(
+            "write_file replaces the whole file, and your content leaves part of {path} out ({line:?}): that part would be deleted. Write every line of the file, or change part of it with edit_file."
+        ));
+    }
+    let (was, now) = (current.lines().count(), content.lines().count());
+    if was > SHRINK_GUARD_LINES && now * 2 < was {
+        return Some(format!(
+            "write_file replaces the whole file: your content has {now} lines where {path} has {was}, so most of it would be deleted. Write every line of the file, or change part of it with edit_file."
+        ));
+    }
+    None
+}
+
+/// "# ... rest of the code unchanged", "// … existing code …", "<rest of file>".
+fn is_elision(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let dots = lower.contains("...") || lower.contains('…');
+    let said = [
+        "rest of",
+        "existing code",
+        "unchanged",
+        "remains the same",
+        "remain the same",
+        "same as before",
+        "omitted",
+        "remaining code",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    // Without dots or brackets it may be a real comment ("keep the rest
+    // of the list unchanged").
+    said && (dots || (lower.starts_with('<') && lower.ends_with('>')))
 }
 
 fn edit_args<'a>(path: &'a str, old_text: &'a str, new_text: &'a str) -> files::EditArgs<'a> {
@@ -116,5 +168,55 @@ fn edit_args<'a>(path: &'a str, old_text: &'a str, new_text: &'a str) -> files::
         old_text,
         new_text,
         replace_all: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_written_with_parts_left_out_is_not_whole() {
+        let current = "def a():\n    return 1\n\ndef b():\n    return 2\n";
+        for elided in [
+            "def a():\n    return 3\n\n# ... rest of the file unchanged ...\n",
+            "def a():\n    return 3\n// … existing code …\n",
+            "def a():\n    return 3\n<rest of file>\n",
+            "def a():\n    return 3\n    # ... remaining code omitted\n",
+        ] {
+            assert!(not_whole("m.py", current, elided).is_some(), "{elided}");
+        }
+        assert_eq!(
+            not_whole(
+                "m.py",
+                current,
+                "def a():\n    return 3\n\ndef b():\n    return 2\n"
+            ),
+            None
+        );
+        // A line the file already had is the file's, not an elision.
+        let with_comment = "# ... rest of setup is in conf.py\nx = 1\n";
+        assert_eq!(
+            not_whole(
+                "m.py",
+                with_comment,
+                "# ... rest of setup is in conf.py\nx = 2\n"
+            ),
+            None
+        );
+        assert_eq!(
+            not_whole(
+                "m.py",
+                current,
+                "# keep the rest of the list unchanged\nx = 2\n"
+            ),
+            None
+        );
+        // Dropping a small file's docstring is a choice; dropping most of
+        // a long file is a part written as the whole.
+        assert_eq!(not_whole("m.py", current, "def a():\n    return 3\n"), None);
+        let long = "x = 1\n".repeat(100);
+        assert!(not_whole("m.py", &long, &"x = 2\n".repeat(40)).is_some());
+        assert_eq!(not_whole("m.py", &long, &"x = 2\n".repeat(60)), None);
     }
 }

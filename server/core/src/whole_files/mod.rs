@@ -1,0 +1,390 @@
+//! Whole files a model wrote in its reply (the `whole` edit format,
+//! [`crate::harness::EditFormat`]): the file's path alone on a line, then
+//! the complete new file in a fenced block, as Aider asks of models.
+//!
+//! Read from text, so read warily. A block becomes a write only when its
+//! path names a file (or, unnamed, when it is plainly a version of one file
+//! the model has read); the write itself is a `write_file` call, with its
+//! permissions, the stale-edit rule and the test's protection. A block that
+//! is only an illustration names no file and resembles none: it is prose.
+
+mod merge;
+
+use serde_json::json;
+
+use crate::text_calls::TextCall;
+use crate::tools::TypedTool;
+use crate::tools::write_file::WriteFile;
+use crate::workspace::Workspace;
+
+/// Files the reply rewrites, and what it says besides them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Writes {
+    /// `write_file` calls, one per file the reply changes.
+    pub calls: Vec<TextCall>,
+    /// Files written back exactly as they are: nothing to do.
+    pub unchanged: Vec<String>,
+    /// The reply without the blocks that became calls.
+    pub prose: String,
+}
+
+/// Blocks written per reply at most: more is not a fix, and each costs a
+/// read of the workspace.
+const MAX_BLOCKS: usize = 8;
+
+/// The writes `text` asks for. `read`: the files the model has read (an
+/// unnamed block may be a version of one of them).
+pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> Writes {
+    let found = blocks(text);
+    if found.is_empty() {
+        return Writes::default();
+    }
+    let mut known: Vec<(String, String)> = Vec::new();
+    for path in read.iter().take(MAX_BLOCKS * 4) {
+        if let Ok(file) = workspace.read_file(path).await {
+            known.push((path.clone(), file.text.to_string()));
+        }
+    }
+    let mut out = Writes::default();
+    let mut used = Vec::new();
+    for (n, block) in found.into_iter().enumerate().take(MAX_BLOCKS) {
+        let path = match block.path {
+            Some(path) => path,
+            None => match matching_file(&block.content, &known) {
+                Some(path) => path.to_owned(),
+                // An illustration, not a file.
+                None => continue,
+            },
+        };
+        let current = match known.iter().find(|(p, _)| *p == path) {
+            Some((_, text)) => Some(text.clone()),
+            None => workspace
+                .read_file(&path)
+                .await
+                .ok()
+                .map(|f| f.text.to_string()),
+        };
+        // Some of the file's definitions, not all: merged into it.
+        let content = current
+            .as_deref()
+            .and_then(|text| merge::merge(text, &block.content))
+            .unwrap_or(block.content);
+        if current
+            .as_deref()
+            .is_some_and(|text| text.trim_end() == content.trim_end())
+        {
+            out.unchanged.push(path);
+            used.push(n);
+            continue;
+        }
+        out.calls.push(TextCall {
+            name: WriteFile::NAME.to_owned(),
+            arguments: json!({ "path": path, "content": content }),
+        });
+        used.push(n);
+    }
+    out.prose = prose_without(text, &used);
+    out
+}
+
+/// A fenced block and the file it names, if it names one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub path: Option<String>,
+    pub content: String,
+}
+
+/// Every fenced block of `text`, in order, with the path written on the
+/// line before it (or in its info string: ```` ```python gcd.py ````).
+pub fn blocks(text: &str) -> Vec<Block> {
+    let lines: Vec<&str> = text.lines().collect();
+    spans(&lines)
+        .into_iter()
+        .map(|(open, close, info)| {
+            let path = info
+                .split_whitespace()
+                .flat_map(|w| w.split(':'))
+                .find_map(as_path)
+                .or_else(|| label_before(&lines[..open]));
+            let body = &lines[open + 1..close];
+            let mut content = without_line_numbers(body).unwrap_or_else(|| body.join("\n"));
+            content.push('\n');
+            Block { path, content }
+        })
+        .collect()
+}
+
+/// `lines` without the numbers `read_file` shows (`{n:>6}\t`), if every
+/// line has them, counting from 1: a model copying what it read writes
+/// them back.
+fn without_line_numbers(lines: &[&str]) -> Option<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let (number, text) = line.split_once('\t')?;
+        // The width too: a TSV's own first column counting from 1 is not
+        // Rein's numbering.
+        if number.len() != 6 || number.trim_start().parse::<usize>().ok()? != i + 1 {
+            return None;
+        }
+        out.push(text);
+    }
+    (!out.is_empty()).then(|| out.join("\n"))
+}
+
+/// Each complete fenced block of `lines`: its opening and closing line
+/// and its info string. A block cut off before its end is not one.
+fn spans<'t>(lines: &[&'t str]) -> Vec<(usize, usize, &'t str)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some((marker, info)) = fence(lines[i]) else {
+            i += 1;
+            continue;
+        };
+        let closes = |line: &str| {
+            fence(line).is_some_and(|(m, rest)| rest.is_empty() && m.len() >= marker.len())
+        };
+        let Some(close) = (i + 1..lines.len()).find(|&j| closes(lines[j])) else {
+            break;
+        };
+        out.push((i, close, info));
+        i = close + 1;
+    }
+    out
+}
+
+/// The marker and info string of a fence line: three or more backticks
+/// (or tildes), unindented.
+fn fence(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim_end();
+    let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = line.len() - line.trim_start_matches(c).len();
+    (len >= 3).then(|| (&line[..len], line[len..].trim()))
+}
+
+/// The path on the last non-blank line before a fence, at most one blank
+/// line up: `gcd.py`, `` `gcd.py` ``, `**gcd.py**`, `### gcd.py`,
+/// `gcd.py:`, `File: gcd.py`.
+fn label_before(before: &[&str]) -> Option<String> {
+    let mut lines = before.iter().rev();
+    let mut line = lines.next()?;
+    if line.trim().is_empty() {
+        line = lines.next()?;
+    }
+    let line = line.trim();
+    let line = line.trim_start_matches('#').trim();
+    let line = line
+        .strip_prefix("File:")
+        .or_else(|| line.strip_prefix("file:"))
+        .unwrap_or(line)
+        .trim();
+    as_path(line.trim_end_matches(':'))
+}
+
+/// `word` as a relative file path, if it looks like one: one word, with a
+/// file extension, without `..`.
+fn as_path(word: &str) -> Option<String> {
+    let word = word.trim_matches(|c| c == '`' || c == '*' || c == '"' || c == '\'');
+    let word = word.strip_prefix("./").unwrap_or(word);
+    let name = word.rsplit('/').next()?;
+    let (stem, ext) = name.rsplit_once('.')?;
+    let plausible = !word.is_empty()
+        && word.len() <= 255
+        && !stem.is_empty()
+        && !ext.is_empty()
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && !word.starts_with('/')
+        && !word.split('/').any(|part| part == ".." || part.is_empty())
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._-/+@".contains(c));
+    plausible.then(|| word.to_owned())
+}
+
+/// Which of `files` (path, text) an unnamed block is a version of: the one
+/// file some of whose definitions it rewrites (and nothing else), else the
+/// one most of whose lines it keeps, if it keeps at least half of one
+/// file's lines and no other file comes as close. Short blocks are snippets.
+pub fn matching_file<'a>(content: &str, files: &'a [(String, String)]) -> Option<&'a str> {
+    // Some definitions of one file and of no other: that file.
+    let mut rewrites = files
+        .iter()
+        .filter(|(_, text)| merge::rewrites(text, content));
+    if let (Some((path, _)), None) = (rewrites.next(), rewrites.next()) {
+        return Some(path);
+    }
+    const MIN_LINES: usize = 3;
+    let kept: std::collections::HashSet<&str> = content
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if kept.len() < MIN_LINES {
+        return None;
+    }
+    let mut scored: Vec<(f64, &str)> = files
+        .iter()
+        .filter_map(|(path, text)| {
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            if lines.is_empty() {
+                return None;
+            }
+            let shared = lines.iter().filter(|l| kept.contains(*l)).count();
+            Some((shared as f64 / lines.len() as f64, path.as_str()))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match scored.as_slice() {
+        [(best, path), rest @ ..]
+            if *best >= 0.5 && rest.first().is_none_or(|(next, _)| next < best) =>
+        {
+            Some(path)
+        }
+        _ => None,
+    }
+}
+
+/// The reply without the blocks numbered in `used` (in the order
+/// [`blocks`] finds them): what the model said about them.
+fn prose_without(text: &str, used: &[usize]) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let dropped: Vec<(usize, usize)> = spans(&lines)
+        .into_iter()
+        .enumerate()
+        .filter(|(n, _)| used.contains(n))
+        .map(|(_, (open, close, _))| (open, close))
+        .collect();
+    let kept: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            !dropped
+                .iter()
+                .any(|(open, close)| (open..=close).contains(&i))
+        })
+        .map(|(_, line)| *line)
+        .collect();
+    kept.join("\n").trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(path: &str, content: &str) -> Block {
+        Block {
+            path: Some(path.to_owned()),
+            content: content.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_path_on_the_line_before_names_the_file() {
+        let reply = "The recursion swaps the arguments wrongly.\n\ngcd.py\n```python\ndef gcd(a, b):\n    return a if b == 0 else gcd(b, a % b)\n```\nThis should fix it.";
+        assert_eq!(
+            blocks(reply),
+            vec![named(
+                "gcd.py",
+                "def gcd(a, b):\n    return a if b == 0 else gcd(b, a % b)\n"
+            )]
+        );
+        assert_eq!(
+            prose_without(reply, &[0]),
+            "The recursion swaps the arguments wrongly.\n\ngcd.py\nThis should fix it."
+        );
+        assert_eq!(prose_without(reply, &[]), reply);
+    }
+
+    #[test]
+    fn the_labels_models_write_are_read() {
+        for label in [
+            "gcd.py",
+            "`gcd.py`",
+            "**gcd.py**",
+            "### gcd.py",
+            "gcd.py:",
+            "File: gcd.py",
+            "./gcd.py",
+        ] {
+            let reply = format!("{label}\n\n```\nx = 1\n```\n");
+            assert_eq!(blocks(&reply), vec![named("gcd.py", "x = 1\n")], "{label}");
+        }
+        assert_eq!(
+            blocks("```python src/gcd.py\nx = 1\n```"),
+            vec![named("src/gcd.py", "x = 1\n")]
+        );
+        assert_eq!(
+            blocks("```python:gcd.py\nx = 1\n```"),
+            vec![named("gcd.py", "x = 1\n")]
+        );
+        // A longer fence holds a file with a fence inside.
+        assert_eq!(
+            blocks("README.md\n````markdown\n```sh\nmake\n```\n````"),
+            vec![named("README.md", "```sh\nmake\n```\n")]
+        );
+    }
+
+    #[test]
+    fn prose_and_escapes_are_not_paths() {
+        for label in [
+            "Here is the fix:",
+            "../outside.py",
+            "/etc/passwd.txt",
+            "the file gcd.py",
+            "e.g.",
+            "",
+        ] {
+            let reply = format!("{label}\n```python\nx = 1\n```");
+            assert_eq!(blocks(&reply)[0].path, None, "{label:?}");
+        }
+    }
+
+    #[test]
+    fn line_numbers_copied_from_read_file_are_not_written() {
+        assert_eq!(
+            blocks("gcd.py\n```\n     1\tdef f():\n     2\t\treturn 1\n```"),
+            vec![named("gcd.py", "def f():\n\treturn 1\n")]
+        );
+        // Numbers that are the file's own stay.
+        assert_eq!(
+            blocks("data.tsv\n```\n1\tone\n2\ttwo\n```"),
+            vec![named("data.tsv", "1\tone\n2\ttwo\n")]
+        );
+    }
+
+    #[test]
+    fn a_block_cut_off_is_not_a_file() {
+        assert!(blocks("gcd.py\n```python\ndef gcd(a, b):\n").is_empty());
+    }
+
+    #[test]
+    fn an_unnamed_block_is_matched_only_to_the_file_it_plainly_rewrites() {
+        let files = vec![
+            (
+                "gcd.py".to_owned(),
+                "def gcd(a, b):\n    if b == 0:\n        return a\n    else:\n        return gcd(a % b, b)\n".to_owned(),
+            ),
+            (
+                "tests/test_gcd.py".to_owned(),
+                "import unittest\nfrom gcd import gcd\n\nclass TestGcd(unittest.TestCase):\n    pass\n".to_owned(),
+            ),
+        ];
+        let fixed = "def gcd(a, b):\n    if b == 0:\n        return a\n    else:\n        return gcd(b, a % b)\n";
+        assert_eq!(matching_file(fixed, &files), Some("gcd.py"));
+        // The function alone, as small models write it back.
+        assert_eq!(
+            matching_file(
+                "def gcd(a, b):\n    return a if b == 0 else gcd(b, a % b)\n",
+                &files
+            ),
+            Some("gcd.py")
+        );
+        // A snippet, or text like neither file, names nothing.
+        assert_eq!(matching_file("return gcd(b, a % b)\n", &files), None);
+        assert_eq!(matching_file("a\nb\nc\nd\n", &files), None);
+    }
+}

@@ -1,0 +1,246 @@
+//! The `whole` edit format (small models, as Aider asks of them): a file
+//! written whole in the reply is a `write_file` call, checked at once; a
+//! block that is not a file, a file unchanged, a rewritten test and a file
+//! with parts left out change nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use pretty_assertions::assert_eq;
+use rein_core::harness::EditFormat;
+use rein_core::ports::TaskEvent;
+use rein_core::task::TaskState;
+use rein_testkit::fake_model::{Reply, Scenario};
+use support::{CART_BROKEN, CART_FIXED, Run, Setup, TEST_FILE, TEST_TEXT, cart_workspace};
+
+fn whole(config: &mut rein_core::agent::AgentConfig) {
+    config.edit_format = EditFormat::Whole;
+}
+
+fn file_reply(path: &str, text: &str) -> Reply {
+    Reply::text(format!(
+        "The bug is in total(): it counts the items.\n\n{path}\n```python\n{text}```\n"
+    ))
+}
+
+/// What the model was told after each reply, in order (the last text of
+/// each request after the first).
+fn told(r: &Run) -> Vec<String> {
+    r.server
+        .requests()
+        .iter()
+        .skip(1)
+        .map(|req| {
+            let last = req.body["messages"].as_array().unwrap().last().unwrap();
+            let texts: Vec<String> = last["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|part| {
+                    part["text"]
+                        .as_str()
+                        .or(part["content"].as_str())
+                        .unwrap_or_default()
+                        .to_owned()
+                })
+                .collect();
+            texts.join("\n")
+        })
+        .collect()
+}
+
+fn written(r: &Run) -> Vec<String> {
+    r.progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Context {
+                transformation,
+                detail,
+            } if transformation == "whole_files_from_text" => Some(detail.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_whole_file_in_the_reply_is_written_and_checked_at_once() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new().reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    // One model call: the write and the check came from the same reply.
+    assert_eq!(r.server.requests().len(), 1);
+    assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
+    assert_eq!(r.server.violations(), Vec::<String>::new());
+
+    // The request: the short prompt, four tools, and the code shown as the
+    // model is to write it back.
+    let body = &r.server.requests()[0].body;
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        ["read_file", "list_files", "write_file", "run_tests"]
+    );
+    let system = body["system"].to_string();
+    assert!(
+        system.contains("reply with the file's path alone on a line"),
+        "{system}"
+    );
+    let first = body["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        first.contains(&format!("\ncart.py\n```py\n{CART_BROKEN}```\n")),
+        "{first}"
+    );
+    assert!(
+        first.ends_with("Reply with the whole fixed file the way it is shown above: `cart.py` alone on a line, then every line of the fixed file in a fenced code block. Rein then runs the test."),
+        "{first}"
+    );
+}
+
+/// A small model often writes the file back as it was: that is no claim of
+/// being done, and the tests need not run to say so.
+#[tokio::test]
+async fn a_file_written_back_unchanged_is_told_and_is_not_a_claim() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", CART_BROKEN))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    assert!(
+        told(&r)[0].starts_with("The file you wrote (cart.py) is the same as it is now"),
+        "{:?}",
+        told(&r)
+    );
+    // The baseline, then the verifier's two runs after the real fix.
+    assert_eq!(r.exec.commands().len(), 3, "{:?}", r.exec.commands());
+}
+
+#[tokio::test]
+async fn a_code_block_that_names_no_file_is_not_a_write() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(
+                    "Use a sum:\n```python\nreturn sum(item.price * item.qty for item in items)\n```",
+                ))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    // The snippet was a claim (checked, turned down), not a write.
+    assert!(
+        told(&r)[0].starts_with("Rein checked your claim and the task is not done yet"),
+        "{:?}",
+        told(&r)
+    );
+    assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
+}
+
+/// A block without a path that is plainly the file (most of its lines)
+/// is the file.
+#[tokio::test]
+async fn an_unnamed_block_that_rewrites_a_read_file_is_that_file() {
+    let reply = format!("Here is the fix:\n```python\n{CART_FIXED}```\n");
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(reply)), whole)
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+}
+
+#[tokio::test]
+async fn a_test_rewritten_whole_is_refused_and_not_checked() {
+    let weakened = TEST_TEXT.replace("30)", "2)");
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(format!(
+                    "{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"{TEST_FILE}\"}}}}"
+                )))
+                .reply(file_reply(TEST_FILE, &weakened))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    assert_eq!(r.ws.text(TEST_FILE).unwrap(), TEST_TEXT);
+    assert!(
+        told(&r)[1].starts_with("Denied by rule built-in deny: the target test"),
+        "{:?}",
+        told(&r)
+    );
+    assert_eq!(r.exec.commands().len(), 3, "{:?}", r.exec.commands());
+}
+
+/// "Here is the corrected function": the function alone is merged into
+/// the file, and the class before it stays.
+#[tokio::test]
+async fn a_function_written_alone_is_merged_into_its_file() {
+    let reply = "Here is the corrected function:\n```python\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n```\n";
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(reply)), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+}
+
+/// Written as given, "# ... rest unchanged" would delete the rest.
+#[tokio::test]
+async fn a_file_with_parts_left_out_is_refused() {
+    let elided = "# ... the Item class, unchanged ...\n\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n";
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", elided))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    assert!(
+        told(&r)[0].contains("your content leaves part of cart.py out"),
+        "{:?}",
+        told(&r)
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+}
+
+/// The format is the model's to use only when it is on: with the tools, a
+/// file in a reply is an answer (a claim), and nothing is written.
+#[tokio::test]
+async fn with_the_tools_format_a_file_in_the_reply_is_not_written() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new().reply(file_reply("cart.py", CART_FIXED)),
+            |config| config.edit_format = EditFormat::Tools,
+        )
+        .await;
+    assert_ne!(r.outcome.state, TaskState::Succeeded);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
+    assert!(written(&r).is_empty());
+}
