@@ -228,6 +228,8 @@ enum WholeFiles {
     Written,
     /// They are the files as they are now.
     Unchanged(Vec<String>),
+    /// Code that names no file and rewrites none.
+    Unplaced,
 }
 
 /// Why the loop stopped early.
@@ -526,14 +528,28 @@ impl Agent {
             }
             return Ok(());
         }
-        if let WholeFiles::Unchanged(paths) = wrote {
-            let nudge = format!(
-                "The file you wrote ({}) is the same as it is now: nothing changed. Find the bug, then write the fixed file whole.",
-                paths.join(", ")
-            );
+        // Nothing written: in this format a fix is a write, and the test
+        // already ran after the last one, so this is not a claim to check.
+        let nudge = match wrote {
+            WholeFiles::Unchanged(paths) => Some((
+                "whole_file_unchanged",
+                format!(
+                    "The file you wrote ({}) is the same as it is now: nothing changed. Find the bug, then write the fixed file whole.",
+                    paths.join(", ")
+                ),
+            )),
+            // Once files changed, a snippet may illustrate a finished fix:
+            // that claim is the verifier's.
+            WholeFiles::Unplaced if self.progress.changed.is_empty() => Some((
+                "whole_file_unplaced",
+                "Your code block names no file, so nothing was written and the test did not run. Write the fixed file whole: its path alone on a line, then every line of the file in a fenced code block.".to_owned(),
+            )),
+            WholeFiles::None | WholeFiles::Written | WholeFiles::Unplaced => None,
+        };
+        if let Some((guard, nudge)) = nudge {
             self.event(TaskEvent::Guard {
                 call_id: None,
-                guard: "whole_file_unchanged".into(),
+                guard: guard.into(),
                 message: nudge.clone(),
             });
             self.history.push(Item::user(nudge));
@@ -640,9 +656,10 @@ impl Agent {
         let read: Vec<String> = self.reads.all().into_iter().map(|(p, _)| p).collect();
         let found = whole_files::writes(&reply.text(), self.ports.workspace.as_ref(), &read).await;
         if found.calls.is_empty() {
-            return match found.unchanged.is_empty() {
-                true => WholeFiles::None,
-                false => WholeFiles::Unchanged(found.unchanged),
+            return match (found.unchanged.is_empty(), found.unplaced) {
+                (false, _) => WholeFiles::Unchanged(found.unchanged),
+                (true, 0) => WholeFiles::None,
+                (true, _) => WholeFiles::Unplaced,
             };
         }
         let paths: Vec<String> = found

@@ -147,13 +147,15 @@ async fn a_code_block_that_names_no_file_is_not_a_write() {
         )
         .await;
     assert_eq!(r.outcome.state, TaskState::Succeeded);
-    // The snippet was a claim (checked, turned down), not a write.
+    // The snippet was neither a write nor a claim to check: the model is
+    // told how to write a file, and no test ran for it.
     assert!(
-        told(&r)[0].starts_with("Rein checked your claim and the task is not done yet"),
+        told(&r)[0].starts_with("Your code block names no file, so nothing was written"),
         "{:?}",
         told(&r)
     );
     assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
+    assert_eq!(r.exec.commands().len(), 3, "{:?}", r.exec.commands());
 }
 
 /// A block without a path that is plainly the file (most of its lines)

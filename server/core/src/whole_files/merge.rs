@@ -9,8 +9,8 @@
 //! closing bracket starts one, and it runs to the next. That holds for
 //! Python, and for the brace languages' `fn`/`function`/`class` items.
 //! The merge happens only when every chunk of the block names exactly one
-//! chunk of the file; anything else (a new definition, an ambiguous name)
-//! leaves the block to be judged as a whole file.
+//! chunk of the file; anything else (a new definition, an ambiguous name,
+//! a comment of its own) leaves the block to be judged as a whole file.
 
 /// One top-level chunk: the name it defines and its lines.
 #[derive(Debug)]
@@ -20,18 +20,15 @@ struct Chunk<'t> {
 }
 
 /// `current` with the definitions `block` rewrites replaced, if `block`
-/// rewrites some of `current`'s definitions and nothing else. `None` when
-/// it defines something `current` does not, names a definition twice, or
-/// rewrites all of them (then it is the whole file).
+/// holds nothing but definitions of `current`. `None` when it defines
+/// something `current` does not, names a definition twice, or holds text
+/// that names nothing (a comment, a docstring): then it is judged whole.
+/// What the block leaves out stays, a module's docstring too: a model that
+/// wrote only code meant to change only code.
 pub fn merge(current: &str, block: &str) -> Option<String> {
     let file = chunks(current);
     let new = chunks(block);
     let replaced = placed(&file, &new)?;
-    // Every definition rewritten: the block is the whole file.
-    let defined = file.iter().filter(|c| c.key.is_some()).count();
-    if replaced.iter().filter(|r| r.is_some()).count() == defined {
-        return None;
-    }
     let mut out: Vec<&str> = Vec::new();
     for (chunk, new) in file.iter().zip(&replaced) {
         match new {
@@ -151,15 +148,26 @@ mod tests {
         );
     }
 
+    /// Asked for the whole file, a small model drops the module's
+    /// docstring: the code it wrote is merged, the docstring stays.
+    #[test]
+    fn every_definition_without_the_docstring_keeps_the_docstring() {
+        let block = "import math\n\n\ndef area(r):\n    return math.pi * r * r\n\n\ndef perimeter(r):\n    return 2 * math.pi * r\n";
+        assert_eq!(
+            merge(FILE, block).unwrap(),
+            FILE.replace("return math.pi * r\n", "return math.pi * r * r\n")
+        );
+    }
+
     #[test]
     fn what_the_block_cannot_place_is_not_merged() {
         // A new definition, a name the file does not have.
         assert_eq!(merge(FILE, "def volume(r):\n    return 0\n"), None);
-        // Every definition: the whole file, judged as one.
+        // Text of its own that names nothing: the whole file, judged as one.
         assert_eq!(
             merge(
                 FILE,
-                "import math\ndef area(r):\n    pass\ndef perimeter(r):\n    pass\n"
+                "# circles\nimport math\ndef area(r):\n    pass\ndef perimeter(r):\n    pass\n"
             ),
             None
         );

@@ -22,8 +22,10 @@ use crate::workspace::Workspace;
 pub struct Writes {
     /// `write_file` calls, one per file the reply changes.
     pub calls: Vec<TextCall>,
-    /// Files written back exactly as they are: nothing to do.
+    /// Files written back as they are (blank lines aside): nothing to do.
     pub unchanged: Vec<String>,
+    /// Blocks that name no file and rewrite none the model read.
+    pub unplaced: usize,
     /// The reply without the blocks that became calls.
     pub prose: String,
 }
@@ -53,7 +55,10 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
             None => match matching_file(&block.content, &known) {
                 Some(path) => path.to_owned(),
                 // An illustration, not a file.
-                None => continue,
+                None => {
+                    out.unplaced += 1;
+                    continue;
+                }
             },
         };
         let current = match known.iter().find(|(p, _)| *p == path) {
@@ -71,7 +76,7 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
             .unwrap_or(block.content);
         if current
             .as_deref()
-            .is_some_and(|text| text.trim_end() == content.trim_end())
+            .is_some_and(|text| same_lines(text, &content))
         {
             out.unchanged.push(path);
             used.push(n);
@@ -85,6 +90,19 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
     }
     out.prose = prose_without(text, &used);
     out
+}
+
+/// The same text but for blank lines and trailing spaces: a rewrite that
+/// changes nothing a program reads.
+fn same_lines(a: &str, b: &str) -> bool {
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    lines(a) == lines(b)
 }
 
 /// A fenced block and the file it names, if it names one.
