@@ -148,9 +148,10 @@ fn a_real_local_model_runs_suite_tasks_end_to_end_and_nothing_false_is_claimed()
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["provider"], "openai");
-    // What Rein did with the model's calls: ran them, or (a wrong name,
-    // bad arguments) told the model how to call. Which of the two depends
-    // on the model; that its text was read at all does not.
+    // What Rein did with the model's replies: ran its calls (or the files
+    // it wrote whole: the server's 8k window means the whole-file format),
+    // or told it how to call or how to write a file. Which depends on the
+    // model; that its text was read at all does not.
     let mut handled = 0;
     for task in report["tasks"].as_array().unwrap() {
         assert!(task["error"].is_null(), "{task:#}");
@@ -161,7 +162,8 @@ fn a_real_local_model_runs_suite_tasks_end_to_end_and_nothing_false_is_claimed()
         for trace in std::fs::read_dir(traces).unwrap() {
             let text = std::fs::read_to_string(trace.unwrap().path()).unwrap();
             handled += text.matches("\"kind\":\"tool_result\"").count()
-                + text.matches("\"guard\":\"text_tool_call\"").count();
+                + text.matches("\"guard\":\"text_tool_call\"").count()
+                + text.matches("\"guard\":\"whole_file_").count();
         }
     }
     assert!(

@@ -226,6 +226,9 @@ enum WholeFiles {
     None,
     /// They became the reply's calls.
     Written,
+    /// They became calls run before the reply's own calls (which decide
+    /// what comes next: no check of a claim).
+    WrittenBesideCalls,
     /// They are the files as they are now.
     Unchanged(Vec<String>),
     /// Code that names no file and rewrites none.
@@ -544,9 +547,18 @@ impl Agent {
                 "whole_file_unplaced",
                 "Your code block names no file, so nothing was written and the test did not run. Write the fixed file whole: its path alone on a line, then every line of the file in a fenced code block.".to_owned(),
             )),
-            WholeFiles::None | WholeFiles::Written | WholeFiles::Unplaced => None,
+            _ => None,
         };
         if let Some((guard, nudge)) = nudge {
+            // The same file again and again is a model going in circles.
+            let gave_up = self
+                .guard
+                .lock()
+                .ok()
+                .and_then(|mut g| g.claim_turned_down(&text));
+            if let Some(why) = gave_up {
+                return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
+            }
             self.event(TaskEvent::Guard {
                 call_id: None,
                 guard: guard.into(),
@@ -648,13 +660,22 @@ impl Agent {
     async fn take_whole_files(&self, turn: u32, reply: &mut ModelReply) -> WholeFiles {
         let finished = matches!(
             reply.stop,
-            StopReason::EndTurn | StopReason::StopSequence | StopReason::Other(_)
+            StopReason::EndTurn
+                | StopReason::StopSequence
+                | StopReason::ToolUse
+                | StopReason::Other(_)
         );
-        if !self.config.whole_files() || !finished || !calls_of(reply).is_empty() {
+        if !self.config.whole_files() || !finished {
             return WholeFiles::None;
         }
+        // "Here is the file … now run the tests": the file is written
+        // first, then its calls run.
+        let beside_calls = !calls_of(reply).is_empty();
         let read: Vec<String> = self.reads.all().into_iter().map(|(p, _)| p).collect();
         let found = whole_files::writes(&reply.text(), self.ports.workspace.as_ref(), &read).await;
+        if beside_calls && found.calls.is_empty() {
+            return WholeFiles::None;
+        }
         if found.calls.is_empty() {
             return match (found.unchanged.is_empty(), found.unplaced) {
                 (false, _) => WholeFiles::Unchanged(found.unchanged),
@@ -675,22 +696,28 @@ impl Agent {
                 paths.join(", ")
             ),
         });
-        let mut parts: Vec<Part> = std::mem::take(&mut reply.parts)
+        let (calls, others): (Vec<Part>, Vec<Part>) = std::mem::take(&mut reply.parts)
             .into_iter()
             .filter(|p| !matches!(p, Part::Text { .. }))
-            .collect();
+            .partition(|p| matches!(p, Part::ToolCall(_)));
+        let mut parts = others;
         if !found.prose.is_empty() {
             parts.push(Part::text(found.prose));
         }
         for (n, call) in found.calls.into_iter().enumerate() {
             parts.push(Part::ToolCall(ToolCall {
-                id: format!("file_{turn}_{}", n + 1),
+                id: format!("{}{turn}_{}", whole_files::CALL_ID_PREFIX, n + 1),
                 name: call.name,
                 arguments: call.arguments,
             }));
         }
+        parts.extend(calls);
         reply.parts = parts;
-        WholeFiles::Written
+        if beside_calls {
+            WholeFiles::WrittenBesideCalls
+        } else {
+            WholeFiles::Written
+        }
     }
 
     /// Whether every call of the last batch succeeded.

@@ -246,3 +246,106 @@ async fn with_the_tools_format_a_file_in_the_reply_is_not_written() {
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
     assert!(written(&r).is_empty());
 }
+
+/// Shown as a tool call and a tool response, a written file taught a 1.5B
+/// model to answer with a `<tool_response>` of its own: the model sees its
+/// file as it wrote it, and the result as text.
+#[tokio::test]
+async fn a_written_file_is_shown_back_as_written_not_as_a_tool_call() {
+    let wrong = CART_BROKEN.replace("len(items)", "0");
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", &wrong))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    let second = &r.server.requests()[1].body;
+    let kinds: Vec<Vec<String>> = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            m["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["type"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            vec!["text"],
+            vec!["text", "text"],
+            vec!["text", "text", "text"]
+        ]
+    );
+    let reply = second["messages"][1]["content"][1]["text"]
+        .as_str()
+        .unwrap();
+    assert_eq!(reply, format!("cart.py\n```\n{wrong}```"));
+    let result = second["messages"][2]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(result.starts_with("Edited cart.py"), "{result}");
+    assert_eq!(r.server.violations(), Vec::<String>::new());
+}
+
+/// A 1.5B model wrote the same unchanged file seven turns running: the
+/// loop guard ends it at the second, as it does a repeated claim.
+#[tokio::test]
+async fn the_same_unchanged_file_twice_ends_the_task() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", CART_BROKEN))
+                .reply(file_reply("cart.py", CART_BROKEN))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Failed);
+    assert!(
+        r.outcome.reason.starts_with("stopped: the model gave up"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.server.requests().len(), 2);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
+}
+
+/// "Here is the file … and now the tests": the file is written before the
+/// reply's own call runs, and the model reads the run's result.
+#[tokio::test]
+async fn a_file_beside_a_real_call_is_written_first() {
+    let reply = Reply::text(format!(
+        "cart.py\n```python\n{CART_FIXED}```\nNow I run the tests."
+    ))
+    .tool_call_with_id("toolu_run_1", "run_tests", serde_json::json!({}));
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(reply)
+                .reply(Reply::text("The test passes now.")),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
+    // The baseline, the model's run (after the write: it passes), then the
+    // verifier's two.
+    assert_eq!(r.exec.commands().len(), 4, "{:?}", r.exec.commands());
+    let told = told(&r);
+    assert!(told[0].contains("Edited cart.py"), "{told:?}");
+    assert!(told[0].contains("OK"), "{told:?}");
+    assert_eq!(r.server.violations(), Vec::<String>::new());
+}

@@ -6,6 +6,9 @@ use rein_models::{Message, Part, Role, ToolResult, tokens};
 use serde::{Deserialize, Serialize};
 
 use crate::exec::{CommandKind, CommandResult};
+use crate::tools::TypedTool;
+use crate::tools::write_file::WriteFile;
+use crate::whole_files;
 use crate::workspace::ReadVersion;
 
 /// What a tool result is, beyond its text.
@@ -132,6 +135,11 @@ impl History {
 }
 
 /// Renders items to messages: `view` decides what each result shows.
+/// A call made from the files a reply wrote: shown as the model wrote it.
+fn from_files(call_id: &str, tool: &str) -> bool {
+    call_id.starts_with(whole_files::CALL_ID_PREFIX) && tool == WriteFile::NAME
+}
+
 pub fn to_messages<'a>(
     items: impl IntoIterator<Item = &'a Item>,
     mut view: impl FnMut(&RecordedResult) -> String,
@@ -156,12 +164,23 @@ pub fn to_messages<'a>(
             }
             Item::Assistant { parts, .. } => messages.push(Message {
                 role: Role::Assistant,
-                parts: parts.clone(),
+                parts: parts
+                    .iter()
+                    .map(|part| match part {
+                        Part::ToolCall(call) if from_files(&call.id, &call.name) => {
+                            Part::text(whole_files::as_written(&call.arguments))
+                        }
+                        other => other.clone(),
+                    })
+                    .collect(),
             }),
             Item::Results { results, notes } => {
                 let mut parts: Vec<Part> = results
                     .iter()
                     .map(|r| {
+                        if from_files(&r.call_id, &r.tool) {
+                            return Part::text(view(r));
+                        }
                         Part::ToolResult(ToolResult {
                             call_id: r.call_id.clone(),
                             content: view(r),

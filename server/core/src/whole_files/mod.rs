@@ -30,6 +30,26 @@ pub struct Writes {
     pub prose: String,
 }
 
+/// The id prefix of the `write_file` calls made from a reply's files. The
+/// history shows such a call to the model as the file it wrote and its
+/// result as text ([`as_written`]): shown as a tool call and a tool
+/// response, a small model imitates them (it answered with a
+/// `<tool_response>` of its own).
+pub const CALL_ID_PREFIX: &str = "file_";
+
+/// A file-writing call as the model wrote it: the path, then the file in a
+/// fence longer than any inside it.
+pub fn as_written(arguments: &serde_json::Value) -> String {
+    let path = arguments["path"].as_str().unwrap_or_default();
+    let content = arguments["content"].as_str().unwrap_or_default();
+    let mut fence = "```".to_owned();
+    while content.contains(fence.as_str()) {
+        fence.push('`');
+    }
+    let newline = if content.ends_with('\n') { "" } else { "\n" };
+    format!("{path}\n{fence}\n{content}{newline}{fence}")
+}
+
 /// Blocks written per reply at most: more is not a fix, and each costs a
 /// read of the workspace.
 const MAX_BLOCKS: usize = 8;
@@ -50,7 +70,7 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
     let mut out = Writes::default();
     let mut used = Vec::new();
     for (n, block) in found.into_iter().enumerate().take(MAX_BLOCKS) {
-        let path = match block.path {
+        let mut path = match block.path {
             Some(path) => path,
             None => match matching_file(&block.content, &known) {
                 Some(path) => path.to_owned(),
@@ -61,7 +81,7 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
                 }
             },
         };
-        let current = match known.iter().find(|(p, _)| *p == path) {
+        let mut current = match known.iter().find(|(p, _)| *p == path) {
             Some((_, text)) => Some(text.clone()),
             None => workspace
                 .read_file(&path)
@@ -69,6 +89,14 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
                 .ok()
                 .map(|f| f.text.to_string()),
         };
+        // "To_base.py" at the start of a line, "project/gcd.py": the one
+        // file read by that name.
+        if current.is_none()
+            && let Some((read_path, text)) = read_by_name(&path, &known)
+        {
+            path = read_path.to_owned();
+            current = Some(text.to_owned());
+        }
         // Some of the file's definitions, not all: merged into it.
         let content = current
             .as_deref()
@@ -90,6 +118,16 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
     }
     out.prose = prose_without(text, &used);
     out
+}
+
+/// The one file of `known` that `label` names but for case or folders.
+fn read_by_name<'k>(label: &str, known: &'k [(String, String)]) -> Option<(&'k str, &'k str)> {
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_lowercase();
+    let mut same = known.iter().filter(|(p, _)| name(p) == name(label));
+    match (same.next(), same.next()) {
+        (Some((path, text)), None) => Some((path, text)),
+        _ => None,
+    }
 }
 
 /// The same text but for blank lines and trailing spaces: a rewrite that
@@ -372,6 +410,28 @@ mod tests {
             blocks("data.tsv\n```\n1\tone\n2\ttwo\n```"),
             vec![named("data.tsv", "1\tone\n2\ttwo\n")]
         );
+    }
+
+    #[test]
+    fn a_label_off_by_case_or_folder_names_the_file_read() {
+        let known = vec![
+            ("to_base.py".to_owned(), "a".to_owned()),
+            ("tests/test_to_base.py".to_owned(), "b".to_owned()),
+        ];
+        assert_eq!(
+            read_by_name("To_base.py", &known),
+            Some(("to_base.py", "a"))
+        );
+        assert_eq!(
+            read_by_name("project/to_base.py", &known),
+            Some(("to_base.py", "a"))
+        );
+        assert_eq!(read_by_name("base.py", &known), None);
+        let twins = vec![
+            ("a/x.py".to_owned(), "1".to_owned()),
+            ("b/x.py".to_owned(), "2".to_owned()),
+        ];
+        assert_eq!(read_by_name("X.py", &twins), None);
     }
 
     #[test]
