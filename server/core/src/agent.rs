@@ -17,7 +17,7 @@ use futures::StreamExt;
 use rein_models::pricing::PriceTable;
 use rein_models::{
     BadToolCall, ModelClient, ModelError, ModelEvent, ModelReply, ModelRequest, Part, Redactor,
-    StopReason, ToolCall,
+    StopReason, ToolCall, ToolChoice,
 };
 use rein_store::{CheckpointPhase, FileHash};
 use serde::{Deserialize, Serialize};
@@ -218,6 +218,18 @@ struct Agent {
     last_words: Option<String>,
     /// What the model wrote in this turn's reply (empty if nothing).
     turn_text: String,
+    /// Whether the next request requires a tool call.
+    force_call: ForceCall,
+}
+
+/// After a call the model wrote wrong in its text, the next request
+/// requires a call, which the server constrains to the tools' schemas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ForceCall {
+    No,
+    Next,
+    /// The server refused it once: never again in this task.
+    Unsupported,
 }
 
 /// What a reply's whole files came to ([`Agent::take_whole_files`]).
@@ -300,6 +312,7 @@ impl Agent {
             shedding: Shedding::default(),
             last_words: None,
             turn_text: String::new(),
+            force_call: ForceCall::No,
             artifacts,
             context,
             task,
@@ -569,6 +582,11 @@ impl Agent {
         }
         // It tried to call and could not: not a claim of being done.
         if let Some(problems) = unusable_text_calls {
+            // The next reply is a call the server checks against the
+            // schemas (a grammar on llama.cpp), where it can.
+            if self.force_call == ForceCall::No {
+                self.force_call = ForceCall::Next;
+            }
             let nudge = text_calls::how_to_call(&problems);
             self.event(TaskEvent::Guard {
                 call_id: None,
@@ -756,7 +774,12 @@ impl Agent {
             now.insert(key);
         }
         self.shown_transformations = now;
-        Ok((assembled.request, assembled.estimated_tokens))
+        let mut request = assembled.request;
+        if self.force_call == ForceCall::Next {
+            request.tool_choice = ToolChoice::Required;
+            self.force_call = ForceCall::No;
+        }
+        Ok((request, assembled.estimated_tokens))
     }
 
     /// One model call with its retries, bounded by the model timeout and
@@ -770,6 +793,7 @@ impl Agent {
     ) -> Result<Option<ModelReply>, Stop> {
         let request_ref = self.save_request(turn, &request).await;
         let started = Instant::now();
+        let forced = request.tool_choice == ToolChoice::Required;
         let reply = self.stream(request, Some(turn)).await;
         let reply = match reply {
             Ok(reply) => reply,
@@ -780,6 +804,18 @@ impl Agent {
                 ));
             }
             Err(ModelError::ContextTooLong { .. }) if self.compact(turn).await? => return Ok(None),
+            // A server that does not take a required call: ask as before,
+            // and not again in this task.
+            Err(ModelError::Rejected {
+                status: 400 | 422, ..
+            }) if forced => {
+                self.force_call = ForceCall::Unsupported;
+                self.event(TaskEvent::Context {
+                    transformation: "tool_choice_unsupported".into(),
+                    detail: "the server refused a required tool call; the turn is asked again without it".into(),
+                });
+                return Ok(None);
+            }
             Err(e) => {
                 return Err(Stop::new(
                     TaskState::Failed,
@@ -1341,6 +1377,7 @@ impl Agent {
             // A summary, within what the model may write at all.
             max_output_tokens: self.context.config.max_output_tokens.min(4_096),
             temperature: None,
+            tool_choice: Default::default(),
             cache: rein_models::CachePlan::default(),
         };
         let reply = match self.stream(request, None).await {

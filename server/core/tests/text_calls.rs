@@ -10,7 +10,8 @@ use rein_core::context::history::Item;
 use rein_core::ports::TaskEvent;
 use rein_core::task::TaskState;
 use rein_models::Part;
-use rein_testkit::fake_model::{Reply, Scenario};
+use rein_testkit::fake_model::{Fault, Reply, Scenario};
+use serde_json::{Value, json};
 use support::{CART_FIXED, Setup, cart_workspace, full_results};
 
 const EDIT_AS_TEXT: &str = "The bug is in total().\n```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"cart.py\", \"old_text\": \"    return len(items)\", \"new_text\": \"    return sum(item.price * item.qty for item in items)\"}}\n```";
@@ -101,4 +102,69 @@ async fn a_call_written_wrong_is_explained_and_is_not_a_claim() {
     );
     // The baseline, then the verifier's two runs after the real fix.
     assert_eq!(r.exec.commands().len(), 3, "{:?}", r.exec.commands());
+    // The retry is a required call (constrained by the server where it
+    // can be); the request after it is free again.
+    let choices: Vec<Value> = r
+        .server
+        .requests()
+        .iter()
+        .map(|req| req.body["tool_choice"].clone())
+        .collect();
+    assert_eq!(
+        choices,
+        [Value::Null, json!({"type": "any"}), Value::Null],
+        "{choices:?}"
+    );
+}
+
+/// A server that refuses `tool_choice` (an old vLLM: 400) is asked again
+/// without it, and never again in the task: the task goes on.
+#[tokio::test]
+async fn a_server_that_refuses_a_required_call_is_asked_without_it() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(
+                    "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"cart.py\"}}\n```",
+                ))
+                .reply(Reply::fault(Fault::Status {
+                    status: 400,
+                    retry_after: None,
+                    message: Some("tool_choice \"required\" is not supported".into()),
+                }))
+                .reply(Reply::text(
+                    "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"cart.py\"}}\n```",
+                ))
+                .reply(Reply::text(EDIT_AS_TEXT))
+                .reply(Reply::text("Fixed total().")),
+            |_| {},
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let choices: Vec<Value> = r
+        .server
+        .requests()
+        .iter()
+        .map(|req| req.body["tool_choice"].clone())
+        .collect();
+    assert_eq!(
+        choices,
+        [
+            Value::Null,
+            json!({"type": "any"}),
+            Value::Null,
+            Value::Null,
+            Value::Null
+        ],
+        "{choices:?}"
+    );
+    assert!(r.progress.events().iter().any(|e| matches!(
+        e,
+        TaskEvent::Context { transformation, .. } if transformation == "tool_choice_unsupported"
+    )));
 }

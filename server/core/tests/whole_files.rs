@@ -96,6 +96,7 @@ async fn a_whole_file_in_the_reply_is_written_and_checked_at_once() {
         tools,
         ["read_file", "list_files", "write_file", "run_tests"]
     );
+    assert_eq!(body["temperature"], 0.0);
     let system = body["system"].to_string();
     assert!(
         system.contains("reply with the file's path alone on a line"),
@@ -245,6 +246,7 @@ async fn with_the_tools_format_a_file_in_the_reply_is_not_written() {
     assert_ne!(r.outcome.state, TaskState::Succeeded);
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
     assert!(written(&r).is_empty());
+    assert!(r.server.requests()[0].body.get("temperature").is_none());
 }
 
 /// Shown as a tool call and a tool response, a written file taught a 1.5B

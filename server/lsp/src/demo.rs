@@ -914,6 +914,7 @@ mod tests {
             }],
             max_output_tokens: 1024,
             temperature: None,
+            tool_choice: Default::default(),
             cache: CachePlan {
                 enabled: false,
                 stable_message: None,

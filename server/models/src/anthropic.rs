@@ -11,7 +11,7 @@ use crate::error::{ModelError, is_context_overflow, parse_context_numbers};
 use crate::retry::retry_after;
 use crate::secret::{ApiKey, redact};
 use crate::sse::SseEvent;
-use crate::types::{Message, ModelEvent, ModelRequest, Part, Role, StopReason, Usage};
+use crate::types::{Message, ModelEvent, ModelRequest, Part, Role, StopReason, ToolChoice, Usage};
 use crate::wire::{Decoder, Wire};
 
 const PROVIDER: &str = "Anthropic";
@@ -173,6 +173,9 @@ fn request_body(request: &ModelRequest, stream: bool) -> Value {
             breakpoints += mark(tools.last_mut());
         }
         body["tools"] = Value::Array(tools);
+        if request.tool_choice == ToolChoice::Required {
+            body["tool_choice"] = json!({"type": "any"});
+        }
     }
     if !request.system.is_empty() {
         let mut system: Vec<Value> = request

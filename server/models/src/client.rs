@@ -531,6 +531,7 @@ mod tests {
             tools: Vec::new(),
             max_output_tokens: 1024,
             temperature: None,
+            tool_choice: Default::default(),
             cache: CachePlan {
                 enabled: false,
                 stable_message: None,

@@ -12,7 +12,7 @@ use crate::error::{ModelError, is_context_overflow, parse_context_numbers};
 use crate::retry::retry_after;
 use crate::secret::{ApiKey, redact};
 use crate::sse::SseEvent;
-use crate::types::{Message, ModelEvent, ModelRequest, Part, Role, StopReason};
+use crate::types::{Message, ModelEvent, ModelRequest, Part, Role, StopReason, ToolChoice};
 use crate::wire::{Decoder, Wire};
 
 const PROVIDER: &str = "OpenAI-compatible server";
@@ -84,6 +84,9 @@ impl Wire for OpenAi {
                 .iter()
                 .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}))
                 .collect();
+        }
+        if request.tool_choice == ToolChoice::Required && !request.tools.is_empty() {
+            body["tool_choice"] = json!("required");
         }
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);

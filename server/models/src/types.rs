@@ -126,6 +126,22 @@ pub struct ModelRequest {
     pub max_output_tokens: u32,
     pub temperature: Option<f64>,
     pub cache: CachePlan,
+    /// Whether the reply must be a tool call.
+    #[serde(default)]
+    pub tool_choice: ToolChoice,
+}
+
+/// Whether the model may answer in text or must call a tool. `Required` is
+/// a constrained call where the server supports it: llama.cpp turns the
+/// declared schemas into a grammar, vLLM into guided decoding, the hosted
+/// APIs enforce it themselves; a server that ignores it (Ollama) answers
+/// as with `Auto`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    #[default]
+    Auto,
+    Required,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

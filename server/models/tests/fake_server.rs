@@ -12,8 +12,8 @@ use pretty_assertions::assert_eq;
 use rein_models::retry::RetryPolicy;
 use rein_models::{
     ApiKey, BadArguments, CachePlan, Message, ModelClient, ModelError, ModelEvent, ModelRequest,
-    Part, ProviderConfig, ProviderKind, StopReason, Timeouts, ToolCall, ToolResult, ToolSpec,
-    Usage, anthropic_client, collect, openai_client,
+    Part, ProviderConfig, ProviderKind, StopReason, Timeouts, ToolCall, ToolChoice, ToolResult,
+    ToolSpec, Usage, anthropic_client, collect, openai_client,
 };
 use rein_testkit::ClosedPort;
 use rein_testkit::fake_model::{FakeModel, Fault, Reply, Scenario, Usage as FakeUsage};
@@ -99,6 +99,7 @@ fn request(format: Format, messages: Vec<Message>) -> ModelRequest {
         tools: tools(),
         max_output_tokens: 4096,
         temperature: None,
+        tool_choice: Default::default(),
         cache: CachePlan {
             enabled: true,
             stable_message: None,
@@ -210,6 +211,40 @@ async fn tool_calls_streamed_and_not_in_both_formats() {
                 "{what}"
             );
         }
+    }
+}
+
+/// A required call goes out in each wire's words; without tools there is
+/// nothing to require, and the key is left out (a server would refuse it).
+#[tokio::test]
+async fn a_required_tool_call_is_asked_in_each_wires_words() {
+    for (format, said) in [
+        (Format::Anthropic, json!({"type": "any"})),
+        (Format::OpenAi, json!("required")),
+    ] {
+        let server = FakeModel::start(
+            Scenario::new()
+                .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+                .reply(Reply::text("no tools")),
+        )
+        .await
+        .unwrap();
+        let mut forced = request(format, vec![Message::user("go")]);
+        forced.tool_choice = ToolChoice::Required;
+        let mut bare = forced.clone();
+        bare.tools.clear();
+        for req in [forced, bare] {
+            collect(client(format, &server, true).stream(req, CancellationToken::new()))
+                .await
+                .unwrap();
+        }
+        let sent: Vec<Value> = server
+            .requests()
+            .iter()
+            .map(|r| r.body["tool_choice"].clone())
+            .collect();
+        assert_eq!(sent, [said, Value::Null], "{format:?}");
+        no_violations(&server);
     }
 }
 
