@@ -96,7 +96,9 @@ async fn a_whole_file_in_the_reply_is_written_and_checked_at_once() {
         tools,
         ["read_file", "list_files", "write_file", "run_tests"]
     );
-    assert_eq!(body["temperature"], 0.0);
+    // The server's own sampling: greedy decoding (Aider's) made a 1.5B
+    // model copy the file it was shown (BENCHMARKS.md, figure 9).
+    assert!(body.get("temperature").is_none());
     let system = body["system"].to_string();
     assert!(
         system.contains("reply with the file's path alone on a line"),

@@ -127,8 +127,6 @@ pub struct ContextManager {
     tools: Vec<ToolSpec>,
     /// Tokens of the layers that never change during the task.
     fixed_tokens: u64,
-    /// `None`: the provider's default.
-    temperature: Option<f64>,
 }
 
 impl ContextManager {
@@ -163,7 +161,6 @@ impl ContextManager {
             system,
             tools,
             fixed_tokens,
-            temperature: None,
         }
     }
 
@@ -176,9 +173,6 @@ impl ContextManager {
         self.tools
             .retain(|t| prompt::WHOLE_TOOLS.contains(&t.name.as_str()));
         self.fixed_tokens = fixed_tokens(&self.system, &self.tools);
-        // Greedy decoding, as Aider asks of every model: a small model
-        // keeps to the format more often, and a run can be reproduced.
-        self.temperature = Some(0.0);
         self
     }
 
@@ -261,7 +255,7 @@ impl ContextManager {
             messages,
             tools: self.tools.clone(),
             max_output_tokens: self.config.max_output_tokens,
-            temperature: self.temperature,
+            temperature: None,
             tool_choice: Default::default(),
             cache: CachePlan {
                 enabled: true,
