@@ -583,8 +583,11 @@ impl Agent {
         // It tried to call and could not: not a claim of being done.
         if let Some(problems) = unusable_text_calls {
             // The next reply is a call the server checks against the
-            // schemas (a grammar on llama.cpp), where it can.
-            if self.force_call == ForceCall::No {
+            // schemas (a grammar on llama.cpp), where it can. Not in the
+            // whole format, whose replies are text: forced, a 1.5B model
+            // wrote one string argument until the token limit (4,096
+            // tokens, 280 s on 2 cores).
+            if self.force_call == ForceCall::No && !self.config.whole_files() {
                 self.force_call = ForceCall::Next;
             }
             let nudge = text_calls::how_to_call(&problems);

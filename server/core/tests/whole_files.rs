@@ -353,3 +353,27 @@ async fn a_file_beside_a_real_call_is_written_first() {
     assert!(told[0].contains("OK"), "{told:?}");
     assert_eq!(r.server.violations(), Vec::<String>::new());
 }
+
+/// Forcing a call after one written wrong is for the tools format: the
+/// whole format's replies are text.
+#[tokio::test]
+async fn the_whole_format_never_forces_a_tool_call() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(
+                    "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"cart.py\"}}\n```",
+                ))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    for request in r.server.requests() {
+        assert!(
+            request.body.get("tool_choice").is_none(),
+            "{}",
+            request.body
+        );
+    }
+}
