@@ -590,6 +590,15 @@ impl Agent {
             if self.force_call == ForceCall::No && !self.config.whole_files() {
                 self.force_call = ForceCall::Next;
             }
+            // The same broken call again: the model cannot write it.
+            let gave_up = self
+                .guard
+                .lock()
+                .ok()
+                .and_then(|mut g| g.claim_turned_down(&text));
+            if let Some(why) = gave_up {
+                return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
+            }
             let nudge = text_calls::how_to_call(&problems);
             self.event(TaskEvent::Guard {
                 call_id: None,

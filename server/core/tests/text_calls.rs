@@ -133,7 +133,7 @@ async fn a_server_that_refuses_a_required_call_is_asked_without_it() {
                     message: Some("tool_choice \"required\" is not supported".into()),
                 }))
                 .reply(Reply::text(
-                    "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"cart.py\"}}\n```",
+                    "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"tests/test_cart.py\"}}\n```",
                 ))
                 .reply(Reply::text(EDIT_AS_TEXT))
                 .reply(Reply::text("Fixed total().")),
@@ -167,4 +167,28 @@ async fn a_server_that_refuses_a_required_call_is_asked_without_it() {
         e,
         TaskEvent::Context { transformation, .. } if transformation == "tool_choice_unsupported"
     )));
+}
+
+/// A 1.5B model wrote the same broken call eight turns running, each
+/// answered with how to call: the second identical one ends the task, as a
+/// repeated claim does.
+#[tokio::test]
+async fn the_same_broken_call_twice_ends_the_task() {
+    let broken = "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"cart.py\"\n```";
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(broken))
+                .reply(Reply::text(broken))
+                .reply(Reply::text(EDIT_AS_TEXT)),
+            |_| {},
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Failed);
+    assert!(
+        r.outcome.reason.starts_with("stopped: the model gave up"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.server.requests().len(), 2);
 }

@@ -83,7 +83,7 @@ async fn a_whole_file_in_the_reply_is_written_and_checked_at_once() {
     assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
     assert_eq!(r.server.violations(), Vec::<String>::new());
 
-    // The request: the short prompt, four tools, and the code shown as the
+    // The request: the short prompt, three tools, and the code shown as the
     // model is to write it back.
     let body = &r.server.requests()[0].body;
     let tools: Vec<&str> = body["tools"]
@@ -92,10 +92,7 @@ async fn a_whole_file_in_the_reply_is_written_and_checked_at_once() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        tools,
-        ["read_file", "list_files", "write_file", "run_tests"]
-    );
+    assert_eq!(tools, ["read_file", "list_files", "write_file"]);
     // The server's own sampling: greedy decoding (Aider's) made a 1.5B
     // model copy the file it was shown (BENCHMARKS.md, figure 9).
     assert!(body.get("temperature").is_none());

@@ -245,7 +245,7 @@ fn edit_format_line(setting: EditFormat, window: u64) -> String {
         _ => format!(" (edit_format = {:?})", setting.name()),
     };
     match chosen {
-        EditFormat::Whole => format!("edits: whole files written in the reply, four tools{why}"),
+        EditFormat::Whole => format!("edits: whole files written in the reply, three tools{why}"),
         _ => format!("edits: through the tools{why}"),
     }
 }
@@ -598,7 +598,7 @@ mod tests {
         );
         assert_eq!(
             edit_format_line(EditFormat::Auto, 4096),
-            "edits: whole files written in the reply, four tools (edit_format = \"auto\": the window is under 32768 tokens)"
+            "edits: whole files written in the reply, three tools (edit_format = \"auto\": the window is under 32768 tokens)"
         );
         assert_eq!(
             edit_format_line(EditFormat::Tools, 4096),

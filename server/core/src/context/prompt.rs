@@ -9,7 +9,6 @@ use crate::task::{Acceptance, TaskSpec};
 use crate::tools::TypedTool;
 use crate::tools::list_files::ListFiles;
 use crate::tools::read_file::ReadFile;
-use crate::tools::run_tests::RunTests;
 use crate::tools::write_file::WriteFile;
 
 pub const ROLE_AND_RULES: &str = "\
@@ -38,11 +37,12 @@ To change a file, reply with the file's path alone on a line, then the complete 
 
 /// The tools declared to the model in the `whole` edit format: fewer
 /// schemas, more window for the code (the rest of the registry still
-/// answers a call written as text).
-pub const WHOLE_TOOLS: [&str; 4] = [
+/// answers a call written as text). Not `run_tests`: Rein runs the test
+/// after each write, and a 1.5B model offered it called it turn after turn
+/// with arguments it made up (`runner_options`, `timeout`).
+pub const WHOLE_TOOLS: [&str; 3] = [
     <ReadFile as TypedTool>::NAME,
     <WriteFile as TypedTool>::NAME,
-    <RunTests as TypedTool>::NAME,
     <ListFiles as TypedTool>::NAME,
 ];
 
