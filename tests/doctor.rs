@@ -134,6 +134,7 @@ async fn a_working_openai_compatible_set_up_is_all_ok() {
             ok   workspace trust: not needed (no .rein/config.toml)
             ok   provider openai · model qwen2.5-coder:7b · <fake>/v1 · API key set (hidden)
             warn context window: not known for this model; Rein assumes 200000 tokens. Set `context_window` (e.g. the server's --ctx-size) so the prompt fits
+            ok   edits: through the tools (edit_format = "auto")
             ok   reachable in <t> s: <fake>/v1 lists 2 models, qwen2.5-coder:7b among them
             ok   tests (detected): python3 -m unittest
             info state .rein/state.db: none yet (made by the first task)
@@ -188,6 +189,7 @@ async fn a_model_the_provider_does_not_list_is_a_warning() {
             warn   ignored: allow `run_command(make lint)` without asking (permissions.allow)
             ok   provider anthropic · model claude-sonnet-9 · <fake> · API key set (hidden)
             warn context window: not known for this model; Rein assumes 200000 tokens. Set `context_window` (e.g. the server's --ctx-size) so the prompt fits
+            ok   edits: through the tools (edit_format = "auto")
             warn reachable in <t> s, but claude-sonnet-9 is not among the 4 models it lists (claude-sonnet-4-5, claude-haiku-4-5, gpt-4o, gpt-4o-mini); set REIN_MODEL or `model` to one of them
             ok   tests (detected): python3 -m unittest
             ok   state .rein/state.db: schema v4, 0 tasks

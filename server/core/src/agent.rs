@@ -563,50 +563,26 @@ impl Agent {
             _ => None,
         };
         if let Some((guard, nudge)) = nudge {
-            // The same file again and again is a model going in circles.
-            let gave_up = self
-                .guard
-                .lock()
-                .ok()
-                .and_then(|mut g| g.claim_turned_down(&text));
-            if let Some(why) = gave_up {
-                return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
-            }
-            self.event(TaskEvent::Guard {
-                call_id: None,
-                guard: guard.into(),
-                message: nudge.clone(),
-            });
-            self.history.push(Item::user(nudge));
-            return Ok(());
+            return self.answer_instead(guard, nudge, &text);
         }
         // It tried to call and could not: not a claim of being done.
         if let Some(problems) = unusable_text_calls {
-            // The next reply is a call the server checks against the
-            // schemas (a grammar on llama.cpp), where it can. Not in the
-            // whole format, whose replies are text: forced, a 1.5B model
-            // wrote one string argument until the token limit (4,096
-            // tokens, 280 s on 2 cores).
-            if self.force_call == ForceCall::No && !self.config.whole_files() {
+            // The next reply is a call the provider holds to the schemas,
+            // where it is known to (`ModelClient::constrains_calls`: the
+            // hosted APIs; llama.cpp answered with text and blank lines up
+            // to the token limit). Not in the whole format, whose replies
+            // are text.
+            if self.force_call == ForceCall::No
+                && !self.config.whole_files()
+                && self.ports.model.constrains_calls()
+            {
                 self.force_call = ForceCall::Next;
             }
-            // The same broken call again: the model cannot write it.
-            let gave_up = self
-                .guard
-                .lock()
-                .ok()
-                .and_then(|mut g| g.claim_turned_down(&text));
-            if let Some(why) = gave_up {
-                return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
-            }
-            let nudge = text_calls::how_to_call(&problems);
-            self.event(TaskEvent::Guard {
-                call_id: None,
-                guard: "text_tool_call".into(),
-                message: nudge.clone(),
-            });
-            self.history.push(Item::user(nudge));
-            return Ok(());
+            return self.answer_instead(
+                "text_tool_call",
+                text_calls::how_to_call(&problems),
+                &text,
+            );
         }
         match reply.stop {
             StopReason::MaxTokens => {
@@ -634,6 +610,28 @@ impl Agent {
             }
             _ => self.claim(turn, text).await,
         }
+    }
+
+    /// A reply that is neither a call nor a claim (a broken call, a file
+    /// written back unchanged) is answered with how to do better; the same
+    /// reply twice, nothing changed in between, is a model going in
+    /// circles, and ends the task as a repeated claim does.
+    fn answer_instead(&mut self, guard: &str, nudge: String, reply: &str) -> Result<(), Stop> {
+        let gave_up = self
+            .guard
+            .lock()
+            .ok()
+            .and_then(|mut g| g.claim_turned_down(reply));
+        if let Some(why) = gave_up {
+            return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
+        }
+        self.event(TaskEvent::Guard {
+            call_id: None,
+            guard: guard.into(),
+            message: nudge.clone(),
+        });
+        self.history.push(Item::user(nudge));
+        Ok(())
     }
 
     /// A reply without a real call whose text holds calls (see

@@ -15,7 +15,7 @@
 //! A trace holds the model's words, commands and test output: what reaches
 //! the terminal is inert (`terminal::inert`), the HTML is escaped.
 
-mod html;
+pub(crate) mod html;
 mod markdown;
 mod model;
 mod read;

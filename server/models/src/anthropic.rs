@@ -38,6 +38,10 @@ impl Wire for Anthropic {
         PROVIDER
     }
 
+    fn constrains_calls(&self) -> bool {
+        true
+    }
+
     fn url(&self) -> String {
         format!("{}/v1/messages", self.base_url)
     }

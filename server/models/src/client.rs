@@ -33,6 +33,16 @@ pub trait ModelClient: Send + Sync {
     /// (ending with `Err(ModelError::Cancelled)`) or when it is dropped.
     fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> EventStream;
 
+    /// Whether a required tool call ([`crate::ToolChoice::Required`]) is
+    /// known to come back as a call. The hosted APIs enforce it. A local
+    /// OpenAI-compatible server may not: llama.cpp (b11434) with
+    /// Qwen2.5-Coder answered it with a fenced JSON block in its text, then
+    /// blank lines up to the token limit (4,096 tokens, 280 s on 2 cores);
+    /// Ollama ignores it.
+    fn constrains_calls(&self) -> bool {
+        false
+    }
+
     /// A model call: the history's pairing repaired first (every tool call
     /// gets exactly one result; a result for a call nobody made is refused
     /// without a request), whatever the provider, then [`Self::stream`].
@@ -170,6 +180,10 @@ impl<W: Wire> HttpClient<W> {
 impl<W: Wire> ModelClient for HttpClient<W> {
     fn provider(&self) -> &'static str {
         self.inner.provider
+    }
+
+    fn constrains_calls(&self) -> bool {
+        self.inner.wire.constrains_calls()
     }
 
     fn model(&self) -> &str {

@@ -46,6 +46,10 @@ impl Wire for OpenAi {
         PROVIDER
     }
 
+    fn constrains_calls(&self) -> bool {
+        self.is_openai_itself()
+    }
+
     fn url(&self) -> String {
         format!("{}/chat/completions", self.base_url)
     }
@@ -492,6 +496,15 @@ mod tests {
     use super::*;
     use crate::sse::SseParser;
     use expect_test::expect;
+
+    /// A required call is trusted to OpenAI itself, not to a compatible
+    /// local server (llama.cpp answered it with text and blank lines).
+    #[test]
+    fn only_openai_itself_is_held_to_a_required_call() {
+        assert!(OpenAi::new("https://api.openai.com/v1", None).constrains_calls());
+        assert!(!OpenAi::new("http://127.0.0.1:8080/v1", None).constrains_calls());
+        assert!(!OpenAi::new("http://localhost:11434/v1", None).constrains_calls());
+    }
 
     fn decode(stream: &str, chunk: usize) -> Result<Vec<ModelEvent>, ModelError> {
         let mut parser = SseParser::new();

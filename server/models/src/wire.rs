@@ -22,6 +22,8 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn parse_reply(&self, body: &[u8]) -> Result<Vec<ModelEvent>, ModelError>;
     /// A non-2xx response as an error.
     fn error(&self, status: u16, headers: &HeaderMap, body: &[u8], model: &str) -> ModelError;
+    /// See [`crate::ModelClient::constrains_calls`].
+    fn constrains_calls(&self) -> bool;
 }
 
 /// Turns SSE events into model events, statefully.

@@ -14,6 +14,7 @@ use std::path::Path;
 use rein_core::inert;
 
 use super::report::{Report, TaskResult, Totals, shorten};
+use crate::trace_cmd::html::escape;
 
 /// Escapes `text` for HTML text and attribute values. Line breaks and
 /// invisible characters (bidi overrides, terminal escapes) are shown as
@@ -25,21 +26,6 @@ fn esc(text: &str) -> String {
 /// [`esc`] for text of several lines (a title attribute): line breaks kept.
 fn esc_block(text: &str) -> String {
     escape(&inert::block(text))
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A URL path segment: every byte but the unreserved ones percent-encoded,

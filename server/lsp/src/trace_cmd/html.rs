@@ -29,7 +29,11 @@ use crate::terminal::inert;
 /// overrides that reorder a line: "Trojan Source") are shown as the
 /// terminal shows them, `\x1b`, `\u{202e}` ([`inert::block`]).
 pub fn esc(text: &str) -> String {
-    let text = inert::block(text);
+    escape(&inert::block(text))
+}
+
+/// Escapes `& < > " '`: safe in HTML content and in quoted attributes.
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {
