@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::budget::{BudgetTracker, Budgets, Spent};
 use crate::cancel::CancelReason;
-use crate::context::history::{History, Item, RecordedResult, ResultMeta};
+use crate::context::history::{FILE_CALL_PREFIX, History, Item, RecordedResult, ResultMeta};
 use crate::context::progress::Progress;
 use crate::context::{ContextConfig, ContextManager, Shedding, first_turn, prompt, transcript};
 use crate::dispatch::Dispatcher;
@@ -734,7 +734,7 @@ impl Agent {
         }
         for (n, call) in found.calls.into_iter().enumerate() {
             parts.push(Part::ToolCall(ToolCall {
-                id: format!("{}{turn}_{}", whole_files::CALL_ID_PREFIX, n + 1),
+                id: format!("{FILE_CALL_PREFIX}{turn}_{}", n + 1),
                 name: call.name,
                 arguments: call.arguments,
             }));

@@ -6,9 +6,6 @@ use rein_models::{Message, Part, Role, ToolResult, tokens};
 use serde::{Deserialize, Serialize};
 
 use crate::exec::{CommandKind, CommandResult};
-use crate::tools::TypedTool;
-use crate::tools::write_file::WriteFile;
-use crate::whole_files;
 use crate::workspace::ReadVersion;
 
 /// What a tool result is, beyond its text.
@@ -135,9 +132,32 @@ impl History {
 }
 
 /// Renders items to messages: `view` decides what each result shows.
-/// A call made from the files a reply wrote: shown as the model wrote it.
-fn from_files(call_id: &str, tool: &str) -> bool {
-    call_id.starts_with(whole_files::CALL_ID_PREFIX) && tool == WriteFile::NAME
+/// The id prefix of the `write_file` calls made from the files a reply
+/// wrote (`crate::whole_files`). The history shows such a call to the
+/// model as the file it wrote, and its result as text: shown as a tool
+/// call and a tool response, a small model imitates them (it answered
+/// with a `<tool_response>` of its own).
+pub const FILE_CALL_PREFIX: &str = "file_";
+
+/// A call made from the files a reply wrote: Rein's id, a file's path and
+/// content.
+fn from_files(call_id: &str, arguments: &serde_json::Value) -> bool {
+    call_id.starts_with(FILE_CALL_PREFIX)
+        && arguments["path"].is_string()
+        && arguments["content"].is_string()
+}
+
+/// A file-writing call as the model wrote it: the path, then the file in a
+/// fence longer than any inside it.
+pub fn as_written(arguments: &serde_json::Value) -> String {
+    let path = arguments["path"].as_str().unwrap_or_default();
+    let content = arguments["content"].as_str().unwrap_or_default();
+    let mut fence = "```".to_owned();
+    while content.contains(fence.as_str()) {
+        fence.push('`');
+    }
+    let newline = if content.ends_with('\n') { "" } else { "\n" };
+    format!("{path}\n{fence}\n{content}{newline}{fence}")
 }
 
 pub fn to_messages<'a>(
@@ -145,6 +165,8 @@ pub fn to_messages<'a>(
     mut view: impl FnMut(&RecordedResult) -> String,
 ) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
+    // Calls shown as text: their results are text too, never unpaired.
+    let mut as_text: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let push_user_parts = |messages: &mut Vec<Message>, parts: Vec<Part>| match messages.last_mut()
     {
         // Consecutive user items share a message (results, then a nudge).
@@ -167,8 +189,9 @@ pub fn to_messages<'a>(
                 parts: parts
                     .iter()
                     .map(|part| match part {
-                        Part::ToolCall(call) if from_files(&call.id, &call.name) => {
-                            Part::text(whole_files::as_written(&call.arguments))
+                        Part::ToolCall(call) if from_files(&call.id, &call.arguments) => {
+                            as_text.insert(call.id.as_str());
+                            Part::text(as_written(&call.arguments))
                         }
                         other => other.clone(),
                     })
@@ -178,7 +201,7 @@ pub fn to_messages<'a>(
                 let mut parts: Vec<Part> = results
                     .iter()
                     .map(|r| {
-                        if from_files(&r.call_id, &r.tool) {
+                        if as_text.contains(r.call_id.as_str()) {
                             return Part::text(view(r));
                         }
                         Part::ToolResult(ToolResult {

@@ -30,26 +30,6 @@ pub struct Writes {
     pub prose: String,
 }
 
-/// The id prefix of the `write_file` calls made from a reply's files. The
-/// history shows such a call to the model as the file it wrote and its
-/// result as text ([`as_written`]): shown as a tool call and a tool
-/// response, a small model imitates them (it answered with a
-/// `<tool_response>` of its own).
-pub const CALL_ID_PREFIX: &str = "file_";
-
-/// A file-writing call as the model wrote it: the path, then the file in a
-/// fence longer than any inside it.
-pub fn as_written(arguments: &serde_json::Value) -> String {
-    let path = arguments["path"].as_str().unwrap_or_default();
-    let content = arguments["content"].as_str().unwrap_or_default();
-    let mut fence = "```".to_owned();
-    while content.contains(fence.as_str()) {
-        fence.push('`');
-    }
-    let newline = if content.ends_with('\n') { "" } else { "\n" };
-    format!("{path}\n{fence}\n{content}{newline}{fence}")
-}
-
 /// Blocks written per reply at most: more is not a fix, and each costs a
 /// read of the workspace.
 const MAX_BLOCKS: usize = 8;
