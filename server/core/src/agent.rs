@@ -223,7 +223,7 @@ struct Agent {
 }
 
 /// After a call the model wrote wrong in its text, the next request
-/// requires a call, which the server constrains to the tools' schemas.
+/// requires a call, where the provider holds it to the tools' schemas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ForceCall {
     No,

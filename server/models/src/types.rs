@@ -131,11 +131,10 @@ pub struct ModelRequest {
     pub tool_choice: ToolChoice,
 }
 
-/// Whether the model may answer in text or must call a tool. `Required` is
-/// a constrained call where the server supports it: llama.cpp turns the
-/// declared schemas into a grammar, vLLM into guided decoding, the hosted
-/// APIs enforce it themselves; a server that ignores it (Ollama) answers
-/// as with `Auto`.
+/// Whether the model may answer in text or must call a tool. The hosted
+/// APIs hold `Required` to the declared schemas; a local server may not
+/// (llama.cpp answered it with text, Ollama ignores it): ask it only where
+/// [`crate::ModelClient::constrains_calls`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolChoice {
