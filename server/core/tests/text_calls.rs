@@ -192,3 +192,37 @@ async fn the_same_broken_call_twice_ends_the_task() {
     );
     assert_eq!(r.server.requests().len(), 2);
 }
+
+/// A local OpenAI-compatible server is not asked for a required call:
+/// llama.cpp answered one with text and blank lines up to the token limit.
+#[tokio::test]
+async fn a_local_server_is_never_asked_for_a_required_call() {
+    let mut setup = Setup::new(cart_workspace());
+    setup.openai_compatible = true;
+    let r = setup
+        .run(
+            Scenario::new()
+                .require_api_key(false)
+                .reply(Reply::text(
+                    "```json\n{\"name\": \"open_file\", \"arguments\": {\"path\": \"cart.py\"}}\n```",
+                ))
+                .reply(Reply::text(EDIT_AS_TEXT))
+                .reply(Reply::text("Fixed total().")),
+            |_| {},
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert!(r.server.requests()[1].body["messages"].is_array());
+    for request in r.server.requests() {
+        assert!(
+            request.body.get("tool_choice").is_none(),
+            "{}",
+            request.body
+        );
+    }
+}

@@ -22,7 +22,9 @@ use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Listing, SearchResult, Workspace,
     WorkspaceError,
 };
-use rein_models::{ApiKey, Message, ProviderConfig, ProviderKind, Timeouts, anthropic_client};
+use rein_models::{
+    ApiKey, Message, ProviderConfig, ProviderKind, Timeouts, anthropic_client, openai_client,
+};
 use rein_testkit::fake_model::{FakeModel, Scenario};
 use tokio::sync::Barrier;
 use tokio_util::sync::CancellationToken;
@@ -86,6 +88,9 @@ pub struct Setup {
     /// Runs the model's commands and the checks instead of `exec` (which
     /// then records only the verifier's baseline): a real process runner.
     pub runner: Option<Arc<dyn rein_core::Exec>>,
+    /// Talk to the fake model as to a local OpenAI-compatible server
+    /// (llama.cpp, Ollama) instead of Anthropic's API.
+    pub openai_compatible: bool,
 }
 
 impl Setup {
@@ -101,6 +106,7 @@ impl Setup {
             task: TaskSpec::fix_test(TaskId("t-test".into()), TEST_FILE, "TestCart.test_total"),
             journal: None,
             runner: None,
+            openai_compatible: false,
         }
     }
 
@@ -179,7 +185,17 @@ impl Setup {
         .await;
         let artifacts: Arc<dyn Artifacts> = self.ws.clone();
         let ports = Ports {
-            model: anthropic_client(&provider).unwrap(),
+            model: if self.openai_compatible {
+                openai_client(&ProviderConfig {
+                    provider: ProviderKind::OpenAi,
+                    model: "qwen2.5-coder-1.5b".into(),
+                    base_url: format!("{}/v1", server.base_url()),
+                    ..provider.clone()
+                })
+                .unwrap()
+            } else {
+                anthropic_client(&provider).unwrap()
+            },
             workspace: Arc::clone(&self.workspace),
             exec: match &self.runner {
                 Some(runner) => Arc::clone(runner),
