@@ -639,13 +639,7 @@ impl Agent {
     /// from text. `Some` with what is wrong when the text tried to call and
     /// cannot be run.
     fn take_text_calls(&self, turn: u32, reply: &mut ModelReply) -> Option<Vec<String>> {
-        let finished = matches!(
-            reply.stop,
-            StopReason::EndTurn
-                | StopReason::StopSequence
-                | StopReason::ToolUse
-                | StopReason::Other(_)
-        );
+        let finished = is_finished(&reply.stop);
         if !finished || !calls_of(reply).is_empty() || self.config.harness.is_naive() {
             return None;
         }
@@ -663,22 +657,7 @@ impl Agent {
                 names.join(", ")
             ),
         });
-        // Thinking stays where it was; the text is what is left of it.
-        let mut parts: Vec<Part> = std::mem::take(&mut reply.parts)
-            .into_iter()
-            .filter(|p| !matches!(p, Part::Text { .. }))
-            .collect();
-        if !prose.is_empty() {
-            parts.push(Part::text(prose));
-        }
-        for (n, call) in calls.into_iter().enumerate() {
-            parts.push(Part::ToolCall(ToolCall {
-                id: format!("text_{turn}_{}", n + 1),
-                name: call.name,
-                arguments: call.arguments,
-            }));
-        }
-        reply.parts = parts;
+        with_calls_from_text(reply, prose, calls, &format!("text_{turn}_"));
         None
     }
 
@@ -686,13 +665,7 @@ impl Agent {
     /// whole files: they become `write_file` calls, recorded as read from
     /// text, like [`Agent::take_text_calls`]'s.
     async fn take_whole_files(&self, turn: u32, reply: &mut ModelReply) -> WholeFiles {
-        let finished = matches!(
-            reply.stop,
-            StopReason::EndTurn
-                | StopReason::StopSequence
-                | StopReason::ToolUse
-                | StopReason::Other(_)
-        );
+        let finished = is_finished(&reply.stop);
         if !self.config.whole_files() || !finished {
             return WholeFiles::None;
         }
@@ -724,23 +697,12 @@ impl Agent {
                 paths.join(", ")
             ),
         });
-        let (calls, others): (Vec<Part>, Vec<Part>) = std::mem::take(&mut reply.parts)
-            .into_iter()
-            .filter(|p| !matches!(p, Part::Text { .. }))
-            .partition(|p| matches!(p, Part::ToolCall(_)));
-        let mut parts = others;
-        if !found.prose.is_empty() {
-            parts.push(Part::text(found.prose));
-        }
-        for (n, call) in found.calls.into_iter().enumerate() {
-            parts.push(Part::ToolCall(ToolCall {
-                id: format!("{FILE_CALL_PREFIX}{turn}_{}", n + 1),
-                name: call.name,
-                arguments: call.arguments,
-            }));
-        }
-        parts.extend(calls);
-        reply.parts = parts;
+        with_calls_from_text(
+            reply,
+            found.prose,
+            found.calls,
+            &format!("{FILE_CALL_PREFIX}{turn}_"),
+        );
         if beside_calls {
             WholeFiles::WrittenBesideCalls
         } else {
@@ -1466,6 +1428,42 @@ const FIRST_TURN_TOKENS: u64 = 6_000;
 
 /// The reply's calls in order: runnable ones and unusable ones alike, so
 /// each gets its result.
+/// A reply that ended as the model meant it to (not cut off, refused or
+/// paused): its text may hold calls or files.
+fn is_finished(stop: &StopReason) -> bool {
+    matches!(
+        stop,
+        StopReason::EndTurn | StopReason::StopSequence | StopReason::ToolUse | StopReason::Other(_)
+    )
+}
+
+/// `reply` with its text replaced by `prose` and the calls read from it,
+/// numbered after `id_prefix`, before the reply's own calls. Thinking stays
+/// where it was.
+fn with_calls_from_text(
+    reply: &mut ModelReply,
+    prose: String,
+    calls: Vec<text_calls::TextCall>,
+    id_prefix: &str,
+) {
+    let (own_calls, mut parts): (Vec<Part>, Vec<Part>) = std::mem::take(&mut reply.parts)
+        .into_iter()
+        .filter(|p| !matches!(p, Part::Text { .. }))
+        .partition(|p| matches!(p, Part::ToolCall(_)));
+    if !prose.is_empty() {
+        parts.push(Part::text(prose));
+    }
+    for (n, call) in calls.into_iter().enumerate() {
+        parts.push(Part::ToolCall(ToolCall {
+            id: format!("{id_prefix}{}", n + 1),
+            name: call.name,
+            arguments: call.arguments,
+        }));
+    }
+    parts.extend(own_calls);
+    reply.parts = parts;
+}
+
 fn calls_of(reply: &ModelReply) -> Vec<Result<ToolCall, BadToolCall>> {
     reply
         .parts

@@ -7,7 +7,6 @@ mod support;
 
 use pretty_assertions::assert_eq;
 use rein_core::context::history::Item;
-use rein_core::ports::TaskEvent;
 use rein_core::task::TaskState;
 use rein_models::Part;
 use rein_testkit::fake_model::{Fault, Reply, Scenario};
@@ -48,18 +47,7 @@ async fn a_call_written_as_text_runs_like_a_call_and_is_recorded() {
     );
     // The provider got a well-formed history back.
     assert_eq!(r.server.violations(), Vec::<String>::new());
-    let recorded: Vec<String> = r
-        .progress
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            TaskEvent::Context {
-                transformation,
-                detail,
-            } if transformation == "tool_calls_from_text" => Some(detail.clone()),
-            _ => None,
-        })
-        .collect();
+    let recorded = r.transformations("tool_calls_from_text");
     assert_eq!(
         recorded,
         [
@@ -163,10 +151,7 @@ async fn a_server_that_refuses_a_required_call_is_asked_without_it() {
         ],
         "{choices:?}"
     );
-    assert!(r.progress.events().iter().any(|e| matches!(
-        e,
-        TaskEvent::Context { transformation, .. } if transformation == "tool_choice_unsupported"
-    )));
+    assert!(!r.transformations("tool_choice_unsupported").is_empty());
 }
 
 /// A 1.5B model wrote the same broken call eight turns running, each

@@ -8,7 +8,6 @@ mod support;
 
 use pretty_assertions::assert_eq;
 use rein_core::harness::EditFormat;
-use rein_core::ports::TaskEvent;
 use rein_core::task::TaskState;
 use rein_testkit::fake_model::{Reply, Scenario};
 use support::{CART_BROKEN, CART_FIXED, Run, Setup, TEST_FILE, TEST_TEXT, cart_workspace};
@@ -50,17 +49,7 @@ fn told(r: &Run) -> Vec<String> {
 }
 
 fn written(r: &Run) -> Vec<String> {
-    r.progress
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            TaskEvent::Context {
-                transformation,
-                detail,
-            } if transformation == "whole_files_from_text" => Some(detail.clone()),
-            _ => None,
-        })
-        .collect()
+    r.transformations("whole_files_from_text")
 }
 
 #[tokio::test]

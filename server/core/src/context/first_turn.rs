@@ -16,6 +16,7 @@ use std::fmt::Write;
 use rein_models::Redactor;
 
 use super::fit_tokens;
+use super::history::fenced_block;
 use crate::paths;
 use crate::permissions::{Decision, Policy};
 use crate::ports::BaselineOutput;
@@ -265,21 +266,16 @@ fn failure_block(run: &BaselineOutput, root: &std::path::Path) -> String {
     out
 }
 
-/// A whole file as the `whole` edit format writes it back. The fence is
-/// longer than any run of backticks inside, so the file cannot end it.
+/// A whole file as the `whole` edit format writes it back: its path on a
+/// line, then the file in a fenced block.
 fn fenced(path: &str, text: &str) -> String {
-    let mut fence = "```".to_owned();
-    while text.contains(fence.as_str()) {
-        fence.push('`');
-    }
     let lang = path.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
-    let newline = if text.ends_with('\n') { "" } else { "\n" };
     let label = if path.is_empty() {
         String::new()
     } else {
         format!("\n{path}")
     };
-    format!("{label}\n{fence}{lang}\n{text}{newline}{fence}\n")
+    format!("{label}\n{}\n", fenced_block(lang, text))
 }
 
 fn numbered(lines: &[&str], first: usize) -> String {

@@ -152,12 +152,18 @@ fn from_files(call_id: &str, arguments: &serde_json::Value) -> bool {
 pub fn as_written(arguments: &serde_json::Value) -> String {
     let path = arguments["path"].as_str().unwrap_or_default();
     let content = arguments["content"].as_str().unwrap_or_default();
+    format!("{path}\n{}", fenced_block("", content))
+}
+
+/// `text` in a fenced block with `info` after the opening fence. The fence
+/// is longer than any run of backticks inside, so the text cannot end it.
+pub fn fenced_block(info: &str, text: &str) -> String {
     let mut fence = "```".to_owned();
-    while content.contains(fence.as_str()) {
+    while text.contains(fence.as_str()) {
         fence.push('`');
     }
-    let newline = if content.ends_with('\n') { "" } else { "\n" };
-    format!("{path}\n{fence}\n{content}{newline}{fence}")
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}{info}\n{text}{newline}{fence}")
 }
 
 pub fn to_messages<'a>(

@@ -113,14 +113,10 @@ fn read_by_name<'k>(label: &str, known: &'k [(String, String)]) -> Option<(&'k s
 /// The same text but for blank lines and trailing spaces: a rewrite that
 /// changes nothing a program reads.
 fn same_lines(a: &str, b: &str) -> bool {
-    let lines = |t: &str| -> Vec<String> {
-        t.lines()
-            .map(str::trim_end)
-            .filter(|l| !l.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
-    lines(a) == lines(b)
+    fn lines(t: &str) -> impl Iterator<Item = &str> {
+        t.lines().map(str::trim_end).filter(|l| !l.is_empty())
+    }
+    lines(a).eq(lines(b))
 }
 
 /// A fenced block and the file it names, if it names one.

@@ -72,6 +72,23 @@ pub struct Run {
     pub server: FakeModel,
 }
 
+impl Run {
+    /// The details of the context transformations named `name`, in order.
+    pub fn transformations(&self, name: &str) -> Vec<String> {
+        self.progress
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                rein_core::ports::TaskEvent::Context {
+                    transformation,
+                    detail,
+                } if transformation == name => Some(detail.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// Everything a run needs; defaults: the cart project, the fix-test task,
 /// tests that pass once fixed, a user who says no.
 pub struct Setup {
