@@ -41,7 +41,7 @@ use crate::ports::{
 use crate::task::{TaskSpec, TaskState};
 use crate::testing::command::TestCommand;
 use crate::text_calls;
-use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput};
+use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput, ToolUpdates};
 use crate::whole_files;
 use crate::workspace::Workspace;
 
@@ -70,6 +70,9 @@ pub struct AgentConfig {
     pub redactor: Redactor,
     /// The tools the model may call.
     pub tools: Registry,
+    /// Where tools that come and go during the task are asked about
+    /// between turns (MCP servers).
+    pub tool_updates: Option<Arc<dyn ToolUpdates>>,
     /// All of the harness, or the naive loop it is measured against.
     pub harness: Harness,
     /// How the model changes files (`auto` is decided by the front end
@@ -97,6 +100,7 @@ impl AgentConfig {
             cancel_reason: CancelReason::default(),
             redactor: Redactor::default(),
             tools: crate::tools::builtin(),
+            tool_updates: None,
             harness: Harness::Full,
             edit_format: EditFormat::Tools,
         }
@@ -507,6 +511,7 @@ impl Agent {
             return Err(Stop::new(TaskState::BudgetExhausted, exhausted.reason));
         }
         let turn = self.tracker.spent.turns + 1;
+        self.update_tools().await;
         let (request, estimated) = self.prepare_request(turn).await?;
         let Some(mut reply) = self.call_model(turn, request, estimated).await? else {
             // The history was compacted to fit: try the turn again.
@@ -991,6 +996,7 @@ impl Agent {
                 policy: &self.config.policy,
                 reads: &self.reads,
                 artifacts: &self.artifacts,
+                artifact_store: self.ports.artifacts.as_ref(),
                 runs: &self.runs,
                 budgets: &self.tracker.budgets,
                 time: self.tracker.time_budget(),
@@ -1203,6 +1209,44 @@ impl Agent {
             detail: format!("{call_id}: {tokens} tokens → {rel}"),
         });
         output
+    }
+
+    /// Takes in tools that came or went since the last turn (an MCP
+    /// server's list changed): the model sees the new list from this turn.
+    async fn update_tools(&mut self) {
+        let Some(updates) = self.config.tool_updates.clone() else {
+            return;
+        };
+        let Some((gone, added)) = updates.changed().await else {
+            return;
+        };
+        let mut tools = self.config.tools.without_all(&gone);
+        let mut names = Vec::new();
+        for tool in added {
+            let name = tool.name().to_owned();
+            match tools.add(tool) {
+                Ok(()) => names.push(name),
+                Err(error) => tracing::warn!("tool not added: {error}"),
+            }
+        }
+        let removed: Vec<&String> = gone.iter().filter(|n| !names.contains(n)).collect();
+        let added: Vec<&String> = names.iter().filter(|n| !gone.contains(n)).collect();
+        self.config.tools = tools;
+        self.context.set_tools(self.config.tools.specs());
+        if removed.is_empty() && added.is_empty() {
+            return;
+        }
+        let list = |names: &[&String]| {
+            names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        self.event(TaskEvent::Context {
+            transformation: "tools_changed".into(),
+            detail: format!("added: {}; removed: {}", list(&added), list(&removed)),
+        });
     }
 
     /// The model says it is done: the verifier decides.

@@ -125,6 +125,12 @@ pub trait Launcher: Send + Sync + fmt::Debug {
         Vec::new()
     }
     fn confinement(&self) -> Confinement;
+    /// [`Launcher::prefix`] for a long-running server's process (an MCP
+    /// server), which may also read `readable` (where its own files are).
+    fn server_prefix(&self, spec: &CommandSpec, readable: &[PathBuf]) -> Vec<OsString> {
+        let _ = readable;
+        self.prefix(spec)
+    }
 }
 
 /// What a command did. The full output is in `log_path`; only a bounded

@@ -264,6 +264,12 @@ impl Artifacts for MemoryWorkspace {
         self.set(rel_path, content);
         Ok(())
     }
+
+    async fn write_bytes(&self, rel_path: &str, bytes: &[u8]) -> Result<(), String> {
+        // Kept as text (lossily) so tests can look at it like any file.
+        self.set(rel_path, &String::from_utf8_lossy(bytes));
+        Ok(())
+    }
 }
 
 /// Runs nothing: each command's result comes from a function of its spec.

@@ -327,6 +327,12 @@ pub struct AlreadyMet {
 pub trait Artifacts: Send + Sync {
     /// Writes `content` at `rel_path` (under `.rein/artifacts/<task>/`).
     async fn write(&self, rel_path: &str, content: &str) -> Result<(), String>;
+    /// Writes `bytes` as they are (an image a tool returned): not text, so
+    /// not redacted; text goes through [`Artifacts::write`].
+    async fn write_bytes(&self, rel_path: &str, bytes: &[u8]) -> Result<(), String> {
+        let _ = (rel_path, bytes);
+        Err("this task keeps no binary artifacts".into())
+    }
 }
 
 /// Sends every event to several sinks (the editor's progress and the

@@ -155,6 +155,9 @@ async fn examine(root: &Path) -> Report {
     }
     state(root, &mut report);
     sandbox(root, config.as_ref(), workspace_trusted, &mut report);
+    if let Some(config) = &config {
+        mcp_servers(root, config, &mut report).await;
+    }
     report.add(
         Level::Info,
         "editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein",
@@ -523,6 +526,61 @@ fn sandbox(root: &Path, config: Option<&Config>, workspace_trusted: bool, report
             rules[0], rules[1], rules[2]
         ),
     );
+}
+
+/// Each MCP server a task would connect to: started here the way a task
+/// starts it (in the sandbox), its tools and their annotations listed, then
+/// stopped. A workspace's own servers are here only once it is trusted
+/// (otherwise they are among the ignored grants above).
+async fn mcp_servers(root: &Path, config: &Config, report: &mut Report) {
+    if config.mcp_servers.is_empty() {
+        report.add(
+            Level::Info,
+            "MCP servers: none configured ([mcp_servers.<name>] in the settings, or a project's .mcp.json)",
+        );
+        return;
+    }
+    let launcher = match crate::launch::launcher(&crate::launch::this_binary(), root, config) {
+        Ok(launcher) => launcher,
+        Err(e) => {
+            report.add(Level::Fail, format!("MCP servers: cannot start any: {e}"));
+            return;
+        }
+    };
+    let started = rein_mcp::McpServers::start(
+        &config.mcp_servers,
+        &crate::launch::mcp_spawner(root, launcher),
+    )
+    .await;
+    for server in &started.reports {
+        match &server.started {
+            Ok(tools) => {
+                report.add(
+                    Level::Ok,
+                    format!(
+                        "MCP server `{}` ({}): starts; {} tools (calls ask unless a rule allows them: `mcp__{}__*`)",
+                        server.name,
+                        server.describe,
+                        tools.len(),
+                        server.name
+                    ),
+                );
+                for tool in tools {
+                    let annotations = if tool.annotations.is_empty() {
+                        "no annotations: effect unknown".to_owned()
+                    } else {
+                        tool.annotations.join(", ")
+                    };
+                    report.add(Level::Info, format!("  {} ({annotations})", tool.name));
+                }
+            }
+            Err(why) => report.add(
+                Level::Fail,
+                format!("MCP server `{}` ({}): {why}", server.name, server.describe),
+            ),
+        }
+    }
+    started.servers.shutdown().await;
 }
 
 fn shown_path(root: &Path, path: &Path) -> String {

@@ -21,6 +21,7 @@ use rein_core::tools::TypedTool;
 use rein_core::tools::ask_user::AskUser;
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
+use rein_mcp::{McpServers, Spawner};
 use rein_models::{ApiKey, ModelClient, ProviderConfig, ProviderKind, Redactor, WindowSource};
 use rein_scripted::fake_model::{FakeModel, Scenario};
 use tokio_util::sync::CancellationToken;
@@ -100,7 +101,13 @@ async fn prepare(
         .map(|c| c.with_report(config.test_report.clone()));
     let mut agent = AgentConfig::new(config.policy.clone());
     agent.redactor = redactor(config);
-    let exec = Arc::new(executor(rein, root, config)?.with_redactor(agent.redactor.clone()));
+    let launcher = launcher(rein, root, config)?;
+    let exec = Arc::new(
+        ProcessExec::new()
+            .with_launcher(launcher.clone())
+            .with_redactor(agent.redactor.clone()),
+    );
+    let mcp = mcp_tools(root, config, launcher, &mut agent).await;
     agent.budgets = config.budgets.clone();
     agent.test_command = test_command.clone();
     agent.allow_test_edits = config.allow_test_edits;
@@ -134,8 +141,47 @@ async fn prepare(
         model,
         verifier: Arc::new(verifier),
         exec,
-        keep_alive: scripted.map(|server| Box::new(server) as Box<dyn Any + Send + Sync>),
+        keep_alive: Some(Box::new((scripted, mcp)) as Box<dyn Any + Send + Sync>),
     })
+}
+
+/// Starts the configured MCP servers (in the commands' sandbox) and adds
+/// their tools to the task's registry; they live as long as the task. A
+/// server that does not start is logged and left out: the task goes on
+/// with the tools it has.
+async fn mcp_tools(
+    root: &Path,
+    config: &Config,
+    launcher: Arc<crate::sandbox::SandboxLauncher>,
+    agent: &mut AgentConfig,
+) -> Option<Arc<McpServers>> {
+    if config.mcp_servers.is_empty() {
+        return None;
+    }
+    let started = McpServers::start(&config.mcp_servers, &mcp_spawner(root, launcher)).await;
+    for report in &started.reports {
+        if let Err(why) = &report.started {
+            tracing::warn!(server = %report.name, "MCP server not started: {why}");
+        }
+    }
+    for tool in started.tools {
+        if let Err(error) = agent.tools.add(tool) {
+            tracing::warn!("MCP tool not added: {error}");
+        }
+    }
+    agent.tool_updates = Some(started.servers.clone());
+    Some(started.servers)
+}
+
+/// How this binary starts MCP servers: through `launcher`, in the
+/// workspace, from this process's environment without its secrets.
+pub fn mcp_spawner(root: &Path, launcher: Arc<crate::sandbox::SandboxLauncher>) -> Spawner {
+    Spawner {
+        launcher: Some(launcher),
+        root: root.to_path_buf(),
+        base_env: rein_core::host::process::scrub_env(std::env::vars_os()),
+        lookup: Arc::new(|name| std::env::var(name).ok()),
+    }
 }
 
 /// The model's context window: configured, else as an OpenAI-compatible
@@ -160,8 +206,17 @@ async fn context_window(provider: &ProviderConfig) -> u64 {
 /// sandbox policy, so each command is confined by the kernel before it
 /// starts.
 pub fn executor(rein: &Path, root: &Path, config: &Config) -> Result<ProcessExec, String> {
-    let launcher = crate::sandbox::SandboxLauncher::new(rein, root, &config.sandbox)?;
-    Ok(ProcessExec::new().with_launcher(Arc::new(launcher)))
+    Ok(ProcessExec::new().with_launcher(launcher(rein, root, config)?))
+}
+
+/// The sandbox's launcher for the workspace: how every command and every
+/// MCP server process of a task starts.
+pub fn launcher(
+    rein: &Path,
+    root: &Path,
+    config: &Config,
+) -> Result<Arc<crate::sandbox::SandboxLauncher>, String> {
+    crate::sandbox::SandboxLauncher::new(rein, root, &config.sandbox).map(Arc::new)
 }
 
 /// This binary, which runs commands as `rein sandbox-exec`. If it cannot be

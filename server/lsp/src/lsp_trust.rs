@@ -21,7 +21,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
 
 use crate::session::Session;
-use crate::settings::{Assessment, WORKSPACE_FILE};
+use crate::settings::{ANY_WORKSPACE_FILE, Assessment};
 
 const TRUST: &str = "Trust this folder's settings";
 const DONT_TRUST: &str = "Don't trust";
@@ -75,7 +75,7 @@ pub async fn decide(
 
 /// `Some(trusted)` if the user picked an answer in time.
 async fn ask(session: &Session, client: &Client, assessment: &Assessment) -> Option<bool> {
-    let message = trust::question(WORKSPACE_FILE, &assessment.grants);
+    let message = trust::question(assessment.files, &assessment.grants);
     let actions = [TRUST, DONT_TRUST]
         .map(|title| MessageActionItem {
             title: title.to_owned(),
@@ -101,7 +101,7 @@ pub async fn tell_ignored(
     if ignored.is_empty() {
         return;
     }
-    let summary = trust::ignored_summary(WORKSPACE_FILE, ignored);
+    let summary = trust::ignored_summary(assessment.files, ignored);
     tracing::warn!(trust = trust.describe(), "{summary}");
     let Some(fingerprint) = assessment.fingerprint() else {
         return;
@@ -129,7 +129,7 @@ pub fn set_trust(session: &Session, trusted: bool) -> Result<Value, String> {
     let Some(fingerprint) = assessment.fingerprint() else {
         return Ok(serde_json::json!({
             "trusted": trusted,
-            "message": format!("this folder has no {WORKSPACE_FILE}; there is nothing to trust"),
+            "message": format!("this folder has no {ANY_WORKSPACE_FILE}; there is nothing to trust"),
         }));
     };
     let trust = Trust {

@@ -101,7 +101,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     )
     .await;
     let config = assessment.config(&trust)?;
-    tell_ignored(&terminal, &config.ignored);
+    tell_ignored(&terminal, assessment.files, &config.ignored);
     let spec = spec.with_test_edits(config.allow_test_edits);
 
     // Ctrl-C from here on cancels the task instead of killing the process.
@@ -245,10 +245,7 @@ async fn workspace_trust(
         return untrusted;
     };
     // Inert already: every value from the file went through `trust::shown`.
-    terminal.line(&trust::question(
-        settings::WORKSPACE_FILE,
-        &assessment.grants,
-    ));
+    terminal.line(&trust::question(assessment.files, &assessment.grants));
     let Some(answer) = terminal.ask("Trust them? [y/N] ").await else {
         return untrusted;
     };
@@ -267,14 +264,11 @@ async fn workspace_trust(
 }
 
 /// What an untrusted workspace's settings asked for and did not get.
-fn tell_ignored(terminal: &Terminal, ignored: &[trust::Grant]) {
+fn tell_ignored(terminal: &Terminal, files: &str, ignored: &[trust::Grant]) {
     if ignored.is_empty() {
         return;
     }
-    terminal.line(&format!(
-        "rein: not trusted, so ignored from {}:",
-        settings::WORKSPACE_FILE
-    ));
+    terminal.line(&format!("rein: not trusted, so ignored from {files}:"));
     for grant in ignored {
         terminal.line(&format!("  • {grant}"));
     }

@@ -96,11 +96,22 @@ impl SandboxLauncher {
     /// `[[sandbox.rules]]` mode's), with the network if the user allowed
     /// it, and without what this machine cannot do.
     pub fn policy(&self, network: bool, rule_mode: Option<SandboxMode>) -> Policy {
-        let inputs = Inputs {
+        self.policy_reading(network, rule_mode, &[])
+    }
+
+    /// [`Self::policy`] that may also read `readable`.
+    fn policy_reading(
+        &self,
+        network: bool,
+        rule_mode: Option<SandboxMode>,
+        readable: &[PathBuf],
+    ) -> Policy {
+        let mut inputs = Inputs {
             network,
             mode: rule_mode.map_or(self.inputs.mode, mode),
             ..self.inputs.clone()
         };
+        inputs.extra_read.extend(readable.iter().cloned());
         let mut policy = rein_sandbox::defaults::policy(&inputs);
         if self.support.landlock_abi == 0 {
             policy.files = None;
@@ -154,6 +165,13 @@ impl Launcher for SandboxLauncher {
 
     fn confinement(&self) -> Confinement {
         self.confinement.clone()
+    }
+
+    fn server_prefix(&self, spec: &CommandSpec, readable: &[PathBuf]) -> Vec<OsString> {
+        rein_sandbox::wrapper(
+            &self.rein,
+            &self.policy_reading(spec.network, spec.sandbox_mode, readable),
+        )
     }
 }
 

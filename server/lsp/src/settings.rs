@@ -12,6 +12,8 @@ use serde_json::Value;
 
 /// The workspace's own settings file, as users and messages name it.
 pub const WORKSPACE_FILE: &str = ".rein/config.toml";
+/// A project's MCP servers, in the format several clients share.
+pub const MCP_FILE: &str = ".mcp.json";
 
 /// The settings layers, highest precedence first. A file that exists but
 /// does not parse is an error naming the file and the problem: silently
@@ -26,14 +28,8 @@ pub fn layers(root: &Path, editor: &Value) -> Result<Vec<Layer>, String> {
             settings,
         });
     }
-    if let Some((settings, bytes)) = read_file(&root.join(WORKSPACE_FILE))? {
-        // The fingerprint is of the very bytes parsed: a decision about
-        // one text never covers another.
-        let fingerprint = rein_text::ContentHash::of_bytes(&bytes).to_hex();
-        layers.push(Layer {
-            source: Source::Workspace { fingerprint },
-            settings,
-        });
+    if let Some(layer) = workspace_layer(root)? {
+        layers.push(layer);
     }
     if let Some(file) = user_config_file()
         && let Some((settings, _)) = read_file(&file)?
@@ -46,9 +42,58 @@ pub fn layers(root: &Path, editor: &Value) -> Result<Vec<Layer>, String> {
     Ok(layers)
 }
 
+/// The workspace's own settings: `.rein/config.toml` and the servers of a
+/// project's `.mcp.json` (the file's own entry wins a name both define).
+/// The fingerprint is of the very bytes parsed — of both files when both
+/// exist — so a decision about one text never covers another.
+fn workspace_layer(root: &Path) -> Result<Option<Layer>, String> {
+    let config = read_file(&root.join(WORKSPACE_FILE))?;
+    let mcp = read_bytes(&root.join(MCP_FILE))?;
+    let (mut settings, mut bytes) = match config {
+        Some((settings, bytes)) => (settings, bytes),
+        None if mcp.is_none() => return Ok(None),
+        None => (Settings::default(), Vec::new()),
+    };
+    if let Some(mcp_bytes) = mcp {
+        let path = root.join(MCP_FILE);
+        let text = std::str::from_utf8(&mcp_bytes)
+            .map_err(|e| format!("{} is not valid: not UTF-8 ({e})", path.display()))?;
+        let servers = rein_core::config::mcp::parse_mcp_json(text)
+            .map_err(|e| format!("{} is not valid: {e}", path.display()))?;
+        for (name, server) in servers {
+            settings.mcp_servers.entry(name).or_insert(server);
+        }
+        bytes.extend_from_slice(b"\0.mcp.json\0");
+        bytes.extend_from_slice(&mcp_bytes);
+    }
+    let fingerprint = rein_text::ContentHash::of_bytes(&bytes).to_hex();
+    Ok(Some(Layer {
+        source: Source::Workspace { fingerprint },
+        settings,
+    }))
+}
+
+/// The workspace's settings files that exist, as messages name them.
+pub fn files_label(root: &Path) -> &'static str {
+    match (
+        root.join(WORKSPACE_FILE).exists(),
+        root.join(MCP_FILE).exists(),
+    ) {
+        (true, true) => ".rein/config.toml and .mcp.json",
+        (false, true) => MCP_FILE,
+        _ => WORKSPACE_FILE,
+    }
+}
+
+/// Both settings files a workspace may hold, for "there is none".
+pub const ANY_WORKSPACE_FILE: &str = ".rein/config.toml or .mcp.json";
+
 /// The settings of a workspace and what its own file would grant.
 pub struct Assessment {
     pub layers: Vec<Layer>,
+    /// The workspace's settings files as messages name them
+    /// (`.rein/config.toml`, `.mcp.json`, or both).
+    pub files: &'static str,
     /// Empty: the workspace's settings only tighten; nothing to decide.
     pub grants: Vec<Grant>,
 }
@@ -57,7 +102,11 @@ impl Assessment {
     pub fn of(root: &Path, editor: &Value) -> Result<Self, String> {
         let layers = layers(root, editor)?;
         let grants = trust::grants(&layers, &env);
-        Ok(Self { layers, grants })
+        Ok(Self {
+            layers,
+            grants,
+            files: files_label(root),
+        })
     }
 
     /// What a decision is tied to: the workspace file's fingerprint.
@@ -158,7 +207,7 @@ fn is_credential(name: &str) -> bool {
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())
         .collect();
-    ["apikey", "token", "secret", "password"]
+    ["apikey", "token", "secret", "password", "authorization"]
         .iter()
         .any(|word| name.contains(word))
 }
@@ -197,12 +246,19 @@ fn xdg_dir(variable: &str, fallback: &str) -> Option<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(fallback)))
 }
 
+/// The bytes of `path`, if it exists.
+fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
 /// The settings in `path` and the bytes they were parsed from.
 fn read_file(path: &Path) -> Result<Option<(Settings, Vec<u8>)>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    let Some(bytes) = read_bytes(path)? else {
+        return Ok(None);
     };
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| format!("{} is not valid: not UTF-8 ({e})", path.display()))?;

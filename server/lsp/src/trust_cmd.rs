@@ -11,7 +11,7 @@ use rein_core::trust;
 use serde_json::Value;
 
 use crate::cli::TrustArgs;
-use crate::settings::{self, Assessment, WORKSPACE_FILE};
+use crate::settings::{self, ANY_WORKSPACE_FILE, Assessment};
 
 pub fn main(args: TrustArgs) -> ExitCode {
     match run(args) {
@@ -38,7 +38,7 @@ fn run(args: TrustArgs) -> Result<String, String> {
     let assessment = Assessment::of(&root, &Value::Null)?;
     let Some(fingerprint) = assessment.fingerprint() else {
         return Ok(format!(
-            "{} has no {WORKSPACE_FILE}: there is nothing to trust.\n",
+            "{} has no {ANY_WORKSPACE_FILE}: there is nothing to trust.\n",
             root.display()
         ));
     };
@@ -51,11 +51,13 @@ fn run(args: TrustArgs) -> Result<String, String> {
     let mut out = String::new();
     if assessment.grants.is_empty() {
         out.push_str(&format!(
-            "{WORKSPACE_FILE} only tightens (deny rules, lower budgets): it applies either way.\n"
+            "{} only tightens (deny rules, lower budgets): it applies either way.\n",
+            assessment.files
         ));
     } else {
         out.push_str(&format!(
-            "{WORKSPACE_FILE} of {} would:\n",
+            "{} of {} would:\n",
+            assessment.files,
             trust::shown(&root.display().to_string())
         ));
         for grant in &assessment.grants {

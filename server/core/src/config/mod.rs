@@ -5,6 +5,7 @@
 //! merge, in one place, so the editor and the CLI agree.
 
 pub(crate) mod budgets;
+pub mod mcp;
 pub(crate) mod settings;
 
 use rein_models::{ConfigError as ProviderError, ProviderConfig, ProviderSettings};
@@ -36,6 +37,9 @@ pub struct Config {
     pub edit_format: EditFormat,
     /// The sandbox commands run in.
     pub sandbox: SandboxConfig,
+    /// The MCP servers a task connects to (a workspace's own only when it
+    /// is trusted).
+    pub mcp_servers: Vec<mcp::McpServer>,
     /// What the workspace's own settings would have granted and were
     /// ignored because the workspace is not trusted (empty when trusted).
     pub ignored: Vec<Grant>,
@@ -59,6 +63,8 @@ pub enum ConfigError {
     BadHarness(String),
     #[error("edit_format must be \"auto\", \"tools\" or \"whole\", got {0:?}")]
     BadEditFormat(String),
+    #[error(transparent)]
+    Mcp(#[from] mcp::McpConfigError),
 }
 
 impl From<BadNumber> for ConfigError {
@@ -150,6 +156,14 @@ impl Config {
             None => EditFormat::Auto,
         };
 
+        let mcp_servers = mcp::resolve(
+            &layers
+                .iter()
+                .filter(|l| trusted || !l.is_workspace())
+                .map(|l| (&l.settings.mcp_servers, l.is_workspace()))
+                .collect::<Vec<_>>(),
+        )?;
+
         let test_report = honoured.iter().find_map(|l| l.test_report.clone());
         if let Some(report) = &test_report
             && !crate::host::junit::valid_pattern(report)
@@ -170,6 +184,7 @@ impl Config {
             harness,
             edit_format,
             sandbox,
+            mcp_servers,
             ignored: if trusted {
                 Vec::new()
             } else {

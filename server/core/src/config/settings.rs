@@ -5,6 +5,9 @@
 use rein_models::ProviderSettings;
 use serde::Deserialize;
 
+use std::collections::BTreeMap;
+
+use super::mcp::McpServerSettings;
 use crate::sandbox_config::SandboxSettings;
 
 /// One source of settings. Every field is optional. Editors send JSON in
@@ -41,6 +44,10 @@ pub struct Settings {
     pub edit_format: Option<String>,
     pub permissions: PermissionSettings,
     pub sandbox: SandboxSettings,
+    /// `[mcp_servers.<name>]` (and a project's `.mcp.json`, read into the
+    /// workspace's layer).
+    #[serde(alias = "mcpServers")]
+    pub mcp_servers: BTreeMap<String, McpServerSettings>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -125,6 +125,8 @@ pub struct ContextManager {
     model: String,
     system: Vec<String>,
     tools: Vec<ToolSpec>,
+    /// Only these tools are declared (the `whole` format's).
+    only: Option<&'static [&'static str]>,
     /// Tokens of the layers that never change during the task.
     fixed_tokens: u64,
 }
@@ -160,6 +162,7 @@ impl ContextManager {
             model: model.to_owned(),
             system,
             tools,
+            only: None,
             fixed_tokens,
         }
     }
@@ -170,10 +173,20 @@ impl ContextManager {
         if let Some(role) = self.system.first_mut() {
             *role = prompt::WHOLE_ROLE_AND_RULES.to_owned();
         }
-        self.tools
-            .retain(|t| prompt::WHOLE_TOOLS.contains(&t.name.as_str()));
-        self.fixed_tokens = fixed_tokens(&self.system, &self.tools);
+        self.only = Some(&prompt::WHOLE_TOOLS);
+        let tools = std::mem::take(&mut self.tools);
+        self.set_tools(tools);
         self
+    }
+
+    /// The tools declared from now on (a server's tools changed): the
+    /// cached prefix changes with them, once.
+    pub fn set_tools(&mut self, mut tools: Vec<ToolSpec>) {
+        if let Some(only) = self.only {
+            tools.retain(|t| only.contains(&t.name.as_str()));
+        }
+        self.tools = tools;
+        self.fixed_tokens = fixed_tokens(&self.system, &self.tools);
     }
 
     /// The request for this turn with every shedding rule applied, and the

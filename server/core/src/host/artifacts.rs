@@ -27,6 +27,19 @@ impl DiskArtifacts {
 #[async_trait]
 impl Artifacts for DiskArtifacts {
     async fn write(&self, rel_path: &str, content: &str) -> Result<(), String> {
+        // JSON callers redact before serializing (`Redactor::json`); this
+        // pass then finds nothing, and catches what they missed.
+        let content = self.redactor.redact(content).into_owned();
+        self.write_under_state(rel_path, content.into_bytes()).await
+    }
+
+    async fn write_bytes(&self, rel_path: &str, bytes: &[u8]) -> Result<(), String> {
+        self.write_under_state(rel_path, bytes.to_vec()).await
+    }
+}
+
+impl DiskArtifacts {
+    async fn write_under_state(&self, rel_path: &str, bytes: Vec<u8>) -> Result<(), String> {
         // Artifacts live under .rein/ only: a bug elsewhere must not make
         // this a way to write into the user's files.
         if !rel_path.starts_with(".rein/") || rel_path.split('/').any(|c| c == "..") {
@@ -35,15 +48,12 @@ impl Artifacts for DiskArtifacts {
             ));
         }
         let path = self.root.join(rel_path);
-        // JSON callers redact before serializing (`Redactor::json`); this
-        // pass then finds nothing, and catches what they missed.
-        let content = self.redactor.redact(content).into_owned();
         let root = self.root.clone();
         let under_state = rel_path.trim_start_matches(".rein/").to_owned();
         tokio::task::spawn_blocking(move || {
             let path = rein_store::state_file(&root, &under_state)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            std::fs::write(&path, content).map_err(|e| format!("{}: {e}", path.display()))
+            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
         })
         .await
         .map_err(|e| e.to_string())?

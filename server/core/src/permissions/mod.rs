@@ -77,7 +77,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use builtin::BUILTIN_DENIES;
-pub use rules::{RuleError, RuleTarget, ToolKinds};
+pub use rules::{MCP_PREFIX, RuleError, RuleTarget, ToolKinds};
 
 use crate::tools::effect::Effect;
 use builtin::Builtin;
@@ -390,7 +390,7 @@ impl Policy {
         }
         let described = action.describe();
         for c in &self.rules {
-            if c.rule.tool != "*" && c.rule.tool != action.tool() {
+            if !c.rule.names_tool(action.tool()) {
                 continue;
             }
             let matches = match (&c.matcher, action.subject) {
@@ -481,7 +481,7 @@ impl Policy {
         }
         let text = unit.text();
         let described = format!("`{text}`");
-        let applies = |c: &Compiled| c.rule.tool == "*" || c.rule.tool == tool;
+        let applies = |c: &Compiled| c.rule.names_tool(tool);
         for c in self.rules.iter().filter(|c| applies(c)) {
             let strict = c.rule.decision == Decision::Allow;
             if strict && (unit.transparent || unit.program.is_none() || is_neutral(unit)) {

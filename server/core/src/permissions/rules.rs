@@ -74,6 +74,12 @@ impl Rule {
         let names = tools.tool_names();
         let target = match tool {
             "*" => Some(RuleTarget::Bare),
+            // MCP tools are known only once their servers start: a rule
+            // names them by shape (`mcp__server__tool`, `mcp__server__*`).
+            tool if tool.starts_with(MCP_PREFIX) => {
+                check_mcp_name(tool).map_err(error)?;
+                Some(RuleTarget::Bare)
+            }
             tool => tools.rule_target(tool),
         };
         let Some(target) = target else {
@@ -107,6 +113,19 @@ impl Rule {
         Ok(rule)
     }
 
+    /// Whether this rule is about `tool`: its name, `*`, or for MCP tools
+    /// a trailing `*` (`mcp__github__*`, `mcp__*`).
+    pub fn names_tool(&self, tool: &str) -> bool {
+        if self.tool == "*" || self.tool == tool {
+            return true;
+        }
+        self.tool.starts_with(MCP_PREFIX)
+            && self
+                .tool
+                .strip_suffix('*')
+                .is_some_and(|prefix| tool.starts_with(prefix))
+    }
+
     /// The matcher for this rule, or what is wrong with it.
     pub(crate) fn compile(&self) -> Result<Matcher, String> {
         let Some(pattern) = self.pattern.as_deref() else {
@@ -132,6 +151,30 @@ impl fmt::Display for Rule {
             write!(f, "({pattern})")?;
         }
         Ok(())
+    }
+}
+
+/// How every MCP tool's name starts (`mcp__<server>__<tool>`).
+pub const MCP_PREFIX: &str = "mcp__";
+
+/// `mcp__<server>__<tool>`, `mcp__<server>__*` or `mcp__*`.
+fn check_mcp_name(tool: &str) -> Result<(), String> {
+    let rest = &tool[MCP_PREFIX.len()..];
+    let part = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    let ok = rest == "*"
+        || rest.split_once("__").is_some_and(|(server, name)| {
+            part(server) && (name == "*" || part(name.trim_end_matches('*')) && !name.is_empty())
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{tool}` is not an MCP tool name: write `mcp__<server>__<tool>`, `mcp__<server>__*` or `mcp__*`"
+        ))
     }
 }
 
@@ -344,6 +387,43 @@ mod tests {
             ("**/*.lock", "Cargo.lock", true),
         ] {
             assert_eq!(path_matches(pattern, path), want, "{pattern} ~ {path}");
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod mcp_tests {
+    use super::*;
+
+    /// MCP tools are named before their servers start: rules take them by
+    /// shape, and a trailing `*` covers a server's tools and no other's.
+    #[test]
+    fn rules_name_mcp_tools_by_server_and_by_tool() {
+        let tools = crate::tools::builtin();
+        let rule = |text| Rule::parse(Decision::Allow, text, &tools);
+        let server = rule("mcp__github__*").unwrap();
+        assert!(server.names_tool("mcp__github__create_issue"));
+        assert!(!server.names_tool("mcp__github2__create_issue"));
+        assert!(!server.names_tool("edit_file"));
+        assert!(rule("mcp__*").unwrap().names_tool("mcp__x__y"));
+        let one = rule("mcp__github__get_issue").unwrap();
+        assert!(one.names_tool("mcp__github__get_issue"));
+        assert!(!one.names_tool("mcp__github__get_issues"));
+        // A pattern-less exact rule never matches a longer name.
+        assert!(!rule("edit_file").unwrap().names_tool("edit_files"));
+        for bad in [
+            "mcp__",
+            "mcp__github",
+            "mcp__github__",
+            "mcp__git hub__x",
+            "mcp__a__b(c)",
+        ] {
+            let err = rule(bad).unwrap_err();
+            assert!(
+                err.message.contains("MCP tool name") || err.message.contains("takes no pattern"),
+                "{bad}: {err}"
+            );
         }
     }
 }

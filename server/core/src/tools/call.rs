@@ -13,6 +13,12 @@ use crate::task::TaskState;
 
 use super::ToolCx;
 
+/// What [`Call::save_artifact`] writes.
+pub enum Artifact<'b> {
+    Text(&'b str),
+    Bytes(&'b [u8]),
+}
+
 /// One call in progress (the dispatcher makes one per call).
 pub struct Call<'d, 'a> {
     pub(crate) id: &'d str,
@@ -64,6 +70,21 @@ impl<'a> Call<'_, 'a> {
         mode: Option<SandboxMode>,
     ) -> Result<Decision, String> {
         self.permit_run(action, shown, network, mode).await
+    }
+
+    /// Saves `content` among the task's artifacts as `name` (one path
+    /// component) and returns the workspace-relative path the model can
+    /// read; text is redacted on the way.
+    pub async fn save_artifact(&self, name: &str, content: Artifact<'_>) -> Result<String, String> {
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            return Err(format!("not an artifact name: {name:?}"));
+        }
+        let rel = format!("{}/{name}", self.cx.artifacts.rel);
+        match content {
+            Artifact::Text(text) => self.cx.artifact_store.write(&rel, text).await?,
+            Artifact::Bytes(bytes) => self.cx.artifact_store.write_bytes(&rel, bytes).await?,
+        }
+        Ok(rel)
     }
 
     pub fn event(&self, event: TaskEvent) {

@@ -34,7 +34,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::builtin::builtin;
 pub use self::command::format_command_result;
-pub use self::registry::{Described, Effect, OnCrash, ProposedChange, Registry, Tool, TypedTool};
+pub use self::registry::{
+    Described, Effect, OnCrash, ProposedChange, Registry, Tool, ToolUpdates, TypedTool,
+};
 use crate::budget::{Budgets, TimeBudget};
 use crate::context::history::ResultMeta;
 use crate::exec::Exec;
@@ -158,6 +160,8 @@ pub struct ToolCx<'a> {
     pub policy: &'a Policy,
     pub reads: &'a ReadTracker,
     pub artifacts: &'a ArtifactDir,
+    /// Where files under `artifacts` are written (redacted, for text).
+    pub artifact_store: &'a dyn crate::ports::Artifacts,
     pub runs: &'a AtomicU32,
     pub budgets: &'a Budgets,
     /// The task's wall-time budget: no command outlives it.

@@ -221,6 +221,21 @@ fn generic_detail(arguments: &Value) -> String {
     }
 }
 
+/// Tools that come and go during a task (an MCP server's list changed,
+/// or it was restarted): the loop asks between turns.
+#[async_trait]
+pub trait ToolUpdates: Send + Sync {
+    /// `None`: nothing changed. Else the names of the tools to drop and
+    /// the tools to add.
+    async fn changed(&self) -> Option<(Vec<String>, Vec<Arc<dyn Tool>>)>;
+}
+
+impl fmt::Debug for dyn ToolUpdates {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ToolUpdates")
+    }
+}
+
 /// The tools a task may call, in the order the model sees them.
 #[derive(Clone, Default)]
 pub struct Registry {
@@ -277,6 +292,18 @@ impl Registry {
                 .tools
                 .iter()
                 .filter(|t| t.name() != name)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The same tools but those named in `names`.
+    pub fn without_all(&self, names: &[String]) -> Registry {
+        Registry {
+            tools: self
+                .tools
+                .iter()
+                .filter(|t| !names.iter().any(|n| n == t.name()))
                 .cloned()
                 .collect(),
         }

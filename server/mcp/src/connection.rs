@@ -1,0 +1,441 @@
+//! One MCP server, connected: started through the task's launcher (the
+//! command sandbox), its tools listed, its calls made with a timeout and
+//! cancellation, and restarted with backoff when it dies. Every failure is
+//! a [`CallError`] whose text the model can act on.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rein_core::config::mcp::{McpServer, McpTransport, expand};
+use rein_core::exec::{CommandKind, CommandSpec, Launcher, SandboxMode};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool as McpToolInfo,
+};
+use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+/// Restarts allowed per server and task: a server that keeps dying is
+/// left down, and its tools say so.
+pub const MAX_RESTARTS: u32 = 3;
+/// The first restart waits this long, each next one twice as long.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// A stderr line longer than this is cut in the log.
+const STDERR_LINE: usize = 2_000;
+/// The last stderr lines kept, to say why a server did not start.
+const STDERR_KEPT: usize = 6;
+
+/// How server processes are started: the task's launcher (the sandbox),
+/// the workspace, and the environment they inherit.
+#[derive(Clone)]
+pub struct Spawner {
+    /// `None`: unconfined (tests of this crate only).
+    pub launcher: Option<Arc<dyn Launcher>>,
+    pub root: PathBuf,
+    /// The environment a server starts from, already scrubbed of secrets.
+    pub base_env: Vec<(OsString, OsString)>,
+    /// Where `${NAME}` in the settings is looked up (Rein's environment).
+    pub lookup: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+}
+
+/// Why a server could not start or a call did not complete.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("{0}")]
+    Start(String),
+    #[error(
+        "the MCP server `{server}` did not answer within {seconds} s; the call was cancelled (it may have done part of its work)"
+    )]
+    Timeout { server: String, seconds: u64 },
+    #[error(
+        "the MCP server `{server}` stopped during the call, so what the call did is unknown; it will be restarted for the next call"
+    )]
+    Crashed { server: String },
+    #[error(
+        "the MCP server `{server}` is down ({why}) and was not restarted: it failed {restarts} times in this task"
+    )]
+    GaveUp {
+        server: String,
+        why: String,
+        restarts: u32,
+    },
+    #[error("the MCP server `{server}` refused the call: {message}")]
+    Refused { server: String, message: String },
+    #[error("cancelled: the task was cancelled during the call")]
+    Cancelled,
+}
+
+/// Notices `notifications/tools/list_changed`.
+#[derive(Clone)]
+struct Handler {
+    changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Handler {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.changed.store(true, Ordering::SeqCst);
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("rein", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+struct Live {
+    service: RunningService<RoleClient, Handler>,
+    /// The server's process group, killed whole when the task ends.
+    group: Option<i32>,
+}
+
+enum State {
+    Live(Live),
+    Down { why: String, restarts: u32 },
+}
+
+/// A server of a task.
+pub struct Connection {
+    pub server: McpServer,
+    spawner: Spawner,
+    state: tokio::sync::Mutex<State>,
+    changed: Arc<AtomicBool>,
+    restarts: std::sync::atomic::AtomicU32,
+}
+
+impl Connection {
+    /// Starts `server` and lists its tools (all of them: which are offered
+    /// is the caller's choice).
+    pub async fn start(
+        server: McpServer,
+        spawner: Spawner,
+    ) -> Result<(Arc<Connection>, Vec<McpToolInfo>), CallError> {
+        let changed = Arc::new(AtomicBool::new(false));
+        let live = connect(&server, &spawner, &changed).await?;
+        let tools = list(&server, live.service.peer()).await?;
+        let connection = Arc::new(Connection {
+            server,
+            spawner,
+            state: tokio::sync::Mutex::new(State::Live(live)),
+            changed,
+            restarts: Default::default(),
+        });
+        Ok((connection, tools))
+    }
+
+    /// The server said its tools changed since the last look.
+    pub fn take_changed(&self) -> bool {
+        self.changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// Its tools now.
+    pub async fn tools(&self) -> Result<Vec<McpToolInfo>, CallError> {
+        let peer = self.peer().await?;
+        list(&self.server, &peer).await
+    }
+
+    /// Calls `tool` with `arguments`, within the server's tool timeout and
+    /// until `cancel`; the result as the protocol's JSON.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> Result<Value, CallError> {
+        let peer = self.peer().await?;
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let server = self.server.name.clone();
+        // Dropping the call (timeout, cancel) sends `notifications/cancelled`.
+        let outcome = tokio::select! {
+            () = cancel.cancelled() => return Err(CallError::Cancelled),
+            outcome = tokio::time::timeout(self.server.tool_timeout, peer.call_tool(params)) => outcome,
+        };
+        match outcome {
+            Err(_) => Err(CallError::Timeout {
+                server,
+                seconds: self.server.tool_timeout.as_secs().max(1),
+            }),
+            Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| CallError::Refused {
+                server,
+                message: format!("its result could not be read: {e}"),
+            }),
+            Ok(Err(ServiceError::McpError(error))) => Err(CallError::Refused {
+                server,
+                message: error.message.to_string(),
+            }),
+            Ok(Err(ServiceError::Timeout { .. })) => Err(CallError::Timeout {
+                server,
+                seconds: self.server.tool_timeout.as_secs().max(1),
+            }),
+            Ok(Err(error)) => {
+                if peer.is_transport_closed() {
+                    self.mark_down(format!("it stopped: {error}")).await;
+                    Err(CallError::Crashed { server })
+                } else {
+                    Err(CallError::Refused {
+                        server,
+                        message: error.to_string(),
+                    })
+                }
+            }
+        }
+    }
+
+    /// A live peer: the running one, or a restarted one (with backoff) if
+    /// the server died, up to [`MAX_RESTARTS`].
+    async fn peer(&self) -> Result<Peer<RoleClient>, CallError> {
+        let mut state = self.state.lock().await;
+        if let State::Live(live) = &*state {
+            if !live.service.peer().is_transport_closed() {
+                return Ok(live.service.peer().clone());
+            }
+            let why = "it stopped".to_owned();
+            *state = State::Down {
+                why,
+                restarts: self.restarts.load(Ordering::SeqCst),
+            };
+        }
+        let State::Down { why, restarts } = &*state else {
+            return Err(CallError::Start("unreachable state".into()));
+        };
+        if *restarts >= MAX_RESTARTS {
+            return Err(CallError::GaveUp {
+                server: self.server.name.clone(),
+                why: why.clone(),
+                restarts: *restarts,
+            });
+        }
+        let restarts = *restarts + 1;
+        self.restarts.store(restarts, Ordering::SeqCst);
+        tokio::time::sleep(FIRST_BACKOFF * 2u32.pow(restarts - 1)).await;
+        tracing::warn!(server = %self.server.name, restarts, "restarting the MCP server");
+        match connect(&self.server, &self.spawner, &self.changed).await {
+            Ok(live) => {
+                let peer = live.service.peer().clone();
+                *state = State::Live(live);
+                // What it offers may differ after a restart.
+                self.changed.store(true, Ordering::SeqCst);
+                Ok(peer)
+            }
+            Err(error) => {
+                *state = State::Down {
+                    why: error.to_string(),
+                    restarts,
+                };
+                Err(error)
+            }
+        }
+    }
+
+    async fn mark_down(&self, why: String) {
+        let mut state = self.state.lock().await;
+        if let State::Live(live) = &*state {
+            kill_group(live.group);
+        }
+        *state = State::Down {
+            why,
+            restarts: self.restarts.load(Ordering::SeqCst),
+        };
+    }
+
+    /// Stops the server (and whatever it started).
+    pub async fn shutdown(&self) {
+        let mut state = self.state.lock().await;
+        if let State::Live(live) = std::mem::replace(
+            &mut *state,
+            State::Down {
+                why: "the task ended".into(),
+                restarts: MAX_RESTARTS,
+            },
+        ) {
+            let group = live.group;
+            let _ = tokio::time::timeout(Duration::from_secs(2), live.service.cancel()).await;
+            kill_group(group);
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Ok(state) = self.state.try_lock()
+            && let State::Live(live) = &*state
+        {
+            kill_group(live.group);
+        }
+    }
+}
+
+fn kill_group(group: Option<i32>) {
+    if let Some(group) = group.filter(|g| *g > 1) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(group),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+async fn list(server: &McpServer, peer: &Peer<RoleClient>) -> Result<Vec<McpToolInfo>, CallError> {
+    match tokio::time::timeout(server.startup_timeout, peer.list_all_tools()).await {
+        Ok(Ok(tools)) => Ok(tools),
+        Ok(Err(e)) => Err(CallError::Start(format!(
+            "the MCP server `{}` did not list its tools: {e}",
+            server.name
+        ))),
+        Err(_) => Err(CallError::Start(format!(
+            "the MCP server `{}` did not list its tools within {} s",
+            server.name,
+            server.startup_timeout.as_secs().max(1)
+        ))),
+    }
+}
+
+/// What the server last wrote on stderr, for an error message (after a
+/// moment for its last lines to arrive).
+async fn said(last_words: &std::sync::Mutex<std::collections::VecDeque<String>>) -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let lines: Vec<String> = last_words
+        .lock()
+        .map(|kept| kept.iter().cloned().collect())
+        .unwrap_or_default();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; its last words on stderr: {}", lines.join(" ⏎ "))
+    }
+}
+
+async fn connect(
+    server: &McpServer,
+    spawner: &Spawner,
+    changed: &Arc<AtomicBool>,
+) -> Result<Live, CallError> {
+    let fail =
+        |message: String| CallError::Start(format!("the MCP server `{}` {message}", server.name));
+    let McpTransport::Stdio {
+        command,
+        args,
+        env,
+        env_vars,
+    } = &server.transport
+    else {
+        return Err(fail(
+            "uses Streamable HTTP, which this build of Rein does not speak yet; run it over stdio (`command`)".into(),
+        ));
+    };
+    let mut vars = spawner.base_env.clone();
+    if let Some(launcher) = &spawner.launcher {
+        vars.extend(launcher.env());
+    }
+    for name in env_vars {
+        if let Some(value) = (spawner.lookup)(name) {
+            vars.push((name.into(), value.into()));
+        }
+    }
+    for (name, template) in env {
+        let value = expand(template, &*spawner.lookup)
+            .map_err(|e| fail(format!("cannot start: env {name}: {e}")))?;
+        vars.push((name.into(), value.into()));
+    }
+    let mut readable = server.readable_roots.clone();
+    readable.extend(crate::roots::install_roots(command, args));
+    let mut line: Vec<OsString> = match &spawner.launcher {
+        Some(launcher) => launcher.server_prefix(
+            &CommandSpec {
+                command: server.describe(),
+                cwd: spawner.root.clone(),
+                timeout: Duration::ZERO,
+                log_path: PathBuf::new(),
+                kind: CommandKind::Other,
+                network: server.network,
+                sandbox_mode: server.unconfined.then_some(SandboxMode::Off),
+                report: None,
+            },
+            &readable,
+        ),
+        None => Vec::new(),
+    };
+    line.push(command.into());
+    line.extend(args.iter().map(OsString::from));
+    let Some((program, rest)) = line.split_first() else {
+        return Err(fail("has no command".into()));
+    };
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(rest)
+        .env_clear()
+        .envs(vars)
+        .current_dir(&spawner.root)
+        .process_group(0)
+        .kill_on_drop(true);
+    let started = Instant::now();
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            fail(format!(
+                "could not be started (`{}`): {e}",
+                server.describe()
+            ))
+        })?;
+    let group = transport.id().and_then(|id| i32::try_from(id).ok());
+    let last_words = Arc::new(std::sync::Mutex::new(std::collections::VecDeque::new()));
+    if let Some(stderr) = stderr {
+        let name = server.name.clone();
+        let last_words = last_words.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(mut line)) = lines.next_line().await {
+                if line.len() > STDERR_LINE {
+                    let mut cut = STDERR_LINE;
+                    while !line.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    line.truncate(cut);
+                    line.push_str(" …");
+                }
+                tracing::info!(target: "rein_mcp::stderr", server = %name, "{line}");
+                if let Ok(mut kept) = last_words.lock() {
+                    if kept.len() == STDERR_KEPT {
+                        kept.pop_front();
+                    }
+                    kept.push_back(line);
+                }
+            }
+        });
+    }
+    let handler = Handler {
+        changed: changed.clone(),
+    };
+    let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
+    {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => {
+            kill_group(group);
+            return Err(fail(format!(
+                "did not start: {e}{}",
+                said(&last_words).await
+            )));
+        }
+        Err(_) => {
+            kill_group(group);
+            return Err(fail(format!(
+                "did not answer `initialize` within {} s{}",
+                server.startup_timeout.as_secs().max(1),
+                said(&last_words).await
+            )));
+        }
+    };
+    tracing::info!(server = %server.name, ms = started.elapsed().as_millis() as u64, "MCP server started");
+    Ok(Live { service, group })
+}
