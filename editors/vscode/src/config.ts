@@ -3,8 +3,9 @@
 
 import * as vscode from 'vscode';
 
+import { secretsOf } from './mcp';
 import { SecretSet } from './redact';
-import { AUTO_PROVIDER, KEYED_PROVIDERS, Mapped, secretKeyFor, serverSettings } from './settings';
+import { AUTO_PROVIDER, KEYED_PROVIDERS, Mapped, secretKeyFor, serverSettings, userValue } from './settings';
 
 export const SECTION = 'rein';
 
@@ -35,16 +36,17 @@ export class Config {
     }
 
     /** What the server gets, with problems to report. Reads the key of the
-     * configured provider from SecretStorage. */
+     * configured provider from SecretStorage. The secrets written inline in
+     * the MCP servers' settings join the redaction set before the settings
+     * can reach a log or the LSP trace. */
     async serverSettings(): Promise<Mapped> {
         const section = this.section();
-        const lookup = (key: string): unknown => {
-            const i = section.inspect(key);
-            // The user's value, most specific first; a contributed default
-            // alone is not sent (see settings.ts).
-            return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
-        };
-        return serverSettings(lookup, await this.apiKey());
+        // The user's value, most specific first; a contributed default
+        // alone is not sent (see settings.ts).
+        const lookup = (key: string): unknown => userValue(key, section.inspect(key));
+        const mapped = serverSettings(lookup, await this.apiKey());
+        for (const secret of secretsOf(mapped.settings.mcpServers)) this.secrets.add(secret);
+        return mapped;
     }
 
     /** The stored key for the configured provider, if any. With `auto`
@@ -70,10 +72,12 @@ export class Config {
         await this.storage.delete(secretKeyFor(provider));
     }
 
-    /** Loads every stored key into the redaction set before anything logs. */
+    /** Loads every stored key, and the MCP servers' inline secrets, into
+     * the redaction set before anything logs. */
     async loadSecrets(): Promise<void> {
         for (const provider of new Set<string>([...KEYED_PROVIDERS, this.provider()])) {
             if (provider !== AUTO_PROVIDER) await this.readKey(provider);
         }
+        await this.serverSettings();
     }
 }

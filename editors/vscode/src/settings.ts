@@ -8,6 +8,8 @@
 // project's `.rein/config.toml`. The defaults we contribute in package.json
 // are the server's own, so the settings UI still tells the truth.
 
+import { forLog as mcpForLog, mcpServers, type McpServers } from './mcp';
+
 /** The keys the server understands, as it spells them. */
 export interface ServerSettings {
     provider?: string;
@@ -26,6 +28,8 @@ export interface ServerSettings {
     confirmTimeoutSecs?: number;
     reopenTimeoutSecs?: number;
     scenario?: string;
+    /** MCP servers by name (`mcp.ts`). */
+    mcpServers?: McpServers;
 }
 
 /**
@@ -34,6 +38,36 @@ export interface ServerSettings {
  * `undefined` when it is only the contributed default.
  */
 export type Lookup = (key: string) => unknown;
+
+/** What VS Code's `inspect` tells of one key: the value of each scope. */
+export interface Scopes {
+    globalValue?: unknown;
+    workspaceValue?: unknown;
+    workspaceFolderValue?: unknown;
+}
+
+/** Settings whose value is an object of named entries: each scope adds its
+ * entries, a more specific scope's entry replacing the same name whole. */
+const MERGED_KEYS: readonly string[] = ['mcpServers'];
+
+/**
+ * The value the user set for `key`: the most specific scope's (workspace
+ * folder, workspace, user). For `mcpServers`, the servers of every scope
+ * (your own in user settings and a project's in its workspace settings),
+ * a more specific scope's server of the same name replacing the other
+ * whole, as the server merges its layers. A scope whose value is not an
+ * object is taken alone, so the mapping reports it.
+ */
+export function userValue(key: string, scopes: Scopes | undefined): unknown {
+    if (!scopes) return undefined;
+    const ordered = [scopes.globalValue, scopes.workspaceValue, scopes.workspaceFolderValue];
+    const set = ordered.filter((v) => v !== undefined && v !== null);
+    if (MERGED_KEYS.includes(key) && set.length > 1) {
+        const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+        if (set.every(isObject)) return Object.assign({}, ...set);
+    }
+    return set[set.length - 1];
+}
 
 /** The provider setting's value that means "decide from the environment". */
 export const AUTO_PROVIDER = 'auto';
@@ -67,6 +101,7 @@ export const SENT_KEYS: readonly string[] = [
     ...numbers,
     'allowTestEdits',
     ...ruleLists.map((l) => `permissions.${l}`),
+    'mcpServers',
 ];
 
 /**
@@ -129,6 +164,9 @@ export function serverSettings(lookup: Lookup, apiKey: string | undefined): Mapp
             bad(key, 'must be a list of rules such as "run_command(cargo test:*)"');
         }
     }
+    const mcp = mcpServers(lookup('mcpServers'));
+    if (mcp.servers) settings.mcpServers = mcp.servers;
+    problems.push(...mcp.problems);
     if (apiKey !== undefined && apiKey !== '') settings.apiKey = apiKey;
     return { settings, problems };
 }
@@ -136,10 +174,16 @@ export function serverSettings(lookup: Lookup, apiKey: string | undefined): Mapp
 /** How a set API key appears in logs: never the key itself. */
 export const HIDDEN_KEY = '<set, from SecretStorage>';
 
-/** The settings as they may be logged: the API key replaced by a marker. */
+/** The settings as they may be logged: the API key replaced by a marker,
+ * and the MCP servers' inline secrets (`env` and `headers` values that are
+ * not `${NAME}` references, credentials in URLs and arguments) by
+ * `<redacted>`. */
 export function forLog(settings: ServerSettings): Record<string, unknown> {
-    const { apiKey, ...rest } = settings;
-    return apiKey === undefined ? rest : { ...rest, apiKey: HIDDEN_KEY };
+    const { apiKey, mcpServers: servers, ...rest } = settings;
+    const out: Record<string, unknown> = { ...rest };
+    if (servers !== undefined) out.mcpServers = mcpForLog(servers);
+    if (apiKey !== undefined) out.apiKey = HIDDEN_KEY;
+    return out;
 }
 
 /** Where each provider's key lives in SecretStorage. */

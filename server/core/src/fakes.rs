@@ -65,6 +65,14 @@ impl MemoryWorkspace {
         self.files.lock().ok()?.get(path).map(|(t, _)| t.clone())
     }
 
+    /// Every path that holds a file, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        self.files
+            .lock()
+            .map(|f| f.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
     pub fn version(&self, path: &str) -> Option<i32> {
         self.files.lock().ok()?.get(path).map(|(_, v)| *v)
     }

@@ -555,6 +555,20 @@ url = "https://attacker.example/mcp"
         assert!(config.ignored.is_empty());
     }
 
+    /// A workspace naming the very server the user configured grants
+    /// nothing new; a different command under the same name does.
+    #[test]
+    fn a_workspace_server_the_user_already_runs_is_no_grant() {
+        let user = Layer {
+            source: Source::User,
+            settings: toml::from_str("[mcp_servers.fs]\ncommand = \"mcp-fs\"\n").unwrap(),
+        };
+        let same = workspace("[mcp_servers.fs]\ncommand = \"mcp-fs\"\n");
+        assert!(grants(&[same, user.clone()], &env(&[])).is_empty());
+        let other = workspace("[mcp_servers.fs]\ncommand = \"evil-fs\"\n");
+        assert_eq!(grants(&[other, user], &env(&[])).len(), 1);
+    }
+
     #[test]
     fn repository_text_in_a_question_is_inert_and_short() {
         let grant = grants(

@@ -23,7 +23,34 @@ M.server_keys = {
   'confirmTimeoutSecs',
   'reopenTimeoutSecs',
   'scenario',
+  'mcpServers',
 }
+
+--- The fields of one MCP server in `settings.mcpServers` (the server's
+--- `McpServerSettings`, server/core/src/config/mcp.rs), and what each must
+--- be.
+M.mcp_fields = {
+  type = 'string',
+  command = 'string',
+  args = 'strings',
+  env = 'map',
+  envVars = 'strings',
+  url = 'string',
+  headers = 'map',
+  enabled = 'boolean',
+  enabledTools = 'strings',
+  disabledTools = 'strings',
+  startupTimeoutSec = 'seconds',
+  toolTimeoutSec = 'seconds',
+  maxOutputTokens = 'count',
+  network = 'boolean',
+  readableRoots = 'strings',
+  sandbox = 'string',
+}
+
+--- The longest MCP server name: `mcp__<server>__<tool>` must fit the 64
+--- characters model APIs accept.
+M.mcp_max_name = 24
 
 M.defaults = {
   -- Start Rein automatically for buffers of these filetypes.
@@ -141,34 +168,337 @@ local function as_object(t)
   return t
 end
 
---- The settings to send to the server, the apiKey resolved. Never print the
---- result: it may hold the key.
+-- MCP servers -------------------------------------------------------------
+--
+-- The server reads the editor's settings as one object and refuses all of
+-- it over one value of the wrong type, and refuses the whole configuration
+-- over one server it cannot use. So each server is checked here as the
+-- server would check it, and one it would refuse is left out and reported:
+-- the other servers and every other setting still work.
+
+local function is_unset(v)
+  return v == nil or v == vim.NIL
+end
+
+local function fits(kind, v)
+  if kind == 'string' then
+    return type(v) == 'string'
+  elseif kind == 'boolean' then
+    return type(v) == 'boolean'
+  elseif kind == 'strings' then
+    if type(v) ~= 'table' or not vim.islist(v) then
+      return false
+    end
+    for _, item in ipairs(v) do
+      if type(item) ~= 'string' then
+        return false
+      end
+    end
+    return true
+  elseif kind == 'map' then
+    if type(v) ~= 'table' then
+      return false
+    end
+    for k, item in pairs(v) do
+      if type(k) ~= 'string' or type(item) ~= 'string' then
+        return false
+      end
+    end
+    return true
+  elseif kind == 'seconds' then
+    return type(v) == 'number' and v > 0 and v <= 86400
+  elseif kind == 'count' then
+    return type(v) == 'number' and v >= 1 and v == math.floor(v) and v < 2 ^ 53
+  end
+  return false
+end
+
+local WHY = {
+  string = 'must be a string',
+  strings = 'must be a list of strings',
+  map = 'must be a table of strings by name (a value may be ${NAME}, a variable of your environment)',
+  boolean = 'must be true or false',
+  seconds = 'must be a number of seconds above 0 (at most 86400)',
+  count = 'must be a whole number of at least 1',
+}
+
+--- Why `name` cannot name an MCP server (`check_name` in config/mcp.rs).
+--- @return string?
+function M.mcp_name_problem(name)
+  if
+    type(name) ~= 'string'
+    or #name < 1
+    or #name > M.mcp_max_name
+    or not name:match('^[A-Za-z0-9_-]+$')
+    or name:find('__', 1, true)
+  then
+    return ('the name must be 1 to %d ASCII letters, digits, - or _ (never __): its tools are named mcp__<server>__<tool>'):format(
+      M.mcp_max_name
+    )
+  end
+end
+
+local HTTP_TYPES = { http = true, ['streamable-http'] = true, streamableHttp = true }
+
+--- Why the server would refuse this (type-checked) entry, per config/mcp.rs.
+local function entry_problem(s)
+  local kind = s.type and vim.trim(s.type)
+  if s.command and s.url then
+    return 'set command (a stdio server) or url (an HTTP server), not both'
+  elseif s.command and (kind == nil or kind == 'stdio') then
+    if vim.trim(s.command) == '' then
+      return 'command is empty'
+    end
+  elseif s.url and (kind == nil or HTTP_TYPES[kind]) then
+    if not (vim.startswith(s.url, 'http://') or vim.startswith(s.url, 'https://')) then
+      return 'url must start with http:// or https://'
+    end
+  elseif s.url and kind == 'sse' then
+    return 'the SSE transport is not supported: use the server\'s Streamable HTTP endpoint (type "http")'
+  elseif kind ~= nil then
+    return ('type %q does not fit the entry (stdio needs command, http needs url)'):format(kind)
+  else
+    return 'set command (a stdio server) or url (an HTTP server)'
+  end
+  local sandbox = s.sandbox and vim.trim(s.sandbox)
+  if sandbox ~= nil and sandbox ~= 'on' and sandbox ~= 'off' then
+    return 'sandbox must be "on" or "off"'
+  end
+  for _, root in ipairs(s.readableRoots or {}) do
+    if not (root:sub(1, 1) == '/' or root:match('^%a:[/\\]')) then
+      return 'readableRoots must be absolute paths'
+    end
+  end
+end
+
+--- The servers of `settings.mcpServers` the server would accept (nil: none
+--- to send), ready to encode as JSON, and why each other one is left out
+--- (never quoting a value: it may be a secret).
+--- @return table? servers, string[] problems
+function M.mcp_servers(value)
+  local problems = {}
+  if is_unset(value) then
+    return nil, problems
+  end
+  if type(value) ~= 'table' or (next(value) ~= nil and vim.islist(value)) then
+    table.insert(
+      problems,
+      'settings.mcpServers must be a table of servers by name, e.g. { github = { command = ... } }; it is ignored'
+    )
+    return nil, problems
+  end
+  local names = vim.tbl_keys(value)
+  table.sort(names, function(a, b)
+    return tostring(a) < tostring(b)
+  end)
+  local servers = {}
+  for _, name in ipairs(names) do
+    local entry = value[name]
+    local why = M.mcp_name_problem(name)
+    local server = {}
+    if not why and type(entry) ~= 'table' then
+      why = 'must be a table such as { command = "npx", args = { ... } }'
+    end
+    if not why then
+      local fields = vim.tbl_keys(entry)
+      table.sort(fields, function(a, b)
+        return tostring(a) < tostring(b)
+      end)
+      for _, field in ipairs(fields) do
+        local v = entry[field]
+        local kind = type(field) == 'string' and M.mcp_fields[field] or nil
+        if not kind then
+          -- The server would ignore it; a misspelt `disabledTools` ignored
+          -- would offer tools you meant to hide.
+          local known = vim.tbl_keys(M.mcp_fields)
+          table.sort(known)
+          why = ('%s is not a field of an MCP server (known: %s)'):format(
+            tostring(field),
+            table.concat(known, ', ')
+          )
+          break
+        end
+        if not is_unset(v) then
+          if not fits(kind, v) then
+            why = field .. ' ' .. WHY[kind]
+            break
+          end
+          -- vim.json encodes an empty table as `[]`; a map must be `{}`.
+          server[field] = kind == 'map' and as_object(vim.deepcopy(v)) or vim.deepcopy(v)
+        end
+      end
+    end
+    -- A disabled entry is kept but never started: the server only reads it.
+    if not why and server.enabled ~= false then
+      why = entry_problem(server)
+    end
+    if why then
+      table.insert(
+        problems,
+        ('settings.mcpServers.%s: %s; this server is left out'):format(tostring(name), why)
+      )
+    else
+      servers[name] = server
+    end
+  end
+  if next(servers) == nil then
+    return nil, problems
+  end
+  return servers, problems
+end
+
+--- Whether `value` is only references to your environment (`${NAME}`,
+--- `Bearer ${TOKEN}`, `${USER}:${PASSWORD}`): nothing secret in the text.
+function M.is_reference_only(value)
+  if type(value) ~= 'string' or not value:find('%${[%w_]+}') then
+    return false
+  end
+  local rest = value:gsub('^%a+ +', '', 1):gsub('%${[%w_]+}', '')
+  return rest:match('^[%s:@/.,;-]*$') ~= nil
+end
+
+local HIDDEN = '(hidden)'
+
+local function hidden_unless_reference(value)
+  if type(value) ~= 'string' or value == '' or M.is_reference_only(value) then
+    return value
+  end
+  return HIDDEN
+end
+
+--- A URL without its credentials (user info, query, fragment); nil: not a
+--- URL with any.
+local function url_without_secrets(text)
+  if type(text) ~= 'string' then
+    return nil
+  end
+  local scheme, rest = text:match('^(%a[%w+.-]*://)(.*)$')
+  if not scheme then
+    return nil
+  end
+  local authority = rest:match('^[^/?#]*')
+  local after = rest:sub(#authority + 1)
+  local path = after:match('^[^?#]*')
+  local query = after:find('?', 1, true)
+  local fragment = after:find('#', 1, true)
+  local host = authority:match('@([^@]*)$')
+  if not host and not query and not fragment then
+    return nil
+  end
+  return scheme
+    .. (host and (HIDDEN .. '@' .. host) or authority)
+    .. path
+    .. (query and ('?' .. HIDDEN) or '')
+    .. (fragment and not query and ('#' .. HIDDEN) or '')
+end
+
+local SECRET_SUFFIXES =
+  { 'token', 'key', 'secret', 'password', 'passwd', 'pwd', 'auth', 'credential', 'credentials' }
+
+local function secret_name(name)
+  name = name:lower()
+  for _, suffix in ipairs(SECRET_SUFFIXES) do
+    if vim.endswith(name, suffix) then
+      return true
+    end
+  end
+  return false
+end
+
+--- Arguments as they may be shown: URLs with credentials, `--token=…`,
+--- `--api-key …` and `API_KEY=…` hidden.
+local function args_without_secrets(args)
+  local shown, next_is_secret = {}, false
+  for _, arg in ipairs(args) do
+    if type(arg) ~= 'string' then
+      table.insert(shown, arg)
+    elseif next_is_secret and not vim.startswith(arg, '-') then
+      next_is_secret = false
+      table.insert(shown, hidden_unless_reference(arg))
+    else
+      next_is_secret = false
+      local url = url_without_secrets(arg)
+      local name, value = arg:match('^(%-*[%w_.-]+)=(.*)$')
+      if url then
+        table.insert(shown, url)
+      elseif name and secret_name(name) then
+        local hidden = hidden_unless_reference(value)
+        table.insert(shown, hidden == value and arg or (name .. '=' .. HIDDEN))
+      else
+        if arg:match('^%-%-?[%w_.-]+$') and secret_name(arg) then
+          next_is_secret = true
+        end
+        table.insert(shown, arg)
+      end
+    end
+  end
+  return shown
+end
+
+--- One MCP server as it may be shown: values written inline in `env` and
+--- `headers`, and credentials in its URL and arguments, hidden.
+local function mcp_server_shown(server)
+  if type(server) ~= 'table' then
+    return server
+  end
+  local shown = vim.deepcopy(server)
+  for _, field in ipairs({ 'env', 'headers' }) do
+    if type(shown[field]) == 'table' then
+      for k, v in pairs(shown[field]) do
+        shown[field][k] = hidden_unless_reference(v)
+      end
+    end
+  end
+  if type(shown.url) == 'string' then
+    shown.url = url_without_secrets(shown.url) or shown.url
+  end
+  if type(shown.args) == 'table' then
+    shown.args = args_without_secrets(shown.args)
+  end
+  return shown
+end
+
+--- The settings to send to the server, the apiKey resolved and the MCP
+--- servers checked. Never print the result: it may hold the key.
 --- @return table settings, string? error
 function M.server_settings()
   local settings = vim.deepcopy(M.get().settings or {})
   if type(settings) ~= 'table' then
     return vim.empty_dict(), 'the `settings` option must be a table'
   end
+  local errors = {}
   if type(settings.apiKey) == 'function' then
     local ok, key = pcall(settings.apiKey)
     if ok and type(key) == 'string' then
       settings.apiKey = vim.trim(key)
     else
       settings.apiKey = nil
-      return as_object(settings), 'the `settings.apiKey` function failed or returned no string'
+      table.insert(errors, 'the `settings.apiKey` function failed or returned no string')
     end
   end
   if settings.permissions ~= nil then
     settings.permissions = as_object(settings.permissions)
   end
-  return as_object(settings), nil
+  if settings.mcpServers ~= nil then
+    local servers, problems = M.mcp_servers(settings.mcpServers)
+    settings.mcpServers = servers
+    vim.list_extend(errors, problems)
+  end
+  return as_object(settings), #errors > 0 and table.concat(errors, '\n') or nil
 end
 
---- The settings as they may be shown: the key replaced by a note.
+--- The settings as they may be shown: the key replaced by a note, and the
+--- MCP servers' secrets written inline (`env` and `headers` values other
+--- than `${NAME}` references, credentials in URLs and arguments) hidden.
 function M.redacted_settings()
   local settings = vim.deepcopy(M.get().settings or {})
   if type(settings) == 'table' and settings.apiKey ~= nil then
     settings.apiKey = '(set, hidden)'
+  end
+  if type(settings) == 'table' and type(settings.mcpServers) == 'table' then
+    for name, server in pairs(settings.mcpServers) do
+      settings.mcpServers[name] = mcp_server_shown(server)
+    end
   end
   return settings
 end

@@ -160,6 +160,89 @@ local function provider_check(settings, root)
   end
 end
 
+--- The rules of `permissions.allow` that cover some tool of `name`.
+local function allows_server(settings, name)
+  local allow = type(settings.permissions) == 'table' and settings.permissions.allow or nil
+  if type(allow) ~= 'table' then
+    return false
+  end
+  for _, rule in ipairs(allow) do
+    if
+      type(rule) == 'string'
+      and (rule == 'mcp__*' or vim.startswith(rule, 'mcp__' .. name .. '__'))
+    then
+      return true
+    end
+  end
+  return false
+end
+
+--- `settings.mcpServers`: what the server would refuse, commands not
+--- found, `${NAME}` references to variables that are not set. Never a
+--- value of `env` or `headers`.
+local function mcp_check(settings)
+  local config = require('rein.config')
+  health.start('MCP servers')
+  if settings.mcpServers == nil then
+    health.info(
+      'none in settings.mcpServers (`rein doctor` also lists those of .mcp.json and config.toml)'
+    )
+    return
+  end
+  local servers, problems = config.mcp_servers(settings.mcpServers)
+  for _, problem in ipairs(problems) do
+    health.error(problem)
+  end
+  local names = vim.tbl_keys(servers or {})
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local server = servers[name]
+    if server.enabled == false then
+      health.info(name .. ': off (enabled = false)')
+    else
+      local missing = {}
+      for _, field in ipairs({ 'env', 'headers' }) do
+        for _, value in pairs(server[field] or {}) do
+          for var in value:gmatch('%${([%w_]+)}') do
+            if vim.env[var] == nil and not vim.list_contains(missing, var) then
+              table.insert(missing, var)
+            end
+          end
+        end
+      end
+      table.sort(missing)
+      if #missing > 0 then
+        health.warn(
+          ('%s: %s not set in the environment Neovim runs in (Rein fills in ${NAME} from it), so the server will not start'):format(
+            name,
+            table.concat(missing, ', ')
+          ),
+          { 'export it in the shell you start Neovim from' }
+        )
+      end
+      local tools = ('its tools are mcp__%s__<tool>'):format(name)
+      if not allows_server(settings, name) then
+        tools = tools
+          .. (', and each call asks you first (allow them: permissions.allow = { %q })'):format(
+            'mcp__' .. name .. '__*'
+          )
+      end
+      if server.command then
+        local exe = vim.fn.exepath(vim.fn.expand(server.command))
+        if exe == '' then
+          health.warn(
+            ('%s: the command %q is not an executable file or on PATH'):format(name, server.command)
+          )
+        else
+          health.ok(('%s: starts %s; %s'):format(name, exe, tools))
+        end
+      else
+        health.ok(('%s: an HTTP server; %s'):format(name, tools))
+      end
+    end
+  end
+end
+
 function M.check()
   local config = require('rein.config')
 
@@ -225,6 +308,7 @@ function M.check()
     })
   end
   provider_check(config.get().settings or {}, root)
+  mcp_check(config.get().settings or {})
 end
 
 return M
