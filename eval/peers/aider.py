@@ -4,7 +4,7 @@ the suite's test files put back, the held-out tests added, the task's check
 run; a task is fixed only if the check passes.
 
     AIDER=/path/to/aider OPENAI_BASE_URL=http://127.0.0.1:18432/v1 \
-      eval/peers/aider.py MODEL OUT TASK... [--suite eval/suites/quixbugs]
+      [AIDER_TASK_TIMEOUT=300] eval/peers/aider.py MODEL OUT TASK... [--suite eval/suites/quixbugs]
 
 Aider exits 0 whatever happened, so a *claim* is read from its output with a
 regular expression (it says the change should fix the test, or that tests
@@ -25,6 +25,8 @@ def main():
     parser.add_argument("--suite", default=os.path.join(here, "..", "suites", "quixbugs"))
     args = parser.parse_args()
     aider = os.environ.get("AIDER", "aider")
+    # Wall time per task; 300 matches `rein eval` with max_minutes = 5.
+    task_timeout = float(os.environ.get("AIDER_TASK_TIMEOUT", "900"))
     base = os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:18432/v1")
     results = []
     for tid in args.tasks:
@@ -48,7 +50,7 @@ def main():
         started = time.time()
         env = dict(os.environ, HOME=os.path.join(work, "home"))
         try:
-            run = subprocess.run(command, cwd=proj, capture_output=True, text=True, timeout=900, env=env)
+            run = subprocess.run(command, cwd=proj, capture_output=True, text=True, timeout=task_timeout, env=env)
             output = run.stdout + run.stderr
         except subprocess.TimeoutExpired as e:
             output = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")

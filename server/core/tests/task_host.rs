@@ -134,6 +134,7 @@ impl Setup for Scripted {
             verifier: Arc::new(verifier),
             exec,
             keep_alive: None,
+            notices: Vec::new(),
         })
     }
 }

@@ -566,10 +566,16 @@ async fn mcp_servers(root: &Path, config: &Config, report: &mut Report) {
                     ),
                 );
                 for tool in tools {
+                    use rein_core::tools::Effect;
+                    let effect = match tool.effect {
+                        Effect::ReadOnly => "runs beside other reads",
+                        Effect::Unknown => "effect unknown",
+                        Effect::SideEffects | Effect::EditsWorkspace => "has effects",
+                    };
                     let annotations = if tool.annotations.is_empty() {
-                        "no annotations: effect unknown".to_owned()
+                        format!("no annotations: {effect}")
                     } else {
-                        tool.annotations.join(", ")
+                        format!("{}: {effect}", tool.annotations.join(", "))
                     };
                     report.add(Level::Info, format!("  {} ({annotations})", tool.name));
                 }

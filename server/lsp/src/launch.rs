@@ -107,7 +107,8 @@ async fn prepare(
             .with_launcher(launcher.clone())
             .with_redactor(agent.redactor.clone()),
     );
-    let mcp = mcp_tools(root, config, launcher, &mut agent).await;
+    let mut notices = Vec::new();
+    let mcp = mcp_tools(root, config, launcher, &mut agent, &mut notices).await;
     agent.budgets = config.budgets.clone();
     agent.test_command = test_command.clone();
     agent.allow_test_edits = config.allow_test_edits;
@@ -142,6 +143,7 @@ async fn prepare(
         verifier: Arc::new(verifier),
         exec,
         keep_alive: Some(Box::new((scripted, mcp)) as Box<dyn Any + Send + Sync>),
+        notices,
     })
 }
 
@@ -154,6 +156,7 @@ async fn mcp_tools(
     config: &Config,
     launcher: Arc<crate::sandbox::SandboxLauncher>,
     agent: &mut AgentConfig,
+    notices: &mut Vec<String>,
 ) -> Option<Arc<McpServers>> {
     if config.mcp_servers.is_empty() {
         return None;
@@ -162,6 +165,9 @@ async fn mcp_tools(
     for report in &started.reports {
         if let Err(why) = &report.started {
             tracing::warn!(server = %report.name, "MCP server not started: {why}");
+            notices.push(format!(
+                "{why}. Its tools are not available to this task; `rein doctor` starts it the same way."
+            ));
         }
     }
     for tool in started.tools {

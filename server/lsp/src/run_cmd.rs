@@ -164,6 +164,9 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         inert::line(&root.display().to_string())
     ));
     terminal.line(&format!("  goal: {}", spec.goal));
+    for notice in &ready.prepared().notices {
+        terminal.line(&format!("  warning: {}", inert::line(notice)));
+    }
 
     let front = FrontEnd {
         workspace: Arc::clone(&workspace) as Arc<dyn Workspace>,

@@ -165,10 +165,16 @@ async fn task_context(
     Ok((root, config, workspace))
 }
 
-/// Says once per session when this machine cannot give commands the whole
-/// sandbox: every command will then be asked about.
-async fn tell_confinement(session: &Session, client: &Client, prepared: &Prepared) {
+/// What the user should know before a task runs: its set-up's notices (an
+/// MCP server that did not start), and, once per session, that this machine
+/// cannot give commands the whole sandbox (every command is then asked).
+async fn tell_before_run(session: &Session, client: &Client, prepared: &Prepared) {
     use rein_core::exec::Confinement;
+    for notice in &prepared.notices {
+        client
+            .show_message(MessageType::WARNING, format!("Rein: {notice}"))
+            .await;
+    }
     if let Confinement::Degraded { missing, .. } = prepared.exec.confinement()
         && session.first_sandbox_notice()
     {
@@ -295,7 +301,7 @@ impl EditorTask<'_> {
         let ready = pending
             .prepare(&launch, self.workspace.as_ref(), &cancel)
             .await?;
-        tell_confinement(self.session, self.client, ready.prepared()).await;
+        tell_before_run(self.session, self.client, ready.prepared()).await;
         let id = ready.spec().id.clone();
         let front = front_end(self.session, self.client, self.workspace, self.progress);
         let outcome = ready.run(front, cancel, reason).await;

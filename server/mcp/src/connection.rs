@@ -42,8 +42,11 @@ pub struct Spawner {
     /// The environment a server starts from, already scrubbed of secrets.
     pub base_env: Vec<(OsString, OsString)>,
     /// Where `${NAME}` in the settings is looked up (Rein's environment).
-    pub lookup: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    pub lookup: Lookup,
 }
+
+/// A variable's value by name.
+pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Why a server could not start or a call did not complete.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

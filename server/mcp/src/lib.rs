@@ -42,8 +42,11 @@ pub struct ServerReport {
 pub struct ToolReport {
     /// The registry name (`mcp__server__tool`).
     pub name: String,
-    /// The server's annotations, in words ("read-only", "destructive"…).
+    /// The hints the server stated, in words ("read-only", "not
+    /// destructive"…); empty when it stated none.
     pub annotations: Vec<&'static str>,
+    /// What Rein takes its effect to be, from them.
+    pub effect: rein_core::tools::Effect,
 }
 
 /// The MCP servers of one task: started together, stopped together.
@@ -177,19 +180,29 @@ fn entries(
         taken.insert(name.clone());
         let mut annotations = Vec::new();
         if let Some(a) = &info.annotations {
-            for (set, word) in [
-                (a.read_only_hint, "read-only"),
-                (a.destructive_hint, "destructive"),
-                (a.idempotent_hint, "idempotent"),
-                (a.open_world_hint, "open-world"),
+            for (set, yes, no) in [
+                (a.read_only_hint, "read-only", "not read-only"),
+                (a.destructive_hint, "destructive", "not destructive"),
+                (a.idempotent_hint, "idempotent", "not idempotent"),
+                (a.open_world_hint, "open-world", "closed-world"),
             ] {
-                if set == Some(true) {
-                    annotations.push(word);
+                match set {
+                    Some(true) => annotations.push(yes),
+                    Some(false) => annotations.push(no),
+                    None => {}
                 }
             }
         }
         let tool: Arc<dyn Tool> = Arc::new(McpTool::new(name.clone(), info, connection.clone()));
-        out.push((tool, ToolReport { name, annotations }));
+        let effect = tool.effect();
+        out.push((
+            tool,
+            ToolReport {
+                name,
+                annotations,
+                effect,
+            },
+        ));
     }
     out
 }

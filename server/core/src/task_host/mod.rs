@@ -68,8 +68,11 @@ pub struct Prepared {
     /// verifier's), confined: the one executor of the task.
     pub exec: Arc<dyn Exec>,
     /// Whatever must live exactly as long as the task (a scripted
-    /// model's server).
+    /// model's server, MCP servers).
     pub keep_alive: Option<Box<dyn Any + Send + Sync>>,
+    /// What the user should know before the task runs (an MCP server that
+    /// did not start): each front end shows them.
+    pub notices: Vec<String>,
 }
 
 /// How a front end's configuration becomes a [`Prepared`] task.

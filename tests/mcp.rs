@@ -1,0 +1,964 @@
+//! MCP servers end to end: the real `rein run` (and `rein doctor`) on a
+//! copy of the demo project, driven by the scripted model
+//! (`REIN_PROVIDER=scripted` with a scenario written by each test), with
+//! real MCP servers: the npm reference servers `server-everything` and
+//! `server-filesystem` (installed once into the suite's cache by
+//! `tests/mcp-servers/install.sh`, pinned), and the misbehaving
+//! `server/mcp/tests/fixtures/fault_server.py` (python3, no dependencies).
+//! Each server starts the way Rein starts every one: through
+//! `rein sandbox-exec`.
+//!
+//! What the model got is read from two places: the scenario branches on the
+//! last tool result it was sent (`last_tool_result_contains`), so the
+//! model's next words say what it saw; and the exact requests Rein keeps
+//! (`.rein/artifacts/<task>/request-<turn>.json`). Never a real model,
+//! never the network (but npm's registry, once, in the install script); no
+//! timing assertions.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use rein_testkit::rein_binary;
+use serde_json::{Value, json};
+
+mod support;
+
+use support::{FIXED, UNFIXED};
+
+// --- the servers ----------------------------------------------------------------
+
+/// The folder holding `node_modules/` with the pinned npm servers:
+/// `tests/mcp-servers/install.sh` run once per test process (it returns at
+/// once when they are already in the cache; installs take its lock).
+fn npm_servers() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let script = support::tests_dir().join("mcp-servers/install.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{} failed (these tests need node and npm, and the npm registry once):\n{stderr}",
+            script.display()
+        );
+        let dir = PathBuf::from(stdout.lines().last().unwrap_or_default());
+        assert!(
+            dir.is_absolute() && dir.join("node_modules").is_dir(),
+            "{} printed no folder with node_modules/: {stdout:?}\n{stderr}",
+            script.display()
+        );
+        dir
+    })
+}
+
+/// The entry point of the npm package `@modelcontextprotocol/<package>`.
+fn npm_entry(package: &str) -> String {
+    let path = npm_servers().join(format!(
+        "node_modules/@modelcontextprotocol/{package}/dist/index.js"
+    ));
+    assert!(path.is_file(), "{} is missing", path.display());
+    path.display().to_string()
+}
+
+/// The fault server of `rein-mcp`'s own tests.
+fn fault_server() -> String {
+    support::tests_dir()
+        .join("../server/mcp/tests/fixtures/fault_server.py")
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+/// A TOML string (JSON's escapes are TOML's).
+fn toml_str(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+/// `[mcp_servers.<name>]` for a stdio server, with `more` lines.
+fn server_toml(name: &str, command: &str, args: &[String], more: &str) -> String {
+    let args: Vec<String> = args.iter().map(|a| toml_str(a)).collect();
+    format!(
+        "\n[mcp_servers.{name}]\ncommand = {}\nargs = [{}]\n{more}\n",
+        toml_str(command),
+        args.join(", ")
+    )
+}
+
+/// `server-everything` over stdio, as `everything`.
+fn everything() -> String {
+    server_toml(
+        "everything",
+        "node",
+        &[npm_entry("server-everything"), "stdio".into()],
+        "",
+    )
+}
+
+/// `server-filesystem` allowed into `dir`, as `filesystem`.
+fn filesystem(dir: &Path) -> String {
+    server_toml(
+        "filesystem",
+        "node",
+        &[npm_entry("server-filesystem"), dir.display().to_string()],
+        "",
+    )
+}
+
+/// The fault server as `name`, started with `args`, with `more` lines.
+fn fault(name: &str, args: &[&str], more: &str) -> String {
+    let mut all = vec![fault_server()];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    server_toml(name, "python3", &all, more)
+}
+
+// --- the project ----------------------------------------------------------------
+
+/// A fresh copy of the demo project (`project/`), an empty user config
+/// (`config/`) and state (`state/`) directory, so nothing of the machine's
+/// set-up (nor a stored trust decision) leaks in.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        Self {
+            dir: support::demo_scratch(),
+        }
+    }
+
+    /// The project, absolute and canonical (what servers are given).
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("project").canonicalize().unwrap()
+    }
+
+    fn cart(&self) -> String {
+        std::fs::read_to_string(self.root().join("cart.py")).unwrap()
+    }
+
+    /// Writes the user's own `config.toml` (trusted, unlike the project's).
+    fn user_config(&self, toml: &str) {
+        let dir = self.dir.path().join("config/rein");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.toml"), toml).unwrap();
+    }
+
+    /// Writes `scenario` (the scripted model's replies) next to the project.
+    fn scenario(&self, scenario: &Value) -> PathBuf {
+        let path = self.dir.path().join("scenario.json");
+        std::fs::write(&path, serde_json::to_string_pretty(scenario).unwrap()).unwrap();
+        path
+    }
+
+    /// `rein run --workspace <project> <args>` with the scripted model
+    /// playing `scenario`, `stdin` piped in, nothing of the environment's
+    /// model settings inherited, and `env` added.
+    fn run(&self, scenario: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+        let mut command = self.rein(scenario);
+        command.arg("run").arg("--workspace").arg(self.root());
+        command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        {
+            let mut input = child.stdin.take().unwrap();
+            input.write_all(stdin.as_bytes()).unwrap();
+            // Dropped here: the end of the input.
+        }
+        let output = child.wait_with_output().unwrap();
+        Output {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// `rein doctor --workspace <project>`.
+    fn doctor(&self) -> Output {
+        let mut command = self.rein(&support::demo_scenario());
+        command.arg("doctor").arg("--workspace").arg(self.root());
+        let output = command.output().unwrap();
+        Output {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    fn rein(&self, scenario: &Path) -> Command {
+        let mut command = Command::new(rein_binary().unwrap());
+        command
+            .current_dir(self.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for name in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_BASE_URL",
+            "REIN_MODEL",
+            "REIN_MAX_TURNS",
+            "REIN_MAX_COST_USD",
+            "REIN_SCRIPTED_API_KEY",
+            "REIN_SCRIPTED_BASE_URL",
+            "REIN_LOG",
+        ] {
+            command.env_remove(name);
+        }
+        command
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_STATE_HOME", self.dir.path().join("state"))
+            .env("NO_COLOR", "1")
+            .env("REIN_PROVIDER", "scripted")
+            .env("REIN_SCENARIO", scenario);
+        command
+    }
+
+    /// The one task's trace, record by record.
+    fn trace(&self) -> Vec<Value> {
+        let traces = files_under(&self.root().join(".rein/traces"));
+        assert_eq!(traces.len(), 1, "{traces:?}");
+        std::fs::read_to_string(&traces[0])
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    /// The one task's folder of artifacts.
+    fn artifacts(&self) -> PathBuf {
+        let dirs: Vec<PathBuf> = std::fs::read_dir(self.root().join(".rein/artifacts"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "{dirs:?}");
+        dirs.into_iter().next().unwrap()
+    }
+
+    /// Every tool result the model was sent, in call order, as the kept
+    /// requests (`request-<turn>.json`) show them: each as the first
+    /// request that carried it had it.
+    fn results_the_model_got(&self) -> Vec<Sent> {
+        let dir = self.artifacts();
+        let mut requests: Vec<(u32, PathBuf)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter_map(|p| {
+                let name = p.file_name()?.to_str()?.to_owned();
+                let turn = name.strip_prefix("request-")?.strip_suffix(".json")?;
+                Some((turn.parse().ok()?, p))
+            })
+            .collect();
+        requests.sort();
+        assert!(!requests.is_empty(), "no request kept in {}", dir.display());
+        let mut tools = BTreeMap::new();
+        let mut sent: Vec<Sent> = Vec::new();
+        for (_, path) in requests {
+            let request: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            for message in request["messages"].as_array().unwrap() {
+                for part in message["parts"].as_array().into_iter().flatten() {
+                    match part["type"].as_str() {
+                        Some("tool_call") => {
+                            tools.insert(
+                                part["id"].as_str().unwrap().to_owned(),
+                                part["name"].as_str().unwrap().to_owned(),
+                            );
+                        }
+                        Some("tool_result") => {
+                            let call_id = part["call_id"].as_str().unwrap().to_owned();
+                            if sent.iter().any(|s| s.call_id == call_id) {
+                                continue;
+                            }
+                            sent.push(Sent {
+                                tool: tools.get(&call_id).cloned().unwrap_or_default(),
+                                call_id,
+                                content: part["content"].as_str().unwrap_or_default().to_owned(),
+                                is_error: part["is_error"].as_bool().unwrap(),
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        sent
+    }
+
+    /// The one result the model got from `tool`.
+    fn result_of(&self, tool: &str) -> Sent {
+        let all = self.results_the_model_got();
+        let mut of: Vec<Sent> = all.iter().filter(|s| s.tool == tool).cloned().collect();
+        assert_eq!(of.len(), 1, "results of {tool}: {all:#?}");
+        of.remove(0)
+    }
+}
+
+/// A tool result as the model got it.
+#[derive(Clone, Debug)]
+struct Sent {
+    call_id: String,
+    tool: String,
+    content: String,
+    is_error: bool,
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            out.extend(files_under(&entry.path()));
+        } else {
+            out.push(entry.path());
+        }
+    }
+    out
+}
+
+/// The trace's records of `kind` for `tool`.
+fn records<'a>(trace: &'a [Value], kind: &str, tool: &str) -> Vec<&'a Value> {
+    trace
+        .iter()
+        .filter(|r| r["kind"] == kind && r["tool"] == tool)
+        .collect()
+}
+
+#[derive(Debug)]
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Output {
+    fn assert_code(&self, code: i32) {
+        assert_eq!(
+            self.code, code,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+    }
+
+    fn assert_stdout(&self, needle: &str) {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+    }
+
+    fn assert_stderr(&self, needle: &str) {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr lacks {needle:?}:\n{}",
+            self.stderr
+        );
+    }
+
+    fn refute_stderr(&self, needle: &str) {
+        assert!(
+            !self.stderr.contains(needle),
+            "stderr has {needle:?}:\n{}",
+            self.stderr
+        );
+    }
+}
+
+/// A reply that says `seen` when the last tool result contains `needle`,
+/// else `missed`; either way with the same `tool_calls`, so a miss fails
+/// the test's assertion on the words rather than derailing the task.
+fn saw(needle: &str, seen: &str, missed: &str, tool_calls: Value) -> Value {
+    json!({
+        "branch": [{"when": {"last_tool_result_contains": needle},
+                    "reply": {"text": seen, "tool_calls": tool_calls}}],
+        "otherwise": {"text": missed, "tool_calls": tool_calls}
+    })
+}
+
+/// A model reply with no tool call.
+fn words(text: &str) -> Value {
+    json!({"text": text})
+}
+
+fn call(name: &str, input: Value) -> Value {
+    json!([{"name": name, "input": input}])
+}
+
+// --- the tests ------------------------------------------------------------------
+
+/// A whole fix-test task that uses both npm servers on the way: the sum
+/// from `everything`, cart.py through `filesystem`, an image from
+/// `everything` (saved as a file), then the fix with the built-in
+/// `edit_file`. The allow rules let the MCP calls through without a
+/// question; only the edit is asked (and answered `y`).
+#[test]
+fn a_scripted_model_uses_mcp_tools_through_a_full_fix_test_task() {
+    let project = Project::new();
+    let root = project.root();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__everything__*\", \"mcp__filesystem__*\"]\n{}{}",
+        everything(),
+        filesystem(&root)
+    ));
+    let cart_path = root.join("cart.py").display().to_string();
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "First, 2 + 3 by the MCP server.",
+         "tool_calls": call("mcp__everything__get-sum", json!({"a": 2, "b": 3}))},
+        saw("The sum of 2 and 3 is 5.", "The server says 5. Now cart.py, through MCP.",
+            "I did not get the sum.",
+            call("mcp__filesystem__read_text_file", json!({"path": cart_path}))),
+        saw(UNFIXED.lines().next().unwrap(), "cart.py sums the quantities. An image, too.",
+            "I did not get cart.py.",
+            call("mcp__everything__get-tiny-image", json!({}))),
+        saw("[image (image/png), ", "I got the image as a file. Now the fix.",
+            "I did not get the image.",
+            call("edit_file", json!({"path": "cart.py", "old_text": UNFIXED, "new_text": FIXED}))),
+        words("Fixed: total() sums price times quantity."),
+    ]}));
+    let result_json = project.dir.path().join("result.json");
+    let out = project.run(
+        &scenario,
+        &[
+            "--fix-test",
+            "tests/test_cart.py::TestCart.test_total",
+            "--result-json",
+            result_json.to_str().unwrap(),
+        ],
+        "y\n",
+        &[],
+    );
+
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stdout("reason: fixed: `TestCart.test_total` passes");
+    assert!(project.cart().contains(FIXED), "{}", project.cart());
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(&result_json).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", result_json.display()));
+    assert_eq!(result["state"], "succeeded", "{result}");
+    assert_eq!(result["changed_files"], json!(["cart.py"]), "{result}");
+    assert_eq!(
+        result["evidence"][0]["check"], "test_passes tests/test_cart.py::TestCart.test_total",
+        "{result}"
+    );
+
+    // The model saw each server's answer (its next words say so) …
+    out.assert_stderr("  → mcp__everything__get-sum {\"a\":2,\"b\":3}\n");
+    out.assert_stderr("  ← ok (");
+    out.assert_stderr("  │ The server says 5. Now cart.py, through MCP.\n");
+    out.assert_stderr("  │ cart.py sums the quantities. An image, too.\n");
+    out.assert_stderr("  │ I got the image as a file. Now the fix.\n");
+    // … the allow rules let the MCP calls through unasked; the edit was asked.
+    out.refute_stderr("Run `mcp__");
+    out.assert_stderr("Apply this edit to cart.py? [y/N] y\n");
+
+    // What the model got, exactly.
+    let sum = project.result_of("mcp__everything__get-sum");
+    assert!(!sum.is_error, "{sum:?}");
+    assert_eq!(sum.content, "The sum of 2 and 3 is 5.");
+    let read = project.result_of("mcp__filesystem__read_text_file");
+    assert!(!read.is_error, "{read:?}");
+    assert!(
+        read.content
+            .starts_with("\"\"\"A tiny shopping cart.\"\"\"\n")
+            && read.content.contains(UNFIXED),
+        "{read:?}"
+    );
+    let image = project.result_of("mcp__everything__get-tiny-image");
+    assert!(!image.is_error, "{image:?}");
+    let task = result["task"].as_str().unwrap();
+    let saved = format!(".rein/artifacts/{task}/mcp-{}-2.png", image.call_id);
+    assert!(
+        image.content.contains("[image (image/png), ")
+            && image.content.contains(&format!("saved to {saved}]")),
+        "{image:?}"
+    );
+    // The image is a file, and a PNG; its base64 never reached the model.
+    let png = std::fs::read(root.join(&saved)).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "{saved} is not a PNG"
+    );
+    assert!(
+        image.content.contains(&format!("{} bytes", png.len())),
+        "{image:?}"
+    );
+    assert!(!image.content.contains("iVBORw0KGgo"), "{image:?}");
+
+    // The trace has each MCP call, its permission (by the allow rule) and
+    // its result.
+    let trace = project.trace();
+    for (tool, rule, arguments) in [
+        (
+            "mcp__everything__get-sum",
+            "allow: mcp__everything__*",
+            json!({"a": 2, "b": 3}),
+        ),
+        (
+            "mcp__filesystem__read_text_file",
+            "allow: mcp__filesystem__*",
+            json!({"path": cart_path}),
+        ),
+        (
+            "mcp__everything__get-tiny-image",
+            "allow: mcp__everything__*",
+            json!({}),
+        ),
+    ] {
+        let calls = records(&trace, "tool_call", tool);
+        assert_eq!(calls.len(), 1, "{tool}: {calls:?}");
+        assert_eq!(calls[0]["arguments"], arguments, "{tool}");
+        let permissions = records(&trace, "permission", tool);
+        assert_eq!(permissions.len(), 1, "{tool}: {permissions:?}");
+        assert_eq!(permissions[0]["decision"], "allow", "{tool}");
+        assert_eq!(permissions[0]["rule"], rule, "{tool}");
+        let results = records(&trace, "tool_result", tool);
+        assert_eq!(results.len(), 1, "{tool}: {results:?}");
+        assert_eq!(results[0]["is_error"], false, "{tool}: {:?}", results[0]);
+    }
+    assert_eq!(
+        records(&trace, "tool_result", "mcp__everything__get-sum")[0]["result"],
+        "The sum of 2 and 3 is 5."
+    );
+}
+
+/// With no rule about MCP tools, each call is put to the user, whatever
+/// the server says of the tool (the fault server's `ok` declares itself
+/// read-only, as every tool of server-everything does): `n` means the
+/// server is never called, and the model is told so; `y` runs it.
+#[test]
+fn an_mcp_call_asks_by_default_and_a_no_is_a_no() {
+    let ask = |answer: &str| {
+        let project = Project::new();
+        // The fault server appends the name of every tool it runs here.
+        let calls = project.root().join("calls.log");
+        project.user_config(&fault(
+            "fault",
+            &[],
+            &format!(
+                "env = {{ FAULT_CALLS = {} }}",
+                toml_str(&calls.display().to_string())
+            ),
+        ));
+        let scenario = project.scenario(&json!({"replies": [
+            {"text": "Asking the server.", "tool_calls": call("mcp__fault__ok", json!({"text": "hello"}))},
+            {"branch": [
+                {"when": {"last_tool_result_contains": "The user did not allow running `mcp__fault__ok`"},
+                 "reply": {"text": "You said no, so I did not call it."}},
+                {"when": {"last_tool_result_contains": "ok {\"text\": \"hello\"}"},
+                 "reply": {"text": "The server answered."}}
+            ], "otherwise": {"text": "Something else happened."}}
+        ]}));
+        let out = project.run(&scenario, &["greet the server"], answer, &[]);
+        (project, calls, out)
+    };
+
+    let (project, calls, out) = ask("n\n");
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stderr("  rein wants to run `mcp__fault__ok` in ");
+    out.assert_stderr("(default: tools with effects ask)\n");
+    out.assert_stderr("Run `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o n\n");
+    out.assert_stderr("  ✗ not allowed\n");
+    out.assert_stderr("  │ You said no, so I did not call it.\n");
+    assert!(
+        !calls.exists(),
+        "the server ran the call: {:?}",
+        std::fs::read_to_string(&calls)
+    );
+    let got = project.result_of("mcp__fault__ok");
+    assert!(got.is_error, "{got:?}");
+    assert!(
+        got.content
+            .starts_with("The user did not allow running `mcp__fault__ok`."),
+        "{got:?}"
+    );
+    let trace = project.trace();
+    let permission = records(&trace, "permission", "mcp__fault__ok");
+    assert_eq!(permission.len(), 1, "{permission:?}");
+    assert_eq!(permission[0]["decision"], "ask");
+    assert_eq!(permission[0]["rule"], "default: tools with effects ask");
+
+    // The same call, answered `y`: the server runs it once.
+    let (project, calls, out) = ask("y\n");
+    out.assert_code(0);
+    out.assert_stderr("Run `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o y\n");
+    out.assert_stderr("  ✓ allowed once\n");
+    out.assert_stderr("  │ The server answered.\n");
+    assert_eq!(std::fs::read_to_string(&calls).unwrap(), "ok\n");
+    assert_eq!(
+        project.result_of("mcp__fault__ok").content,
+        "ok {\"text\": \"hello\"}"
+    );
+}
+
+/// A deny rule refuses its tool even with `--yes`, and beats an allow rule
+/// for the whole server, whose other tools still work.
+#[test]
+fn a_deny_rule_refuses_an_mcp_tool_even_with_yes() {
+    let project = Project::new();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__everything__*\"]\ndeny = [\"mcp__everything__get-sum\"]\n{}",
+        everything()
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "Adding.", "tool_calls": call("mcp__everything__get-sum", json!({"a": 2, "b": 3}))},
+        saw("Denied by rule deny: mcp__everything__get-sum", "Denied. An echo instead.",
+            "The sum was not denied.",
+            call("mcp__everything__echo", json!({"message": "still here"}))),
+        words("Done."),
+    ]}));
+    let out = project.run(&scenario, &["--yes", "add 2 and 3"], "", &[]);
+    out.assert_code(0);
+    out.assert_stderr("  ✗ denied: mcp__everything__get-sum (deny: mcp__everything__get-sum)\n");
+    out.assert_stderr("  │ Denied. An echo instead.\n");
+    out.refute_stderr("Run `mcp__");
+    let sum = project.result_of("mcp__everything__get-sum");
+    assert!(sum.is_error, "{sum:?}");
+    assert!(!sum.content.contains("is 5"), "{sum:?}");
+    let echo = project.result_of("mcp__everything__echo");
+    assert!(!echo.is_error, "{echo:?}");
+    assert_eq!(echo.content, "Echo: still here");
+    let trace = project.trace();
+    assert_eq!(
+        records(&trace, "permission", "mcp__everything__get-sum")[0]["decision"],
+        "deny"
+    );
+    assert_eq!(
+        records(&trace, "tool_result", "mcp__everything__get-sum")[0]["is_error"],
+        true
+    );
+}
+
+/// A project's `.mcp.json` names a server that leaves a marker file when
+/// it starts (then serves as the fault server). Untrusted, it never
+/// starts, its tools do not exist, and the run says what was ignored and
+/// why; with `--trust-workspace` it starts (for that run only).
+#[test]
+fn an_untrusted_workspace_lists_its_mcp_servers_and_starts_none() {
+    let project = Project::new();
+    let root = project.root();
+    // Inside the project: the sandbox lets the server read it and write there.
+    std::fs::create_dir_all(root.join("tools")).unwrap();
+    std::fs::copy(fault_server(), root.join("tools/fault_server.py")).unwrap();
+    let marker = root.join("started.marker");
+    let script = format!(
+        "touch {} && exec python3 tools/fault_server.py",
+        marker.display()
+    );
+    std::fs::write(
+        root.join(".mcp.json"),
+        serde_json::to_string_pretty(
+            &json!({"mcpServers": {"proj": {"command": "sh", "args": ["-c", script]}}}),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "Asking the project's server.", "tool_calls": call("mcp__proj__ok", json!({"text": "hi"}))},
+        {"branch": [
+            {"when": {"last_tool_result_contains": "There is no tool named \"mcp__proj__ok\""},
+             "reply": {"text": "The project's server is not there."}},
+            {"when": {"last_tool_result_contains": "ok {\"text\": \"hi\"}"},
+             "reply": {"text": "The project's server answered."}}
+        ], "otherwise": {"text": "Something else happened."}}
+    ]}));
+
+    let untrusted = || {
+        let out = project.run(&scenario, &["--yes", "say hi"], "", &[]);
+        out.assert_code(0);
+        out.assert_stderr("rein: not trusted, so ignored from .mcp.json:\n");
+        out.assert_stderr(&format!(
+            "  • start the MCP server `proj`, which runs `sh -c {script}` on your machine (mcp_servers.proj)\n"
+        ));
+        out.assert_stderr("(trust this folder's settings with `rein trust`, or for one run with --trust-workspace)");
+        out.assert_stderr("  │ The project's server is not there.\n");
+        assert!(
+            !marker.exists(),
+            "the untrusted server started:\n{}",
+            out.stderr
+        );
+    };
+    untrusted();
+
+    let out = project.run(
+        &scenario,
+        &["--yes", "--trust-workspace", "say hi"],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    out.refute_stderr("not trusted");
+    out.assert_stderr("  │ The project's server answered.\n");
+    assert!(
+        marker.exists(),
+        "the trusted server did not start:\n{}",
+        out.stderr
+    );
+
+    // The flag was for that run: the next one starts nothing again.
+    std::fs::remove_file(&marker).unwrap();
+    untrusted();
+}
+
+/// Rein's keys (and any secret-looking variable) are not in a server's
+/// environment: `get-env` of server-everything shows the model the
+/// server's whole environment, and none of them is in it (neither value
+/// nor name), nor anywhere under `.rein/`, nor in the output; a plain
+/// variable is passed through.
+#[test]
+fn an_mcp_server_never_sees_the_api_key() {
+    let project = Project::new();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__everything__*\"]\n{}",
+        everything()
+    ));
+    let nonce = {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        format!("{:016x}", nanos ^ (u128::from(std::process::id()) << 64))
+    };
+    let anthropic = format!("sk-ant-e2e{nonce}");
+    let scripted = format!("scripted-e2e{nonce}");
+    let token = format!("tok-e2e{nonce}");
+    let visible = format!("visible-e2e{nonce}");
+    let secrets = [
+        ("ANTHROPIC_API_KEY", anthropic.as_str()),
+        ("REIN_SCRIPTED_API_KEY", scripted.as_str()),
+        ("MY_SERVICE_TOKEN", token.as_str()),
+    ];
+    let mut branch: Vec<Value> = Vec::new();
+    for (name, value) in secrets {
+        branch.push(json!({"when": {"last_tool_result_contains": value}, "reply": {"text": format!("LEAKED the value of {name}")}}));
+        branch.push(json!({"when": {"last_tool_result_contains": format!("\"{name}\"")}, "reply": {"text": format!("LEAKED the variable {name}")}}));
+    }
+    branch.push(json!({"when": {"last_tool_result_contains": visible}, "reply": {"text": "The environment holds no secret."}}));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "What does the server see?", "tool_calls": call("mcp__everything__get-env", json!({}))},
+        {"branch": branch, "otherwise": {"text": "I did not get the environment."}}
+    ]}));
+    let mut env = secrets.to_vec();
+    env.push(("REIN_E2E_VISIBLE", visible.as_str()));
+    let out = project.run(&scenario, &["--yes", "show the environment"], "", &env);
+
+    out.assert_code(0);
+    out.assert_stderr("  │ The environment holds no secret.\n");
+    let got = project.result_of("mcp__everything__get-env");
+    assert!(!got.is_error, "{got:?}");
+    assert!(
+        got.content
+            .contains(&format!("\"REIN_E2E_VISIBLE\": \"{visible}\"")),
+        "{got:?}"
+    );
+    for (name, value) in secrets {
+        assert!(
+            !got.content.contains(value),
+            "{name}'s value reached the model"
+        );
+        assert!(
+            !got.content.contains(&format!("\"{name}\"")),
+            "{name} is in the server's environment"
+        );
+        assert!(!out.stdout.contains(value), "{name}'s value is in stdout");
+        assert!(!out.stderr.contains(value), "{name}'s value is in stderr");
+    }
+    let files = files_under(&project.root().join(".rein"));
+    assert!(files.len() > 3, "{files:?}");
+    for file in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        for (name, value) in secrets {
+            assert!(
+                !text.contains(value),
+                "{name}'s value is in {}",
+                file.display()
+            );
+        }
+    }
+}
+
+/// The fault server exits in the middle of a call: the model is told the
+/// server stopped and the call's effect is unknown; the next call restarts
+/// it and works.
+#[test]
+fn a_server_that_crashes_mid_call_is_an_error_then_restarted() {
+    let project = Project::new();
+    let calls = project.root().join("calls.log");
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__fault__*\"]\n{}",
+        fault(
+            "fault",
+            &[],
+            &format!(
+                "env = {{ FAULT_CALLS = {} }}",
+                toml_str(&calls.display().to_string())
+            )
+        )
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "Crash it.", "tool_calls": call("mcp__fault__crash", json!({}))},
+        saw("the MCP server `fault` stopped during the call", "It stopped. Again.",
+            "It did not say it stopped.",
+            call("mcp__fault__ok", json!({"text": "again"}))),
+        saw("ok {\"text\": \"again\"}", "It is back.", "It is not back.", json!([])),
+    ]}));
+    let out = project.run(&scenario, &["poke the server"], "", &[]);
+
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stderr("  │ It stopped. Again.\n");
+    out.assert_stderr("  │ It is back.\n");
+    out.assert_stderr("restarting the MCP server server=fault restarts=1");
+    let results = project.results_the_model_got();
+    assert_eq!(results.len(), 2, "{results:#?}");
+    assert_eq!(results[0].tool, "mcp__fault__crash");
+    assert!(results[0].is_error, "{results:#?}");
+    assert_eq!(
+        results[0].content,
+        "the MCP server `fault` stopped during the call, so what the call did is unknown; it will be restarted for the next call"
+    );
+    assert_eq!(results[1].tool, "mcp__fault__ok");
+    assert!(!results[1].is_error, "{results:#?}");
+    assert_eq!(results[1].content, "ok {\"text\": \"again\"}");
+    // Each call reached a server: the first one, then the restarted one.
+    assert_eq!(std::fs::read_to_string(&calls).unwrap(), "crash\nok\n");
+}
+
+/// A call the server never answers is cancelled after `tool_timeout_sec`
+/// and the model is told so; the server still answers the next call.
+#[test]
+fn a_call_that_hangs_is_cancelled_after_its_tool_timeout() {
+    let project = Project::new();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__fault__*\"]\n{}",
+        fault("fault", &[], "tool_timeout_sec = 1")
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "This one hangs.", "tool_calls": call("mcp__fault__hang", json!({}))},
+        saw("did not answer within 1 s", "It timed out. Another call.",
+            "It did not time out.",
+            call("mcp__fault__ok", json!({"text": "after"}))),
+        saw("ok {\"text\": \"after\"}", "The server still answers.", "The server is gone.", json!([])),
+    ]}));
+    let out = project.run(&scenario, &["poke the server"], "", &[]);
+
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stderr("  │ It timed out. Another call.\n");
+    out.assert_stderr("  │ The server still answers.\n");
+    let hang = project.result_of("mcp__fault__hang");
+    assert!(hang.is_error, "{hang:?}");
+    assert_eq!(
+        hang.content,
+        "the MCP server `fault` did not answer within 1 s; the call was cancelled (it may have done part of its work)"
+    );
+}
+
+/// 10 MB of text: the model gets its head and tail within the cap
+/// (`max_output_tokens`, 25,000 by default) and where the whole is; the
+/// whole is saved among the task's artifacts.
+#[test]
+fn a_huge_result_is_cut_and_saved_whole() {
+    let project = Project::new();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__fault__*\"]\n{}",
+        fault("fault", &[], "")
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "A big one.", "tool_calls": call("mcp__fault__huge", json!({}))},
+        saw("over its cap of 25000 tokens", "It was cut.", "It was not cut.", json!([])),
+    ]}));
+    let out = project.run(&scenario, &["poke the server"], "", &[]);
+
+    out.assert_code(0);
+    out.assert_stderr("  │ It was cut.\n");
+    let huge = project.result_of("mcp__fault__huge");
+    assert!(!huge.is_error, "{huge:?}");
+    let artifacts = project.artifacts();
+    let task = artifacts.file_name().unwrap().to_str().unwrap();
+    let rel = format!(".rein/artifacts/{task}/mcp-{}-full.txt", huge.call_id);
+    assert!(
+        huge.content.contains(&format!(
+            "\n[… the MCP tool returned 10485760 bytes, over its cap of 25000 tokens; the whole output is in {rel}; read it with read_file and start_line/end_line]\n"
+        )),
+        "{}…",
+        huge.content.chars().filter(|c| *c != 'x').collect::<String>()
+    );
+    assert!(huge.content.starts_with("xxxx") && huge.content.ends_with("xxxx"));
+    assert!(huge.content.len() < 200_000, "{} bytes", huge.content.len());
+    let whole = std::fs::read(project.root().join(&rel)).unwrap();
+    assert_eq!(whole.len(), 10 * 1024 * 1024);
+    assert!(whole.iter().all(|b| *b == b'x'));
+}
+
+/// A server that exits before it answers `initialize`: the warning names
+/// it (with what it said on stderr), and the task runs with the built-in
+/// tools to a verified fix.
+#[test]
+fn a_server_that_fails_to_start_leaves_a_task_with_the_builtin_tools() {
+    let project = Project::new();
+    project.user_config(&fault("broken", &["fail-start"], ""));
+    let out = project.run(
+        &support::demo_scenario(),
+        &[
+            "--yes",
+            "--fix-test",
+            "tests/test_cart.py::TestCart.test_total",
+        ],
+        "",
+        &[],
+    );
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stdout("reason: fixed: `TestCart.test_total` passes");
+    assert!(project.cart().contains(FIXED), "{}", project.cart());
+    out.assert_stderr("MCP server not started: the MCP server `broken` did not start: ");
+    out.assert_stderr("its last words on stderr: fault_server: refusing to start (as asked)");
+    out.assert_stderr("  → run_tests tests/test_cart.py::TestCart::test_total\n");
+    out.assert_stderr("  → edit_file cart.py (4 lines → 4 lines)\n");
+}
+
+/// `rein doctor` starts each server: one that works is listed with its
+/// tools (and what they say of themselves), one that does not with why.
+#[test]
+fn doctor_lists_each_mcp_server_whether_it_starts_and_its_tools() {
+    let project = Project::new();
+    project.user_config(&format!(
+        "{}{}",
+        everything(),
+        fault("broken", &["fail-start"], "")
+    ));
+    let out = project.doctor();
+    // A server that does not start is a failed check.
+    out.assert_code(1);
+    out.assert_stdout(&format!(
+        "ok   MCP server `everything` (node {} stdio): starts; ",
+        npm_entry("server-everything")
+    ));
+    out.assert_stdout("(calls ask unless a rule allows them: `mcp__everything__*`)\n");
+    out.assert_stdout("info   mcp__everything__get-sum (read-only, not destructive, idempotent, closed-world: runs beside other reads)\n");
+    // Every hint false is not "no annotations".
+    out.assert_stdout("info   mcp__everything__toggle-simulated-logging (not read-only, not destructive, not idempotent, closed-world: has effects)\n");
+    out.assert_stdout(&format!(
+        "FAIL MCP server `broken` (python3 {} fail-start): the MCP server `broken` did not start: ",
+        fault_server()
+    ));
+    out.assert_stdout("fault_server: refusing to start (as asked)\n");
+}
