@@ -106,7 +106,7 @@ struct Live {
 
 enum State {
     Live(Live),
-    Down { why: String, restarts: u32 },
+    Down { why: String },
 }
 
 /// A server of a task.
@@ -145,7 +145,7 @@ impl Connection {
 
     /// Its tools now.
     pub async fn tools(&self) -> Result<Vec<McpToolInfo>, CallError> {
-        let peer = self.peer().await?;
+        let peer = self.peer(&CancellationToken::new()).await?;
         list(&self.server, &peer).await
     }
 
@@ -157,7 +157,7 @@ impl Connection {
         arguments: serde_json::Map<String, Value>,
         cancel: &CancellationToken,
     ) -> Result<Value, CallError> {
-        let peer = self.peer().await?;
+        let peer = self.peer(cancel).await?;
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let server = self.server.name.clone();
         // Dropping the call (timeout, cancel) sends `notifications/cancelled`.
@@ -198,33 +198,38 @@ impl Connection {
 
     /// A live peer: the running one, or a restarted one (with backoff) if
     /// the server died, up to [`MAX_RESTARTS`].
-    async fn peer(&self) -> Result<Peer<RoleClient>, CallError> {
+    /// One restart at a time: the lock is held through it, so calls
+    /// waiting for the server get the restarted one.
+    async fn peer(&self, cancel: &CancellationToken) -> Result<Peer<RoleClient>, CallError> {
         let mut state = self.state.lock().await;
-        if let State::Live(live) = &*state {
-            if !live.service.peer().is_transport_closed() {
+        let why = match &*state {
+            State::Live(live) if !live.service.peer().is_transport_closed() => {
                 return Ok(live.service.peer().clone());
             }
-            let why = "it stopped".to_owned();
-            *state = State::Down {
-                why,
-                restarts: self.restarts.load(Ordering::SeqCst),
-            };
-        }
-        let State::Down { why, restarts } = &*state else {
-            return Err(CallError::Start("unreachable state".into()));
+            State::Live(_) => "it stopped".to_owned(),
+            State::Down { why } => why.clone(),
         };
-        if *restarts >= MAX_RESTARTS {
+        let restarts = self.restarts.load(Ordering::SeqCst);
+        if restarts >= MAX_RESTARTS {
+            *state = State::Down { why: why.clone() };
             return Err(CallError::GaveUp {
                 server: self.server.name.clone(),
-                why: why.clone(),
-                restarts: *restarts,
+                why,
+                restarts,
             });
         }
-        let restarts = *restarts + 1;
+        let restarts = restarts + 1;
         self.restarts.store(restarts, Ordering::SeqCst);
-        tokio::time::sleep(FIRST_BACKOFF * 2u32.pow(restarts - 1)).await;
-        tracing::warn!(server = %self.server.name, restarts, "restarting the MCP server");
-        match connect(&self.server, &self.spawner, &self.changed).await {
+        tracing::warn!(server = %self.server.name, restarts, "restarting the MCP server ({why})");
+        let restart = async {
+            tokio::time::sleep(FIRST_BACKOFF * 2u32.pow(restarts - 1)).await;
+            connect(&self.server, &self.spawner, &self.changed).await
+        };
+        let restarted = tokio::select! {
+            () = cancel.cancelled() => Err(CallError::Cancelled),
+            restarted = restart => restarted,
+        };
+        match restarted {
             Ok(live) => {
                 let peer = live.service.peer().clone();
                 *state = State::Live(live);
@@ -235,7 +240,6 @@ impl Connection {
             Err(error) => {
                 *state = State::Down {
                     why: error.to_string(),
-                    restarts,
                 };
                 Err(error)
             }
@@ -247,20 +251,18 @@ impl Connection {
         if let State::Live(live) = &*state {
             kill_group(live.group);
         }
-        *state = State::Down {
-            why,
-            restarts: self.restarts.load(Ordering::SeqCst),
-        };
+        *state = State::Down { why };
     }
 
     /// Stops the server (and whatever it started).
     pub async fn shutdown(&self) {
         let mut state = self.state.lock().await;
+        // Never restarted after this.
+        self.restarts.store(MAX_RESTARTS, Ordering::SeqCst);
         if let State::Live(live) = std::mem::replace(
             &mut *state,
             State::Down {
                 why: "the task ended".into(),
-                restarts: MAX_RESTARTS,
             },
         ) {
             let group = live.group;
