@@ -14,6 +14,7 @@
 #![allow(clippy::print_stdout)]
 
 mod load;
+mod mcp;
 mod peer;
 mod procfs;
 mod report;
@@ -102,6 +103,17 @@ enum Figure {
         #[arg(long)]
         network: bool,
     },
+    /// 10. MCP: a stdio server's start-up and per-call cost, Rein vs raw JSON-RPC.
+    Mcp {
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        #[arg(long, default_value_t = 200)]
+        calls: usize,
+        /// A folder holding `node_modules/@modelcontextprotocol/server-everything`
+        /// (default: what `tests/mcp-servers/install.sh` installs).
+        #[arg(long)]
+        server_dir: Option<PathBuf>,
+    },
     /// The machine, as the figures report it.
     Machine,
     /// What loading the `o200k_base` tokenizer costs a process in memory
@@ -183,6 +195,16 @@ fn main() -> Result<()> {
             rein: rein_binary(cli.rein)?,
             runs,
             network,
+        })?,
+        Figure::Mcp {
+            runs,
+            calls,
+            server_dir,
+        } => mcp::run(&mcp::Options {
+            rein: rein_binary(cli.rein)?,
+            server_dir: server_dir.map(|d| d.canonicalize().unwrap_or(d)),
+            runs,
+            calls,
         })?,
         Figure::Startup {
             runs,

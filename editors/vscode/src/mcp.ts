@@ -17,7 +17,7 @@
 import * as path from 'node:path';
 
 import { REDACTED } from './redact';
-import type { Problem } from './settings';
+import type { Problem } from './problem';
 
 /** One MCP server as the server reads it (`McpServerSettings`). */
 export interface McpServer {

@@ -9,6 +9,7 @@
 // are the server's own, so the settings UI still tells the truth.
 
 import { forLog as mcpForLog, mcpServers, type McpServers } from './mcp';
+import type { Problem } from './problem';
 
 /** The keys the server understands, as it spells them. */
 export interface ServerSettings {
@@ -73,10 +74,7 @@ export function userValue(key: string, scopes: Scopes | undefined): unknown {
 export const AUTO_PROVIDER = 'auto';
 
 /** A setting whose value the server would refuse, and what was done with it. */
-export interface Problem {
-    key: string;
-    message: string;
-}
+export type { Problem } from './problem';
 
 export interface Mapped {
     settings: ServerSettings;

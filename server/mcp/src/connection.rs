@@ -3,6 +3,7 @@
 //! cancellation, and restarted with backoff when it dies. Every failure is
 //! a [`CallError`] whose text the model can act on.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -12,11 +13,13 @@ use std::time::{Duration, Instant};
 
 use rein_core::config::mcp::{McpServer, McpTransport, expand};
 use rein_core::exec::{CommandKind, CommandSpec, Launcher, SandboxMode};
+use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool as McpToolInfo,
 };
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -69,6 +72,10 @@ pub enum CallError {
         why: String,
         restarts: u32,
     },
+    #[error(
+        "the MCP server `{server}` could not be reached ({message}); whether the call ran is unknown"
+    )]
+    Unreachable { server: String, message: String },
     #[error("the MCP server `{server}` refused the call: {message}")]
     Refused { server: String, message: String },
     #[error("cancelled: the task was cancelled during the call")]
@@ -181,6 +188,12 @@ impl Connection {
             Ok(Err(ServiceError::Timeout { .. })) => Err(CallError::Timeout {
                 server,
                 seconds: self.server.tool_timeout.as_secs().max(1),
+            }),
+            // HTTP: the request did not get through (the server is down or
+            // unreachable); the session may recover by the next call.
+            Ok(Err(ServiceError::TransportSend(error))) => Err(CallError::Unreachable {
+                server,
+                message: error.to_string(),
             }),
             Ok(Err(error)) => {
                 if peer.is_transport_closed() {
@@ -328,16 +341,16 @@ async fn connect(
 ) -> Result<Live, CallError> {
     let fail =
         |message: String| CallError::Start(format!("the MCP server `{}` {message}", server.name));
-    let McpTransport::Stdio {
-        command,
-        args,
-        env,
-        env_vars,
-    } = &server.transport
-    else {
-        return Err(fail(
-            "uses Streamable HTTP, which this build of Rein does not speak yet; run it over stdio (`command`)".into(),
-        ));
+    let (command, args, env, env_vars) = match &server.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            env_vars,
+        } => (command, args, env, env_vars),
+        McpTransport::Http { url, headers } => {
+            return connect_http(server, spawner, changed, url, headers).await;
+        }
     };
     let mut vars = spawner.base_env.clone();
     if let Some(launcher) = &spawner.launcher {
@@ -443,4 +456,55 @@ async fn connect(
     };
     tracing::info!(server = %server.name, ms = started.elapsed().as_millis() as u64, "MCP server started");
     Ok(Live { service, group })
+}
+
+/// Connects to a Streamable HTTP server: no process, so no group to kill;
+/// the session is ended (DELETE) when the service is cancelled.
+async fn connect_http(
+    server: &McpServer,
+    spawner: &Spawner,
+    changed: &Arc<AtomicBool>,
+    url: &str,
+    headers: &[(String, String)],
+) -> Result<Live, CallError> {
+    let fail =
+        |message: String| CallError::Start(format!("the MCP server `{}` {message}", server.name));
+    let mut custom = HashMap::new();
+    for (name, template) in headers {
+        let value = expand(template, &*spawner.lookup)
+            .map_err(|e| fail(format!("cannot start: header {name}: {e}")))?;
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| fail(format!("cannot start: `{name}` is no HTTP header name")))?;
+        let mut value = HeaderValue::from_str(&value).map_err(|_| {
+            fail(format!(
+                "cannot start: the value of header {name} is not a valid HTTP header value"
+            ))
+        })?;
+        value.set_sensitive(true);
+        custom.insert(name, value);
+    }
+    let client = crate::http::HttpClient::new()
+        .map_err(|e| fail(format!("cannot start: no HTTP client: {e}")))?;
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    let started = Instant::now();
+    let handler = Handler {
+        changed: changed.clone(),
+    };
+    let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
+    {
+        Ok(Ok(service)) => service,
+        Ok(Err(e)) => return Err(fail(format!("did not start ({url}): {e}"))),
+        Err(_) => {
+            return Err(fail(format!(
+                "did not answer `initialize` within {} s ({url})",
+                server.startup_timeout.as_secs().max(1)
+            )));
+        }
+    };
+    tracing::info!(server = %server.name, ms = started.elapsed().as_millis() as u64, "MCP server connected");
+    Ok(Live {
+        service,
+        group: None,
+    })
 }

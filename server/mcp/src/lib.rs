@@ -14,6 +14,7 @@
 
 pub mod cap;
 pub mod connection;
+pub mod http;
 pub mod names;
 pub mod output;
 pub mod roots;

@@ -2,6 +2,8 @@
 //! stdio) against Rein's client: each fault ends in a clear error for the
 //! model, and the server is usable again where it can be.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
