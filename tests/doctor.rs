@@ -140,6 +140,7 @@ async fn a_working_openai_compatible_set_up_is_all_ok() {
             info state .rein/state.db: none yet (made by the first task)
             ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), no new privileges, at most 2048 processes, files up to 4096 MiB
             info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 0 deny; other commands are asked)
+            info MCP servers: none configured ([mcp_servers.<name>] in the settings, or a project's .mcp.json)
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
     );
     // It asked, and only asked: the server's window (llama.cpp, vLLM,
@@ -195,6 +196,7 @@ async fn a_model_the_provider_does_not_list_is_a_warning() {
             ok   state .rein/state.db: schema v4, 0 tasks
             ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), no new privileges, at most 2048 processes, files up to 4096 MiB
             info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 1 deny; other commands are asked)
+            info MCP servers: none configured ([mcp_servers.<name>] in the settings, or a project's .mcp.json)
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
     );
     assert_eq!(server.violations(), Vec::<String>::new());

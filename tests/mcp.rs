@@ -825,7 +825,8 @@ fn a_server_that_crashes_mid_call_is_an_error_then_restarted() {
     out.assert_stdout("state:  succeeded\n");
     out.assert_stderr("  │ It stopped. Again.\n");
     out.assert_stderr("  │ It is back.\n");
-    out.assert_stderr("restarting the MCP server server=fault restarts=1");
+    out.assert_stderr("restarting the MCP server (it stopped");
+    out.assert_stderr("server=fault restarts=1");
     let results = project.results_the_model_got();
     assert_eq!(results.len(), 2, "{results:#?}");
     assert_eq!(results[0].tool, "mcp__fault__crash");
