@@ -963,3 +963,124 @@ fn doctor_lists_each_mcp_server_whether_it_starts_and_its_tools() {
     ));
     out.assert_stdout("fault_server: refusing to start (as asked)\n");
 }
+
+// --- Streamable HTTP --------------------------------------------------------------
+
+/// The venv's python with PyPI's `mcp`, pinned (`install.sh python`, once
+/// per test process).
+fn python_with_mcp() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let script = support::tests_dir().join("mcp-servers/install.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg("python")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        assert!(
+            out.status.success(),
+            "{} python failed (these tests need python3 with venv, and PyPI once):\n{}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        PathBuf::from(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .last()
+                .unwrap_or_default(),
+        )
+    })
+}
+
+/// A Streamable HTTP server built with PyPI's `mcp`
+/// (`server/mcp/tests/fixtures/http_server.py`), stopped when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let script = support::tests_dir().join("../server/mcp/tests/fixtures/http_server.py");
+        let child = Command::new(python_with_mcp())
+            .arg(script)
+            .arg(port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut server = HttpServer { child, port };
+        for _ in 0..600 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return server;
+            }
+            if let Some(status) = server.child.try_wait().unwrap() {
+                panic!("the Python MCP server exited before listening: {status}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the Python MCP server did not listen on port {port}");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A remote server over Streamable HTTP in a whole fix-test task: its
+/// tools are called under the same allow rule, the header's `${NAME}` is
+/// filled in from Rein's environment — and the token it carries, echoed
+/// back by the server, reaches the model only as `<redacted>`.
+#[test]
+fn a_remote_server_over_streamable_http_serves_a_fix_test_task() {
+    let server = HttpServer::start();
+    let project = Project::new();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__web__*\"]\n\n[mcp_servers.web]\nurl = \"http://127.0.0.1:{}/mcp\"\nheaders = {{ Authorization = \"Bearer ${{WEB_TOKEN}}\" }}\n",
+        server.port
+    ));
+    let token = "web-token-7f3a9c2e41d8";
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "20 + 22 by the remote server.",
+         "tool_calls": call("mcp__web__add", json!({"a": 20, "b": 22}))},
+        saw("42", "The remote server says 42. Who am I there?", "I did not get the sum.",
+            call("mcp__web__whoami", json!({}))),
+        saw("Bearer <redacted>", "My token is hidden from me. Now the fix.",
+            "I saw something else.",
+            call("edit_file", json!({"path": "cart.py", "old_text": UNFIXED, "new_text": FIXED}))),
+        words("Fixed: total() sums price times quantity."),
+    ]}));
+    let out = project.run(
+        &scenario,
+        &[
+            "--yes",
+            "--fix-test",
+            "tests/test_cart.py::TestCart.test_total",
+        ],
+        "",
+        &[("WEB_TOKEN", token)],
+    );
+    out.assert_code(0);
+    out.assert_stdout("state:  succeeded\n");
+    out.assert_stderr("  │ The remote server says 42. Who am I there?\n");
+    out.assert_stderr("  │ My token is hidden from me. Now the fix.\n");
+    for file in files_under(&project.root().join(".rein")) {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(token),
+            "the token is in {}",
+            file.display()
+        );
+    }
+    assert!(!out.stdout.contains(token) && !out.stderr.contains(token));
+}
