@@ -1,13 +1,15 @@
 -- :checkhealth rein: the binary is found and answers --version, a real
 -- `rein lsp` answers initialize and shuts down, the provider is reported
--- (the scripted one here) and a misspelt setting is pointed out; the API
--- key is never shown.
+-- (the scripted one here) and a misspelt setting is pointed out; an MCP
+-- server of the settings is listed with how its tools are named; neither
+-- the API key nor a token written inline in a server's env is shown.
 local H = dofile(vim.env.REIN_NVIM_TESTS .. '/harness.lua')
 
 H.run(function()
   local g = vim.g.rein
   g.settings.maxTurn = 5 -- a typo for maxTurns
   g.settings.apiKey = 'sk-rein-test-SECRET'
+  g.settings.mcpServers = { notes = { command = 'cat', env = { NOTES_TOKEN = 'inline-SECRET-123' } } }
   vim.g.rein = g
 
   vim.cmd('checkhealth rein')
@@ -19,4 +21,6 @@ H.run(function()
   H.check(not text:find('ERROR', 1, true), 'no errors:\n' .. text)
   H.check(not text:find('SECRET', 1, true), 'the API key is not shown:\n' .. text)
   H.contains(text, '(set, hidden)', 'the API key is said to be set')
+  H.contains(text, 'notes: starts ', 'the MCP server')
+  H.contains(text, 'its tools are mcp__notes__<tool>', 'how its tools are named')
 end)
