@@ -33,30 +33,38 @@ use support::{FIXED, UNFIXED};
 
 // --- the servers ----------------------------------------------------------------
 
-/// The folder holding `node_modules/` with the pinned npm servers:
-/// `tests/mcp-servers/install.sh` run once per test process (it returns at
-/// once when they are already in the cache; installs take its lock).
+/// The last line `tests/mcp-servers/install.sh [mode]` prints (it returns
+/// at once when the install is already in the cache; installs take its
+/// lock); `needs` says what a failure means.
+fn install(mode: Option<&str>, needs: &str) -> PathBuf {
+    let script = support::tests_dir().join("mcp-servers/install.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(mode)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{} {} failed (these tests need {needs}):\n{stderr}",
+        script.display(),
+        mode.unwrap_or_default()
+    );
+    PathBuf::from(stdout.lines().last().unwrap_or_default())
+}
+
+/// The folder holding `node_modules/` with the pinned npm servers, installed
+/// once per test process.
 fn npm_servers() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let script = support::tests_dir().join("mcp-servers/install.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success(),
-            "{} failed (these tests need node and npm, and the npm registry once):\n{stderr}",
-            script.display()
-        );
-        let dir = PathBuf::from(stdout.lines().last().unwrap_or_default());
+        let dir = install(None, "node and npm, and the npm registry once");
         assert!(
             dir.is_absolute() && dir.join("node_modules").is_dir(),
-            "{} printed no folder with node_modules/: {stdout:?}\n{stderr}",
-            script.display()
+            "install.sh printed no folder with node_modules/: {}",
+            dir.display()
         );
         dir
     })
@@ -970,27 +978,7 @@ fn doctor_lists_each_mcp_server_whether_it_starts_and_its_tools() {
 /// per test process).
 fn python_with_mcp() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let script = support::tests_dir().join("mcp-servers/install.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .arg("python")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-        assert!(
-            out.status.success(),
-            "{} python failed (these tests need python3 with venv, and PyPI once):\n{}",
-            script.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        PathBuf::from(
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .last()
-                .unwrap_or_default(),
-        )
-    })
+    PYTHON.get_or_init(|| install(Some("python"), "python3 with venv, and PyPI once"))
 }
 
 /// A Streamable HTTP server built with PyPI's `mcp`

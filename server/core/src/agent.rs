@@ -1185,7 +1185,11 @@ impl Agent {
         if tokens <= self.context.config.tool_output_cap {
             return output;
         }
-        let rel = format!("{}/output-{}.txt", self.artifacts.rel, sanitize(call_id));
+        let rel = format!(
+            "{}/output-{}.txt",
+            self.artifacts.rel,
+            crate::tools::file_safe(call_id)
+        );
         let lines: Vec<&str> = output.content.lines().collect();
         let keep = 80.min(lines.len() / 2);
         let where_ = match self.ports.artifacts.write(&rel, &output.content).await {
@@ -1538,18 +1542,6 @@ fn first_line(text: &str) -> String {
     } else {
         line.to_owned()
     }
-}
-
-fn sanitize(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// How much of the model's words a stop reason quotes: it is shown on a

@@ -12,16 +12,7 @@ const MAX: usize = 64;
 /// The registry name of `server`'s tool `tool`; `taken` holds the names
 /// already given (a second tool that would read the same gets a suffix).
 pub fn tool_name(server: &str, tool: &str, taken: &HashSet<String>) -> String {
-    let clean: String = tool
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let clean = rein_core::tools::file_safe(tool);
     let name = format!("{MCP_PREFIX}{server}__{clean}");
     if name.len() <= MAX && clean == tool && !taken.contains(&name) {
         return name;

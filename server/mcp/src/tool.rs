@@ -198,18 +198,9 @@ impl Tool for McpTool {
     }
 }
 
-/// A call id as part of a file name.
-fn safe(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect()
+/// A call id as part of a file name, at most 64 characters.
+pub(crate) fn safe(id: &str) -> String {
+    rein_core::tools::file_safe(id).chars().take(64).collect()
 }
 
 #[cfg(test)]

@@ -98,6 +98,21 @@ impl ToolOutput {
     }
 }
 
+/// `text` with every character but ASCII letters, digits, `-` and `_`
+/// made `_`: a model's call id (or a server's tool name) as part of a file
+/// or tool name.
+pub fn file_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Where a task's artifacts (command logs, spilled outputs, archives) go.
 #[derive(Clone, Debug)]
 pub struct ArtifactDir {
