@@ -540,10 +540,15 @@ fn a_scripted_model_uses_mcp_tools_through_a_full_fix_test_task() {
         assert_eq!(results.len(), 1, "{tool}: {results:?}");
         assert_eq!(results[0]["is_error"], false, "{tool}: {:?}", results[0]);
     }
+    let sum = records(&trace, "tool_result", "mcp__everything__get-sum")[0];
+    assert_eq!(sum["result"], "The sum of 2 and 3 is 5.");
+    // Its size and latency, for `rein trace` and the HTML report.
     assert_eq!(
-        records(&trace, "tool_result", "mcp__everything__get-sum")[0]["result"],
-        "The sum of 2 and 3 is 5."
+        sum["output_bytes"],
+        "The sum of 2 and 3 is 5.".len(),
+        "{sum}"
     );
+    assert!(sum["latency_ms"].is_u64(), "{sum}");
 }
 
 /// With no rule about MCP tools, each call is put to the user, whatever
@@ -950,16 +955,21 @@ fn a_server_that_fails_to_start_leaves_a_task_with_the_builtin_tools() {
 fn doctor_lists_each_mcp_server_whether_it_starts_and_its_tools() {
     let project = Project::new();
     project.user_config(&format!(
-        "{}{}",
+        "{}{}{}",
         everything(),
-        fault("broken", &["fail-start"], "")
+        fault("broken", &["fail-start"], ""),
+        fault("early", &[], "start_with_session = true")
     ));
     let out = project.doctor();
     // A server that does not start is a failed check.
     out.assert_code(1);
     out.assert_stdout(&format!(
-        "ok   MCP server `everything` (node {} stdio): starts; ",
+        "ok   MCP server `everything` (node {} stdio): starts (when a task first needs it); ",
         npm_entry("server-everything")
+    ));
+    out.assert_stdout(&format!(
+        "ok   MCP server `early` (python3 {}): starts (with the editor's session); ",
+        fault_server()
     ));
     out.assert_stdout("(calls ask unless a rule allows them: `mcp__everything__*`)\n");
     out.assert_stdout("info   mcp__everything__get-sum (read-only, not destructive, idempotent, closed-world: runs beside other reads)\n");
@@ -1071,4 +1081,89 @@ fn a_remote_server_over_streamable_http_serves_a_fix_test_task() {
         );
     }
     assert!(!out.stdout.contains(token) && !out.stderr.contains(token));
+}
+
+// --- the editor's session ---------------------------------------------------------
+
+/// The pids `fault_server.py` wrote to `starts`, one per start.
+fn starts_in(starts: &Path) -> Vec<i32> {
+    std::fs::read_to_string(starts)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
+/// Plays the editor (a hang guard, not a timing assertion) until `done`
+/// holds.
+async fn eventually(s: &mut support::Server, what: &str, done: impl Fn() -> bool) {
+    for _ in 0..600 {
+        if done() {
+            return;
+        }
+        s.editor
+            .pump_for(std::time::Duration::from_millis(50))
+            .await
+            .unwrap();
+    }
+    panic!("never: {what}");
+}
+
+/// A server set to start with the session runs before any task; the
+/// session's tasks use that one process; a workspace's own server set the
+/// same way does not start in a workspace nobody trusted; the session's
+/// end stops the server.
+#[tokio::test]
+async fn a_server_starts_with_the_editors_session_and_its_tasks_share_it() {
+    // Relative to the workspace, where servers start (and may write).
+    let server = |starts: &str| {
+        json!({
+            "command": "python3",
+            "args": [fault_server()],
+            "env": {"FAULT_STARTS": starts},
+            "startWithSession": true,
+        })
+    };
+    let hostile = json!({"mcpServers": {"hostile": server("hostile-starts")}});
+    let mut setup = support::Setup::new(support::demo_project(), support::demo_scenario());
+    setup.settings = vec![("mcpServers", json!({"fault": server("starts")}))];
+    setup.before_start = Some(Box::new(move |root: &Path| {
+        std::fs::write(root.join(".mcp.json"), hostile.to_string()).unwrap();
+    }));
+    // The trust question goes unanswered.
+    setup.message_choices = vec![];
+    let mut s = support::Server::start(setup).await;
+    s.editor.open("tests/test_cart.py").await.unwrap();
+    let starts = s.root.join("starts");
+    let hostile_starts = s.root.join("hostile-starts");
+
+    eventually(&mut s, "the session's server started", || {
+        starts_in(&starts).len() == 1
+    })
+    .await;
+    for _ in 0..2 {
+        let task = s
+            .fix_test("tests/test_cart.py", 6, "TestCart.test_total")
+            .await;
+        let status = s.until_end(&task).await;
+        assert_eq!(status["state"], "succeeded", "{status}");
+    }
+    assert_eq!(starts_in(&starts).len(), 1, "a task started it again");
+    assert!(
+        starts_in(&hostile_starts).is_empty(),
+        "an untrusted workspace's server started"
+    );
+    let pid = starts_in(&starts)[0];
+    assert_eq!(s.shutdown().await, 0);
+    let exited = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    };
+    for _ in 0..600 {
+        if exited() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(exited(), "the server outlived the session");
 }

@@ -126,6 +126,7 @@ impl Subject {
             readable_roots: vec![],
             unconfined: false,
             from_workspace: false,
+            start_with_session: false,
         }
     }
 

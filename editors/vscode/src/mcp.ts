@@ -37,6 +37,7 @@ export interface McpServer {
     network?: boolean;
     readableRoots?: string[];
     sandbox?: string;
+    startWithSession?: boolean;
 }
 
 export type McpServers = Record<string, McpServer>;
@@ -61,6 +62,7 @@ const FIELDS: Record<keyof McpServer, Kind> = {
     network: 'boolean',
     readableRoots: 'strings',
     sandbox: 'string',
+    startWithSession: 'boolean',
 };
 
 /** The fields of one server, as settings.json spells them. */

@@ -147,6 +147,7 @@ impl Harness {
                 &json!({"path": "src/new.rs"}),
                 vec![file_hash("src/new.rs", None)],
                 Vec::new(),
+                rein_core::tools::OnCrash::NotRun,
             )
             .unwrap();
         j.op_started(op, "read_file").unwrap();
@@ -229,6 +230,7 @@ impl Harness {
                 is_error: false,
                 summary: "src/new.rs: 120 lines".into(),
                 duration_ms: 1,
+                output_bytes: 20,
             },
         ];
         for event in &events {

@@ -1098,6 +1098,7 @@ impl Agent {
             if let Some(notice) = notice {
                 notes.push(format!("[{id}] {notice}"));
             }
+            let output_bytes = u64::try_from(output.content.len()).unwrap_or(u64::MAX);
             let output = self.spill_if_large(&id, output).await;
             self.event(TaskEvent::ToolResult {
                 call_id: id.clone(),
@@ -1105,6 +1106,7 @@ impl Agent {
                 is_error: output.is_error,
                 summary: summary_of(&output),
                 duration_ms,
+                output_bytes,
             });
             let post = match &output.meta {
                 ResultMeta::Edited { path, version } => vec![file_hash(path, Some(version.hash))],
@@ -1145,7 +1147,15 @@ impl Agent {
         let Ok(call) = call else { return Ok(None) };
         let (pre, expected) = self.expected_change(call).await;
         let op = journal
-            .op_requested(turn, &call.id, &call.name, &call.arguments, pre, expected)
+            .op_requested(
+                turn,
+                &call.id,
+                &call.name,
+                &call.arguments,
+                pre,
+                expected,
+                self.config.tools.on_crash(&call.name),
+            )
             .map_err(|e| Stop::new(TaskState::Failed, e.to_string()))?;
         journal
             .op_started(op, &call.name)

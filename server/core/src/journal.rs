@@ -11,6 +11,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::tools::OnCrash;
 use rein_models::{ModelReply, Redactor};
 use rein_store::{
     CheckpointPhase, CheckpointRecord, FileHash, HistoryRef, HistoryWrite, Lease, NewArtifact,
@@ -257,8 +258,11 @@ impl Journal {
     }
 
     /// Records a call about to run: its arguments, the files it may touch
-    /// with their hashes now (`pre`), and the hashes they should have after
-    /// it (`expected_after`), which recovery compares with.
+    /// with their hashes now (`pre`), the hashes they should have after it
+    /// (`expected_after`), which recovery compares with, and what its tool
+    /// declared a crash leaves of it (`on_crash`: recovery's registry may
+    /// not hold the tool, e.g. an MCP server's).
+    #[allow(clippy::too_many_arguments)]
     pub fn op_requested(
         &self,
         turn: u32,
@@ -267,12 +271,17 @@ impl Journal {
         arguments: &Value,
         pre: Vec<FileHash>,
         expected_after: Vec<FileHash>,
+        on_crash: OnCrash,
     ) -> Result<i64, JournalError> {
         let expected: serde_json::Map<String, Value> = expected_after
             .into_iter()
             .map(|f| (f.path, Value::String(f.hash)))
             .collect();
-        let record = serde_json::json!({"arguments": arguments, "expected_after": expected});
+        let record = serde_json::json!({
+            "arguments": arguments,
+            "expected_after": expected,
+            "on_crash": crate::resume::crash_class(on_crash),
+        });
         let id = self.store.op_requested(&NewOp {
             task_id: self.task.0.clone(),
             turn,

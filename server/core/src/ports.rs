@@ -150,6 +150,9 @@ pub enum TaskEvent {
         is_error: bool,
         summary: String,
         duration_ms: u64,
+        /// The size of the whole result the tool gave, in bytes (before a
+        /// large one was spilled to the artifacts).
+        output_bytes: u64,
     },
     Guard {
         call_id: Option<String>,

@@ -56,9 +56,39 @@ pub fn judged_by_content(tools: &Registry, tool: &str) -> bool {
     tools.on_crash(tool) == OnCrash::ByContent
 }
 
+/// How an op records its tool's [`OnCrash`].
+pub fn crash_class(on_crash: OnCrash) -> &'static str {
+    match on_crash {
+        OnCrash::NotRun => "not_run",
+        OnCrash::ByContent => "by_content",
+        OnCrash::Rerunnable(_) => "rerunnable",
+        OnCrash::InDoubt(_) => "in_doubt",
+    }
+}
+
+/// What a crash leaves of `op`: as its tool declares in `tools`; for a
+/// tool recovery's registry does not hold (an MCP server's tools are not
+/// there before the task is set up), as the tool declared when the call
+/// was recorded — only for an MCP tool, and only the two classes that
+/// need no file judged: a read-only tool's call was "not run", an
+/// idempotent one's is "interrupted". Anything else is in doubt.
+fn on_crash(op: &OpRecord, tools: &Registry) -> OnCrash {
+    if tools.get(&op.tool).is_some() || !op.tool.starts_with(crate::permissions::MCP_PREFIX) {
+        return tools.on_crash(&op.tool);
+    }
+    let record: Option<Value> = serde_json::from_str(&op.args_json).ok();
+    match record.as_ref().and_then(|r| r["on_crash"].as_str()) {
+        Some("not_run") => OnCrash::NotRun,
+        Some("rerunnable") => OnCrash::Rerunnable(
+            "the MCP tool declared itself idempotent: calling it again is harmless",
+        ),
+        _ => OnCrash::InDoubt("the MCP tool call was interrupted; what it did is unknown"),
+    }
+}
+
 /// Judges an interrupted op against the files as they are now.
 pub async fn reconcile(op: &OpRecord, tools: &Registry, workspace: &dyn Workspace) -> Reconciled {
-    match tools.on_crash(&op.tool) {
+    match on_crash(op, tools) {
         OnCrash::ByContent => {
             let mut verdicts = Vec::new();
             for pre in &op.pre {

@@ -15,6 +15,7 @@ use rein_core::context::history::{History, Item};
 use rein_core::journal::{AgentSnapshot, Journal, JournalError, LoopState, file_hash};
 use rein_core::resume;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
+use rein_core::tools::OnCrash;
 use rein_models::{Part, Redactor, ToolCall};
 use rein_store::{CheckpointPhase, OpState, Store};
 use rein_testkit::fake_model::{Reply, Scenario};
@@ -32,6 +33,21 @@ fn task() -> TaskSpec {
 /// The state a crash leaves when it comes while an edit of turn 3 is under
 /// way: the checkpoint after the model's reply, and the op started.
 fn crashed_mid_edit(store: &Arc<Store>, tool: &str, arguments: serde_json::Value) -> AgentSnapshot {
+    crashed_mid_call(
+        store,
+        tool,
+        arguments,
+        rein_core::tools::builtin().on_crash(tool),
+    )
+}
+
+/// The same, for a call of `tool`, which declared `on_crash`.
+fn crashed_mid_call(
+    store: &Arc<Store>,
+    tool: &str,
+    arguments: serde_json::Value,
+    on_crash: OnCrash,
+) -> AgentSnapshot {
     let journal = Journal::begin(
         Arc::clone(store),
         &task(),
@@ -81,7 +97,7 @@ fn crashed_mid_edit(store: &Arc<Store>, tool: &str, arguments: serde_json::Value
     let pre = vec![file_hash("cart.py", Some(ContentHash::of_str(CART_BROKEN)))];
     let expected = vec![file_hash("cart.py", Some(ContentHash::of_str(CART_FIXED)))];
     let op = journal
-        .op_requested(3, "toolu_9", tool, &arguments, pre, expected)
+        .op_requested(3, "toolu_9", tool, &arguments, pre, expected, on_crash)
         .unwrap();
     journal.op_started(op, tool).unwrap();
     // The process dies here: the lease stays, held by an owner that is gone.
@@ -218,7 +234,15 @@ async fn the_expected_contents_follow_the_last_edit_that_may_have_landed() {
     .unwrap();
     let edited = "    return 0\n";
     let landed = journal
-        .op_requested(4, "toolu_10", "edit_file", &edit_args(), vec![], vec![])
+        .op_requested(
+            4,
+            "toolu_10",
+            "edit_file",
+            &edit_args(),
+            vec![],
+            vec![],
+            OnCrash::ByContent,
+        )
         .unwrap();
     journal.op_started(landed, "edit_file").unwrap();
     let result = rein_core::context::history::RecordedResult::new(
@@ -237,7 +261,15 @@ async fn the_expected_contents_follow_the_last_edit_that_may_have_landed() {
         )
         .unwrap();
     let failed = journal
-        .op_requested(5, "toolu_11", "edit_file", &edit_args(), vec![], vec![])
+        .op_requested(
+            5,
+            "toolu_11",
+            "edit_file",
+            &edit_args(),
+            vec![],
+            vec![],
+            OnCrash::ByContent,
+        )
         .unwrap();
     journal.op_started(failed, "edit_file").unwrap();
     journal
@@ -560,4 +592,48 @@ fn an_edit_recovery_found_applied_still_counts_after_another_crash() {
         expected(&[edit(1, "applied", "h1"), edit(2, "not_applied", "h2")]),
         vec![("cart.py".to_owned(), "h1".to_owned())]
     );
+}
+
+/// Issue 19: recovery's registry has no MCP tools (their servers start with
+/// the task), so what the tool declared when the call was recorded
+/// decides — a read-only tool's call was not run, an idempotent one's is
+/// reported interrupted, any other is in doubt and waits for the user.
+/// Only an MCP tool's record is taken at its word, and never for a class
+/// that would judge files: a forged record on another unknown tool, or a
+/// "by content" claim, stays in doubt.
+#[tokio::test]
+async fn an_interrupted_mcp_call_is_judged_by_what_its_tool_declared() {
+    let cases = [
+        ("mcp__db__query", OnCrash::NotRun, "not_run", false),
+        (
+            "mcp__db__refresh",
+            OnCrash::Rerunnable("idempotent"),
+            "unknown",
+            false,
+        ),
+        (
+            "mcp__db__drop",
+            OnCrash::InDoubt("unknown"),
+            "unknown",
+            true,
+        ),
+        ("mcp__db__write", OnCrash::ByContent, "unknown", true),
+        ("plugin_tool", OnCrash::NotRun, "unknown", true),
+    ];
+    for (tool, declared, outcome, waits) in cases {
+        let store = Arc::new(Store::open_in_memory().unwrap());
+        crashed_mid_call(&store, tool, json!({"sql": "select 1"}), declared);
+        let recovered = recover(&store, &cart_workspace()).await;
+        assert_eq!(
+            !recovered.unknowns.is_empty(),
+            waits,
+            "{tool}: {:?}",
+            recovered.unknowns
+        );
+        assert_eq!(
+            store.ops("t-crash").unwrap()[0].outcome.as_deref(),
+            Some(outcome),
+            "{tool}"
+        );
+    }
 }

@@ -555,10 +555,19 @@ async fn mcp_servers(root: &Path, config: &Config, report: &mut Report) {
     for server in &started.reports {
         match &server.started {
             Ok(tools) => {
+                let when = if config
+                    .mcp_servers
+                    .iter()
+                    .any(|s| s.name == server.name && s.start_with_session)
+                {
+                    "with the editor's session"
+                } else {
+                    "when a task first needs it"
+                };
                 report.add(
                     Level::Ok,
                     format!(
-                        "MCP server `{}` ({}): starts; {} tools (calls ask unless a rule allows them: `mcp__{}__*`)",
+                        "MCP server `{}` ({}): starts ({when}); {} tools (calls ask unless a rule allows them: `mcp__{}__*`)",
                         server.name,
                         server.describe,
                         tools.len(),

@@ -21,7 +21,7 @@ use rein_core::tools::TypedTool;
 use rein_core::tools::ask_user::AskUser;
 use rein_core::verify::{Baseline, TestVerifier};
 use rein_core::workspace::Workspace;
-use rein_mcp::{McpServers, Spawner};
+use rein_mcp::{McpPool, McpServers, Spawner};
 use rein_models::{ApiKey, ModelClient, ProviderConfig, ProviderKind, Redactor, WindowSource};
 use rein_scripted::fake_model::{FakeModel, Scenario};
 use tokio_util::sync::CancellationToken;
@@ -39,6 +39,9 @@ pub struct Launch<'a> {
     /// without `--yes`): otherwise the model has no `ask_user`, and is
     /// told nobody answers, instead of waiting forever for an answer.
     pub answers_questions: bool,
+    /// Where the task's MCP servers come from: the session's, kept between
+    /// tasks (the editor), or one for this task alone (`rein run`).
+    pub mcp: &'a McpPool,
 }
 
 #[async_trait]
@@ -56,6 +59,7 @@ impl Setup for Launch<'_> {
             task,
             workspace,
             self.rein,
+            self.mcp,
             baseline,
             cancel,
         )
@@ -90,6 +94,7 @@ async fn prepare(
     task: &TaskSpec,
     workspace: &dyn Workspace,
     rein: &Path,
+    pool: &McpPool,
     baseline: Option<Baseline>,
     cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
@@ -108,7 +113,7 @@ async fn prepare(
             .with_redactor(agent.redactor.clone()),
     );
     let mut notices = Vec::new();
-    let mcp = mcp_tools(root, config, launcher, &mut agent, &mut notices).await;
+    let mcp = mcp_tools(root, config, launcher, pool, &mut agent, &mut notices).await;
     agent.budgets = config.budgets.clone();
     agent.test_command = test_command.clone();
     agent.allow_test_edits = config.allow_test_edits;
@@ -147,21 +152,30 @@ async fn prepare(
     })
 }
 
-/// Starts the configured MCP servers (in the commands' sandbox) and adds
-/// their tools to the task's registry; they live as long as the task. A
-/// server that does not start is logged and left out: the task goes on
-/// with the tools it has.
+/// The configured MCP servers (in the commands' sandbox), from `pool`:
+/// those already running for the session, the others started now; their
+/// tools are added to the task's registry. A server that does not start is
+/// logged and left out: the task goes on with the tools it has.
 async fn mcp_tools(
     root: &Path,
     config: &Config,
     launcher: Arc<crate::sandbox::SandboxLauncher>,
+    pool: &McpPool,
     agent: &mut AgentConfig,
     notices: &mut Vec<String>,
 ) -> Option<Arc<McpServers>> {
+    // Also with none configured: the pool lets go of servers the settings
+    // dropped.
+    let started = pool
+        .servers(
+            &config.mcp_servers,
+            &sandbox_key(config),
+            &mcp_spawner(root, launcher),
+        )
+        .await;
     if config.mcp_servers.is_empty() {
         return None;
     }
-    let started = McpServers::start(&config.mcp_servers, &mcp_spawner(root, launcher)).await;
     for report in &started.reports {
         if let Err(why) = &report.started {
             tracing::warn!(server = %report.name, "MCP server not started: {why}");
@@ -177,6 +191,35 @@ async fn mcp_tools(
     }
     agent.tool_updates = Some(started.servers.clone());
     Some(started.servers)
+}
+
+/// Starts the servers set to start with the session (`start_with_session`)
+/// in the background: the first task then finds them running.
+pub fn start_session_servers(
+    root: &Path,
+    config: &Config,
+    rein: &Path,
+    pool: Arc<McpPool>,
+) -> Result<(), String> {
+    let servers: Vec<_> = config
+        .mcp_servers
+        .iter()
+        .filter(|s| s.start_with_session)
+        .cloned()
+        .collect();
+    if servers.is_empty() {
+        return Ok(());
+    }
+    let spawner = mcp_spawner(root, launcher(rein, root, config)?);
+    let key = sandbox_key(config);
+    tokio::spawn(async move { pool.warm(&servers, &key, &spawner).await });
+    Ok(())
+}
+
+/// What a pooled server's sandbox depends on: a server started under
+/// other sandbox settings is not reused.
+fn sandbox_key(config: &Config) -> String {
+    format!("{:?}", config.sandbox)
 }
 
 /// How this binary starts MCP servers: through `launcher`, in the

@@ -133,12 +133,15 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         redactor: launch::redactor(&config),
     });
     let rein = launch::this_binary();
+    // One task: its MCP servers stop with it (when this pool is dropped).
+    let mcp = rein_mcp::McpPool::new();
     let launch = launch::Launch {
         root: &root,
         config: &config,
         rein: &rein,
         // With --yes nobody answers questions.
         answers_questions: !args.yes,
+        mcp: &mcp,
     };
     let ready = match host.and_then(|host| host.begin(spec, &config.budgets)) {
         Ok(pending) => pending.prepare(&launch, workspace.as_ref(), &cancel).await,

@@ -206,7 +206,8 @@ impl Backend {
     }
 
     /// Asks about the workspace's settings now, if they need a decision,
-    /// rather than when the first task starts (in the background).
+    /// rather than when the first task starts (in the background); then
+    /// starts the MCP servers set to start with the session.
     fn settle_trust(&self) {
         let Some(root) = self.shared.root.get().cloned() else {
             return;
@@ -217,7 +218,19 @@ impl Backend {
             session.settings_settled().await;
             match crate::settings::Assessment::of(&root, &session.settings()) {
                 Ok(assessment) => {
-                    crate::lsp_trust::decide(&session, &client, &root, &assessment).await;
+                    let trust =
+                        crate::lsp_trust::decide(&session, &client, &root, &assessment).await;
+                    let started = assessment.config(&trust).and_then(|config| {
+                        crate::launch::start_session_servers(
+                            &root,
+                            &config,
+                            &session.options.rein_binary,
+                            Arc::clone(&session.mcp),
+                        )
+                    });
+                    if let Err(error) = started {
+                        tracing::warn!(%error, "the session's MCP servers were not started");
+                    }
                 }
                 Err(error) => tracing::warn!(%error, "the settings cannot be read"),
             }
@@ -406,6 +419,8 @@ impl LanguageServer for Backend {
             // never hear how its tasks ended.
             tokio::time::sleep(FLUSH_BEFORE_SHUTDOWN_ANSWER).await;
         }
+        // Each within a couple of seconds, side by side.
+        self.shared.mcp.shutdown().await;
         Ok(())
     }
 

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use rein_core::host::user_state::UserState;
@@ -172,6 +172,8 @@ pub struct Session {
     pub write_buffers_always: AtomicBool,
     pub shutdown_requested: AtomicBool,
     pub tasks: RunningTasks,
+    /// The MCP servers of this session, kept between its tasks.
+    pub mcp: Arc<rein_mcp::McpPool>,
     pub options: ServerOptions,
     /// The workspace's task state, opened on first use.
     store: std::sync::Mutex<Option<std::sync::Arc<rein_store::Store>>>,
@@ -228,6 +230,7 @@ impl Session {
             write_buffers_always: AtomicBool::new(false),
             shutdown_requested: AtomicBool::new(false),
             tasks: RunningTasks::default(),
+            mcp: Arc::default(),
             store: std::sync::Mutex::new(None),
             owner: rein_core::journal::owner_id(),
             installation: installation(options.user_state.as_ref()),

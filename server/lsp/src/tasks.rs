@@ -297,6 +297,7 @@ impl EditorTask<'_> {
             rein: &self.session.options.rein_binary,
             // The editor shows questions and takes answers.
             answers_questions: true,
+            mcp: &self.session.mcp,
         };
         let ready = pending
             .prepare(&launch, self.workspace.as_ref(), &cancel)

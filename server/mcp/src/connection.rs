@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rein_core::config::mcp::{McpServer, McpTransport, expand};
@@ -85,7 +85,7 @@ pub enum CallError {
 /// Notices `notifications/tools/list_changed`.
 #[derive(Clone)]
 struct Handler {
-    changed: Arc<AtomicBool>,
+    generation: Arc<AtomicU64>,
 }
 
 impl ClientHandler for Handler {
@@ -93,7 +93,7 @@ impl ClientHandler for Handler {
         &self,
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
-        self.changed.store(true, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::SeqCst);
         std::future::ready(())
     }
 
@@ -116,12 +116,16 @@ enum State {
     Down { why: String },
 }
 
-/// A server of a task.
+/// A server, connected: one task's, or shared by the tasks of a session
+/// ([`crate::pool::McpPool`]).
 pub struct Connection {
     pub server: McpServer,
     spawner: Spawner,
     state: tokio::sync::Mutex<State>,
-    changed: Arc<AtomicBool>,
+    /// Bumped whenever what the server offers may have changed (it said
+    /// so, or it was restarted): each task compares it with the one it
+    /// last saw, so tasks sharing the server each notice the change.
+    generation: Arc<AtomicU64>,
     restarts: std::sync::atomic::AtomicU32,
 }
 
@@ -132,22 +136,32 @@ impl Connection {
         server: McpServer,
         spawner: Spawner,
     ) -> Result<(Arc<Connection>, Vec<McpToolInfo>), CallError> {
-        let changed = Arc::new(AtomicBool::new(false));
-        let live = connect(&server, &spawner, &changed).await?;
+        let generation = Arc::new(AtomicU64::new(0));
+        let live = connect(&server, &spawner, &generation).await?;
         let tools = list(&server, live.service.peer()).await?;
         let connection = Arc::new(Connection {
             server,
             spawner,
             state: tokio::sync::Mutex::new(State::Live(live)),
-            changed,
+            generation,
             restarts: Default::default(),
         });
         Ok((connection, tools))
     }
 
-    /// The server said its tools changed since the last look.
-    pub fn take_changed(&self) -> bool {
-        self.changed.swap(false, Ordering::SeqCst)
+    /// Changes whenever the server's tools may have changed.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Whether a call may still reach the server: it is up, or it may be
+    /// restarted. A server that failed [`MAX_RESTARTS`] times, or was shut
+    /// down, is not.
+    pub async fn usable(&self) -> bool {
+        match &*self.state.lock().await {
+            State::Live(live) if !live.service.peer().is_transport_closed() => true,
+            _ => self.restarts.load(Ordering::SeqCst) < MAX_RESTARTS,
+        }
     }
 
     /// Its tools now.
@@ -236,7 +250,7 @@ impl Connection {
         tracing::warn!(server = %self.server.name, restarts, "restarting the MCP server ({why})");
         let restart = async {
             tokio::time::sleep(FIRST_BACKOFF * 2u32.pow(restarts - 1)).await;
-            connect(&self.server, &self.spawner, &self.changed).await
+            connect(&self.server, &self.spawner, &self.generation).await
         };
         let restarted = tokio::select! {
             () = cancel.cancelled() => Err(CallError::Cancelled),
@@ -247,7 +261,7 @@ impl Connection {
                 let peer = live.service.peer().clone();
                 *state = State::Live(live);
                 // What it offers may differ after a restart.
-                self.changed.store(true, Ordering::SeqCst);
+                self.generation.fetch_add(1, Ordering::SeqCst);
                 Ok(peer)
             }
             Err(error) => {
@@ -275,7 +289,7 @@ impl Connection {
         if let State::Live(live) = std::mem::replace(
             &mut *state,
             State::Down {
-                why: "the task ended".into(),
+                why: "it was stopped (its task or Rein's session ended)".into(),
             },
         ) {
             let group = live.group;
@@ -337,7 +351,7 @@ async fn said(last_words: &std::sync::Mutex<std::collections::VecDeque<String>>)
 async fn connect(
     server: &McpServer,
     spawner: &Spawner,
-    changed: &Arc<AtomicBool>,
+    generation: &Arc<AtomicU64>,
 ) -> Result<Live, CallError> {
     let fail =
         |message: String| CallError::Start(format!("the MCP server `{}` {message}", server.name));
@@ -349,7 +363,7 @@ async fn connect(
             env_vars,
         } => (command, args, env, env_vars),
         McpTransport::Http { url, headers } => {
-            return connect_http(server, spawner, changed, url, headers).await;
+            return connect_http(server, spawner, generation, url, headers).await;
         }
     };
     let mut vars = spawner.base_env.clone();
@@ -433,7 +447,7 @@ async fn connect(
         });
     }
     let handler = Handler {
-        changed: changed.clone(),
+        generation: generation.clone(),
     };
     let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
     {
@@ -463,7 +477,7 @@ async fn connect(
 async fn connect_http(
     server: &McpServer,
     spawner: &Spawner,
-    changed: &Arc<AtomicBool>,
+    generation: &Arc<AtomicU64>,
     url: &str,
     headers: &[(String, String)],
 ) -> Result<Live, CallError> {
@@ -489,7 +503,7 @@ async fn connect_http(
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let started = Instant::now();
     let handler = Handler {
-        changed: changed.clone(),
+        generation: generation.clone(),
     };
     let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
     {

@@ -17,6 +17,7 @@ pub mod connection;
 pub mod http;
 pub mod names;
 pub mod output;
+pub mod pool;
 pub mod roots;
 pub mod tool;
 
@@ -27,6 +28,7 @@ use rein_core::config::mcp::McpServer;
 use rein_core::tools::Tool;
 
 pub use connection::{CallError, Connection, Spawner};
+pub use pool::McpPool;
 use tool::McpTool;
 
 /// What one server offers once started (or why it did not start).
@@ -50,11 +52,14 @@ pub struct ToolReport {
     pub effect: rein_core::tools::Effect,
 }
 
-/// The MCP servers of one task: started together, stopped together.
+/// The MCP servers of one task: its own (started together, stopped
+/// together) or a session's, shared ([`pool::McpPool`]).
 pub struct McpServers {
     connections: Vec<Arc<Connection>>,
     /// The registry names given so far, per connection.
     given: std::sync::Mutex<Vec<Vec<String>>>,
+    /// Each connection's generation when its tools were last given.
+    seen: std::sync::Mutex<Vec<u64>>,
 }
 
 /// [`McpServers::start`]'s result.
@@ -64,28 +69,38 @@ pub struct Started {
     pub reports: Vec<ServerReport>,
 }
 
+/// One configured server: connected (with its tools as listed, and the
+/// generation they were listed at) or why not.
+type Connected = Result<(Arc<Connection>, Vec<rmcp::model::Tool>, u64), CallError>;
+
 impl McpServers {
     /// Starts every server in `servers` side by side, each within its own
     /// start-up timeout; one that fails is reported and left out.
     pub async fn start(servers: &[McpServer], spawner: &Spawner) -> Started {
-        let started = futures::future::join_all(
-            servers
-                .iter()
-                .map(|server| Connection::start(server.clone(), spawner.clone())),
-        )
+        let started = futures::future::join_all(servers.iter().map(|server| async {
+            let (connection, tools) = Connection::start(server.clone(), spawner.clone()).await?;
+            let generation = connection.generation();
+            Ok((connection, tools, generation))
+        }))
         .await;
+        Self::of(servers, started)
+    }
+
+    /// The task's servers from what connecting to each gave.
+    fn of(servers: &[McpServer], connected: Vec<Connected>) -> Started {
         let mut connections = Vec::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         let mut reports = Vec::new();
         let mut given = Vec::new();
+        let mut seen = Vec::new();
         let mut taken = HashSet::new();
-        for (server, result) in servers.iter().zip(started) {
+        for (server, result) in servers.iter().zip(connected) {
             let report = match result {
-                Ok((connection, infos)) => {
+                Ok((connection, infos, generation)) => {
                     let made = entries(&connection, &infos, &mut taken);
-                    let report = made.iter().map(|(t, r)| (t.name().to_owned(), r.clone()));
-                    let listed: Vec<ToolReport> = report.map(|(_, r)| r).collect();
+                    let listed: Vec<ToolReport> = made.iter().map(|(_, r)| r.clone()).collect();
                     given.push(made.iter().map(|(t, _)| t.name().to_owned()).collect());
+                    seen.push(generation);
                     tools.extend(made.into_iter().map(|(t, _)| t));
                     connections.push(connection);
                     Ok(listed)
@@ -105,6 +120,7 @@ impl McpServers {
             servers: Arc::new(McpServers {
                 connections,
                 given: std::sync::Mutex::new(given),
+                seen: std::sync::Mutex::new(seen),
             }),
             tools,
             reports,
@@ -115,7 +131,17 @@ impl McpServers {
     /// the last look: the names of every MCP tool given so far, and the
     /// tools now. `None`: nothing changed.
     pub async fn changed_tools(&self) -> Option<(Vec<String>, Vec<Arc<dyn Tool>>)> {
-        let changed: Vec<bool> = self.connections.iter().map(|c| c.take_changed()).collect();
+        let changed: Vec<bool> = {
+            let mut seen = self.seen.lock().ok()?;
+            self.connections
+                .iter()
+                .zip(seen.iter_mut())
+                .map(|(c, seen)| {
+                    let now = c.generation();
+                    std::mem::replace(seen, now) != now
+                })
+                .collect()
+        };
         if !changed.contains(&true) {
             return None;
         }
@@ -159,7 +185,7 @@ impl McpServers {
         self.connections.iter().find(|c| c.server.name == name)
     }
 
-    /// Stops every server.
+    /// Stops every server (a session's too: only for a task's own).
     pub async fn shutdown(&self) {
         futures::future::join_all(self.connections.iter().map(|c| c.shutdown())).await;
     }

@@ -4,62 +4,23 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rein_core::config::mcp::{McpServer, McpTransport};
-use rein_mcp::{CallError, Connection, McpServers, Spawner};
+use rein_mcp::{CallError, Connection, McpServers};
 use tokio_util::sync::CancellationToken;
 
-fn fixture() -> String {
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/fault_server.py"
-    )
-    .to_owned()
-}
+mod support;
+
+use support::{call, spawner};
 
 fn server(args: &[&str]) -> McpServer {
-    McpServer {
-        name: "fault".into(),
-        transport: McpTransport::Stdio {
-            command: "python3".into(),
-            args: std::iter::once(fixture())
-                .chain(args.iter().map(|a| (*a).to_owned()))
-                .collect(),
-            env: vec![],
-            env_vars: vec![],
-        },
-        enabled_tools: None,
-        disabled_tools: vec![],
-        startup_timeout: Duration::from_secs(20),
-        tool_timeout: Duration::from_secs(20),
-        max_output_tokens: 25_000,
-        network: false,
-        readable_roots: vec![],
-        unconfined: false,
-        from_workspace: false,
-    }
-}
-
-fn spawner() -> Spawner {
-    Spawner {
-        launcher: None,
-        root: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
-        base_env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
-        lookup: Arc::new(|_| None),
-    }
+    support::fault_server(args)
 }
 
 async fn start(server: McpServer) -> Arc<Connection> {
     Connection::start(server, spawner()).await.unwrap().0
-}
-
-async fn call(connection: &Connection, tool: &str) -> Result<serde_json::Value, CallError> {
-    connection
-        .call(tool, serde_json::Map::new(), &CancellationToken::new())
-        .await
 }
 
 #[tokio::test]
@@ -97,6 +58,7 @@ async fn a_server_that_answers_initialize_with_garbage_is_not_started() {
 #[tokio::test]
 async fn a_crash_mid_call_is_reported_and_the_next_call_restarts_the_server() {
     let connection = start(server(&[])).await;
+    let before = connection.generation();
     let error = call(&connection, "crash").await.unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -105,7 +67,7 @@ async fn a_crash_mid_call_is_reported_and_the_next_call_restarts_the_server() {
     let result = call(&connection, "ok").await.unwrap();
     assert_eq!(result["content"][0]["text"], "ok {}");
     // A restart may change what it offers: the registry is asked to look.
-    assert!(connection.take_changed());
+    assert_ne!(connection.generation(), before);
 }
 
 #[tokio::test]

@@ -119,6 +119,7 @@ fn server(url: String) -> McpServer {
         readable_roots: vec![],
         unconfined: false,
         from_workspace: false,
+        start_with_session: false,
     }
 }
 

@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rein_core::agent::{self, AgentConfig, Outcome, Ports};
-use rein_core::config::mcp::{McpServer, McpTransport};
+use rein_core::config::mcp::McpServer;
 use rein_core::fakes::{
     MemoryWorkspace, RecordingProgress, ScriptedApprover, ScriptedExec, command_result,
 };
@@ -20,7 +19,7 @@ use rein_core::ports::{ApprovalDecision, Artifacts, TaskEvent};
 use rein_core::task::{TaskId, TaskSpec};
 use rein_core::testing::command::TestCommand;
 use rein_core::verify::TestVerifier;
-use rein_mcp::{McpServers, Spawner};
+use rein_mcp::McpServers;
 use rein_models::{ApiKey, ProviderConfig, ProviderKind, anthropic_client};
 use rein_testkit::fake_model::{FakeModel, Reply, Scenario};
 use serde_json::json;
@@ -30,41 +29,40 @@ const TEST_FILE: &str = "tests/test_cart.py";
 const BROKEN: &str = "def total(items):\n    return len(items)\n";
 const FIXED: &str = "def total(items):\n    return sum(items)\n";
 
+mod support;
+
 fn fault_server() -> McpServer {
     McpServer {
-        name: "fault".into(),
-        transport: McpTransport::Stdio {
-            command: "python3".into(),
-            args: vec![
-                concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/fixtures/fault_server.py"
-                )
-                .into(),
-            ],
-            env: vec![],
-            env_vars: vec![],
-        },
-        enabled_tools: None,
         disabled_tools: vec!["malformed".into()],
-        startup_timeout: Duration::from_secs(20),
-        tool_timeout: Duration::from_secs(20),
         max_output_tokens: 2_000,
-        network: false,
-        readable_roots: vec![],
-        unconfined: false,
-        from_workspace: false,
+        ..support::fault_server(&[])
     }
 }
 
 struct Run {
     outcome: Outcome,
+    /// The task's op log (what recovery would read after a crash).
+    store: Arc<rein_store::Store>,
     ws: Arc<MemoryWorkspace>,
     approver: Arc<ScriptedApprover>,
     progress: Arc<RecordingProgress>,
 }
 
 impl Run {
+    /// What the op log recorded a crash would leave of each call of `tool`.
+    fn on_crash(&self, tool: &str) -> Vec<String> {
+        self.store
+            .ops("t-mcp")
+            .unwrap()
+            .iter()
+            .filter(|op| op.tool == tool)
+            .map(|op| {
+                let record: serde_json::Value = serde_json::from_str(&op.args_json).unwrap();
+                record["on_crash"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    }
+
     /// Each result the model got, whole, in order.
     fn results(&self) -> Vec<String> {
         self.outcome
@@ -142,13 +140,7 @@ async fn run(scenario: Scenario, rules: &[(Decision, &str)], approver: ScriptedA
     let mut config = AgentConfig::new(policy);
     let test_command = TestCommand::custom("run-tests {target}");
     config.test_command = Some(test_command.clone());
-    let spawner = Spawner {
-        launcher: None,
-        root: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
-        base_env: std::env::vars_os().filter(|(k, _)| k == "PATH").collect(),
-        lookup: Arc::new(|_| None),
-    };
-    let started = McpServers::start(&[fault_server()], &spawner).await;
+    let started = McpServers::start(&[fault_server()], &support::spawner()).await;
     for tool in started.tools {
         config.tools.add(tool).unwrap();
     }
@@ -167,6 +159,16 @@ async fn run(scenario: Scenario, rules: &[(Decision, &str)], approver: ScriptedA
     let approver = Arc::new(approver);
     let progress = RecordingProgress::new();
     let artifacts: Arc<dyn Artifacts> = ws.clone();
+    let store = Arc::new(rein_store::Store::open_in_memory().unwrap());
+    let journal = rein_core::journal::Journal::begin(
+        store.clone(),
+        &task,
+        &config.budgets,
+        "host:1:test",
+        None,
+        Default::default(),
+    )
+    .unwrap();
     let ports = Ports {
         model: anthropic_client(&provider).unwrap(),
         workspace: ws.clone(),
@@ -175,7 +177,7 @@ async fn run(scenario: Scenario, rules: &[(Decision, &str)], approver: ScriptedA
         progress: progress.clone(),
         verifier: Arc::new(verifier),
         artifacts,
-        journal: None,
+        journal: Some(Arc::new(journal)),
     };
     let outcome = tokio::time::timeout(
         Duration::from_secs(60),
@@ -186,6 +188,7 @@ async fn run(scenario: Scenario, rules: &[(Decision, &str)], approver: ScriptedA
     started.servers.shutdown().await;
     Run {
         outcome,
+        store,
         ws,
         approver,
         progress,
@@ -251,6 +254,8 @@ async fn a_rule_allows_a_servers_tools_and_a_deny_wins() {
         "{:?}",
         run.approver.asked()
     );
+    // `ok` declares itself read-only: a crash leaves nothing to check.
+    assert_eq!(run.on_crash("mcp__fault__ok"), ["not_run"]);
     expect_test::expect![[r#"
         mcp__fault__ok: Allow (allow: mcp__fault__*)
         mcp__fault__grow: Deny (deny: mcp__fault__grow)
@@ -294,6 +299,9 @@ async fn faults_are_results_and_the_task_goes_on() {
     );
     assert_eq!(results[1], "grown");
     assert_eq!(results[2], "late tool ran");
+    // Each call's record says what a crash would leave of it, from the
+    // server's annotations: recovery has no MCP tools to ask.
+    assert_eq!(run.on_crash("mcp__fault__crash"), ["in_doubt"]);
     let huge = &results[3];
     assert!(
         huge.len() < 20_000,

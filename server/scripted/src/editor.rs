@@ -473,6 +473,26 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
         }
     }
 
+    /// Handles messages from the server for `period` (answering its
+    /// requests as the options say), whatever they are: for a test that
+    /// waits for something outside the protocol. Only the wait for a
+    /// message is cut short, never the handling of one.
+    pub async fn pump_for(&mut self, period: Duration) -> Result<(), ClientError> {
+        let deadline = tokio::time::Instant::now() + period;
+        loop {
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let Ok(message) = tokio::time::timeout(remaining, self.client.recv()).await else {
+                return Ok(());
+            };
+            let message = message?;
+            (self.options.on_message)(&message);
+            self.received.push(message.clone());
+            if message.get("id").is_some() && message.get("method").is_some() {
+                self.handle_request(&message).await?;
+            }
+        }
+    }
+
     /// Runs until the task's `rein/taskStatus` reaches a final state;
     /// returns that status.
     pub async fn until_task_ends(&mut self, task_id: &str) -> Result<Value, ClientError> {

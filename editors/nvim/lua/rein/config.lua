@@ -46,6 +46,7 @@ M.mcp_fields = {
   network = 'boolean',
   readableRoots = 'strings',
   sandbox = 'string',
+  startWithSession = 'boolean',
 }
 
 --- The longest MCP server name: `mcp__<server>__<tool>` must fit the 64

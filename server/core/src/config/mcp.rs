@@ -67,6 +67,10 @@ pub struct McpServerSettings {
     /// `"off"`: the server runs unconfined (your choice; a workspace's own
     /// server needs trust to start at all).
     pub sandbox: Option<String>,
+    /// Started when the editor's session starts rather than when a task
+    /// first needs it (either way it is kept for the session's next tasks).
+    #[serde(alias = "startWithSession")]
+    pub start_with_session: Option<bool>,
 }
 
 /// How Rein reaches a server.
@@ -105,6 +109,8 @@ pub struct McpServer {
     pub unconfined: bool,
     /// Came with the workspace (trusted, or it would not be here).
     pub from_workspace: bool,
+    /// Started with the editor's session, not by the first task.
+    pub start_with_session: bool,
 }
 
 impl McpServer {
@@ -266,6 +272,7 @@ fn server(
             }
         },
         from_workspace,
+        start_with_session: s.start_with_session.unwrap_or(false),
     })
 }
 

@@ -333,6 +333,7 @@ mod tests {
                 is_error: false,
                 summary: "exit 0\nstate:  succeeded\x07".into(),
                 duration_ms: 10,
+                output_bytes: 20,
             },
             TaskEvent::Question {
                 call_id: "c2".into(),
@@ -392,6 +393,7 @@ mod tests {
                 is_error: true,
                 summary: "exit 1: 1 failing".into(),
                 duration_ms: 310,
+                output_bytes: 20,
             },
             TaskEvent::Permission {
                 call_id: "c2".into(),

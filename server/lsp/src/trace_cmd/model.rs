@@ -702,6 +702,11 @@ impl<'a> Builder<'a> {
             }
             text.push_str(" · ");
         }
+        // What the tool returned: an MCP server's answer can be megabytes.
+        if let Some(bytes) = e.u64("output_bytes") {
+            text.push_str(&fmt_bytes(bytes));
+            text.push_str(" · ");
+        }
         let result = result_text(e);
         let (line, cut) = first_line(&result, 240);
         text.push_str(&line);
@@ -1095,6 +1100,19 @@ pub fn fmt_usd(usd: f64) -> String {
 }
 
 /// `9ms`, `0.32s`, `12.3s`, `2m05s`, `1h02m`.
+/// `512 B`, `1.5 KB`, `10.0 MB` (powers of 1024).
+pub fn fmt_bytes(bytes: u64) -> String {
+    const KB: f64 = 1024.0;
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if b < KB * KB {
+        format!("{:.1} KB", b / KB)
+    } else {
+        format!("{:.1} MB", b / (KB * KB))
+    }
+}
+
 pub fn fmt_ms(ms: u64) -> String {
     if ms < 1_000 {
         format!("{ms}ms")
@@ -1218,6 +1236,39 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("· e3</span></h3>"), "{html}");
+    }
+
+    /// Issue 19: an MCP call shows its server's tool, its arguments, its
+    /// latency and the size of what the server returned.
+    #[test]
+    fn an_mcp_call_shows_its_latency_and_size() {
+        let lines = [
+            r#"{"kind":"tool_call","ts":"2026-11-30T07:12:01.000Z","turn":1,"call_id":"c1","tool":"mcp__db__query","inputs":{"sql":"select 1","token":"<redacted>"}}"#,
+            r#"{"kind":"tool_result","ts":"2026-11-30T07:12:02.250Z","call_id":"c1","tool":"mcp__db__query","latency_ms":1250,"is_error":false,"output_bytes":1572864,"result":"1 row"}"#,
+        ];
+        let text = lines.join("\n") + "\n";
+        let trace = super::super::read::parse(text.as_bytes(), &|s: &str| s.to_owned());
+        let report = build("t-1", "t-1.jsonl", &trace, None);
+        let timeline = super::super::timeline::render(&report, Default::default());
+        assert!(timeline.contains("mcp__db__query"), "{timeline}");
+        assert!(timeline.contains("1.25s · 1.5 MB · 1 row"), "{timeline}");
+        let html = super::super::html::render(&report, None);
+        assert!(html.contains("1.25s · 1.5 MB · 1 row"), "{html}");
+        assert!(html.contains("&lt;redacted&gt;"), "{html}");
+        assert!(!html.contains("select 2"));
+    }
+
+    #[test]
+    fn sizes_read_as_bytes_kilobytes_megabytes() {
+        let cases = [
+            (0, "0 B"),
+            (1023, "1023 B"),
+            (1536, "1.5 KB"),
+            (10 * 1024 * 1024, "10.0 MB"),
+        ];
+        for (bytes, text) in cases {
+            assert_eq!(fmt_bytes(bytes), text);
+        }
     }
 
     /// The terminal shows sentences without their Markdown backticks;
