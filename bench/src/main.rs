@@ -131,10 +131,21 @@ enum Figure {
 }
 
 fn rein_binary(given: Option<PathBuf>) -> Result<PathBuf> {
+    let beside_me = || {
+        // `target/<profile>/rein-bench` runs beside `target/<profile>/rein`.
+        let exe = std::env::current_exe().ok()?;
+        let rein = exe
+            .parent()?
+            .join(format!("rein{}", std::env::consts::EXE_SUFFIX));
+        rein.is_file().then_some(rein)
+    };
     let path = match given {
         Some(p) => p,
-        None => rein_testkit::rein_binary()
-            .context("build it with `cargo build --release -p rein` (or pass --rein)")?,
+        None => match beside_me() {
+            Some(p) => p,
+            None => rein_testkit::rein_binary()
+                .context("build it with `cargo build --release -p rein` (or pass --rein)")?,
+        },
     };
     Ok(path.canonicalize().unwrap_or(path))
 }
