@@ -30,7 +30,7 @@ use crate::context::progress::Progress;
 use crate::context::{ContextConfig, ContextManager, Shedding, first_turn, prompt, transcript};
 use crate::dispatch::Dispatcher;
 use crate::exec::Exec;
-use crate::guard::LoopGuard;
+use crate::guard::{LoopGuard, RESAMPLE_TEMPERATURE, TurnedDown};
 use crate::harness::{EditFormat, Harness};
 use crate::journal::{AgentSnapshot, Journal, JournalError, LoopState, file_hash};
 use crate::permissions::{Policy, TaskApprovals};
@@ -622,14 +622,16 @@ impl Agent {
     /// reply twice, nothing changed in between, is a model going in
     /// circles, and ends the task as a repeated claim does.
     fn answer_instead(&mut self, guard: &str, nudge: String, reply: &str) -> Result<(), Stop> {
-        let gave_up = self
-            .guard
-            .lock()
-            .ok()
-            .and_then(|mut g| g.claim_turned_down(reply));
-        if let Some(why) = gave_up {
-            return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
-        }
+        let nudge = match self.turned_down(reply) {
+            TurnedDown::GiveUp(why) => {
+                return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
+            }
+            TurnedDown::Resample(why) => {
+                self.resample_event(&why);
+                format!("{nudge}\n{}", prompt::TRY_SOMETHING_ELSE)
+            }
+            TurnedDown::GoOn => nudge,
+        };
         self.event(TaskEvent::Guard {
             call_id: None,
             guard: guard.into(),
@@ -637,6 +639,24 @@ impl Agent {
         });
         self.history.push(Item::user(nudge));
         Ok(())
+    }
+
+    /// What the loop guard makes of a reply the checks turned down.
+    fn turned_down(&self, reply: &str) -> TurnedDown {
+        self.guard
+            .lock()
+            .map_or(TurnedDown::GoOn, |mut g| g.claim_turned_down(reply))
+    }
+
+    /// Says the model gets one more try, sampled hotter, and why.
+    fn resample_event(&self, why: &str) {
+        self.event(TaskEvent::Guard {
+            call_id: None,
+            guard: "resample".into(),
+            message: format!(
+                "{why}: one more try, at temperature {RESAMPLE_TEMPERATURE}, asked to change its approach"
+            ),
+        });
     }
 
     /// A reply without a real call whose text holds calls (see
@@ -752,6 +772,9 @@ impl Agent {
         }
         self.shown_transformations = now;
         let mut request = assembled.request;
+        if self.guard.lock().is_ok_and(|g| g.resampling()) {
+            request.temperature = Some(RESAMPLE_TEMPERATURE);
+        }
         if self.force_call == ForceCall::Next {
             request.tool_choice = ToolChoice::Required;
             self.force_call = ForceCall::No;
@@ -1336,21 +1359,23 @@ impl Agent {
                         ),
                     ));
                 }
-                let gave_up = self
-                    .guard
-                    .lock()
-                    .ok()
-                    .and_then(|mut g| g.claim_turned_down(&text));
-                if let Some(why) = gave_up {
-                    let reason = match text.trim() {
-                        "" => format!("stopped: {why}"),
-                        said => format!("stopped: {why}: {}", quote(said)),
-                    };
-                    return Err(self.guard_stop("gave_up", reason, evidence));
-                }
+                let keep_going = match self.turned_down(&text) {
+                    TurnedDown::GiveUp(why) => {
+                        let reason = match text.trim() {
+                            "" => format!("stopped: {why}"),
+                            said => format!("stopped: {why}: {}", quote(said)),
+                        };
+                        return Err(self.guard_stop("gave_up", reason, evidence));
+                    }
+                    TurnedDown::Resample(why) => {
+                        self.resample_event(&why);
+                        prompt::TRY_SOMETHING_ELSE
+                    }
+                    TurnedDown::GoOn => "Keep going.",
+                };
                 self.progress.last_gap = Some(gap.clone());
                 self.history.push(Item::user(format!(
-                    "Rein checked your claim and the task is not done yet: {gap}\nKeep going."
+                    "Rein checked your claim and the task is not done yet: {gap}\n{keep_going}"
                 )));
                 self.set_state(TaskState::Running, None);
                 Ok(())

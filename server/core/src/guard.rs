@@ -11,7 +11,11 @@
 //! - A model that goes on regardless ends the task: [`REFUSAL_LIMIT`] calls
 //!   refused with nothing changed in between, or claims of completion the
 //!   checks turned down, with nothing changed in between, that repeat the
-//!   same words or reach [`CLAIM_LIMIT`].
+//!   same words or reach [`CLAIM_LIMIT`]. Before that, once, the model is
+//!   asked to try something else and sampled at [`RESAMPLE_TEMPERATURE`]
+//!   until the project changes: a small model served with a fixed seed
+//!   gives the same answer to nearly the same prompt, and one sample at a
+//!   higher temperature is what it takes to get a different one.
 
 mod volatile;
 
@@ -32,6 +36,23 @@ pub const REFUSAL_LIMIT: u32 = 3;
 /// Claims turned down, with nothing changed in between, that end the task.
 pub const CLAIM_LIMIT: usize = 3;
 
+/// The temperature of the one more try a model gets when it would
+/// otherwise be stopped for repeating itself (1.0: the highest every
+/// provider accepts).
+pub const RESAMPLE_TEMPERATURE: f64 = 1.0;
+
+/// What a claim turned down leads to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TurnedDown {
+    /// The model is told why, and goes on.
+    GoOn,
+    /// The model repeats itself: it gets one more try, told to change its
+    /// approach and sampled at [`RESAMPLE_TEMPERATURE`]; why.
+    Resample(String),
+    /// It repeated itself after that too: the task ends; why.
+    GiveUp(String),
+}
+
 #[derive(Debug)]
 pub struct LoopGuard {
     /// Off for the naive loop (`crate::harness`): nothing refused or nudged.
@@ -51,6 +72,8 @@ pub struct LoopGuard {
     last_refused: String,
     /// The claims turned down since the project last changed, as compared.
     claims: Vec<String>,
+    /// The one more try was given since the project last changed.
+    resampling: bool,
 }
 
 /// What a result says, as the guard compares it: equal fingerprints mean
@@ -129,6 +152,7 @@ impl LoopGuard {
             refused: 0,
             last_refused: String::new(),
             claims: Vec::new(),
+            resampling: false,
         }
     }
 
@@ -138,6 +162,13 @@ impl LoopGuard {
         self.epoch += 1;
         self.refused = 0;
         self.claims.clear();
+        self.resampling = false;
+    }
+
+    /// The model is on its one more try: sample it at
+    /// [`RESAMPLE_TEMPERATURE`] (until the project changes).
+    pub fn resampling(&self) -> bool {
+        self.resampling
     }
 
     fn key(&self, tool: &str, arguments: &Value) -> u64 {
@@ -206,22 +237,29 @@ impl LoopGuard {
     /// should end, when the model has nothing more to try: it says the
     /// same thing again (giving up: "my edit was not applied, so I stop
     /// here"), or keeps claiming, with nothing changed in between.
-    pub fn claim_turned_down(&mut self, text: &str) -> Option<String> {
+    /// The first time, it gets one more try instead ([`TurnedDown`]).
+    pub fn claim_turned_down(&mut self, text: &str) -> TurnedDown {
         if !self.on {
-            return None;
+            return TurnedDown::GoOn;
         }
         let said = words(text);
         let repeated = self.claims.contains(&said);
         self.claims.push(said);
-        if repeated {
-            Some("the model gave up (the same answer twice, nothing changed in between)".into())
+        let why = if repeated {
+            "the model gave up (the same answer twice, nothing changed in between)".to_owned()
         } else if self.claims.len() >= CLAIM_LIMIT {
-            Some(format!(
+            format!(
                 "the model said it was done {} times with nothing changed in between, and the checks still fail",
                 self.claims.len()
-            ))
+            )
         } else {
-            None
+            return TurnedDown::GoOn;
+        };
+        if self.resampling {
+            TurnedDown::GiveUp(why)
+        } else {
+            self.resampling = true;
+            TurnedDown::Resample(why)
         }
     }
 
@@ -416,25 +454,67 @@ mod tests {
     }
 
     #[test]
-    fn the_same_claim_twice_or_three_claims_with_nothing_changed_end_the_task() {
+    fn the_same_claim_twice_or_three_claims_get_one_more_try_then_end_the_task() {
+        let gave_up = "the model gave up (the same answer twice, nothing changed in between)";
         let mut g = LoopGuard::new(3);
-        assert_eq!(g.claim_turned_down("My edit was not applied."), None);
-        assert!(
-            g.claim_turned_down("my edit was  not\napplied.")
-                .is_some_and(|m| m.starts_with("the model gave up"))
+        assert_eq!(
+            g.claim_turned_down("My edit was not applied."),
+            TurnedDown::GoOn
+        );
+        assert!(!g.resampling());
+        assert_eq!(
+            g.claim_turned_down("my edit was  not\napplied."),
+            TurnedDown::Resample(gave_up.into())
+        );
+        assert!(g.resampling());
+        assert_eq!(
+            g.claim_turned_down("My edit was not applied."),
+            TurnedDown::GiveUp(gave_up.into())
         );
 
+        let three = "the model said it was done 3 times with nothing changed in between, and the checks still fail";
         let mut g = LoopGuard::new(3);
-        assert_eq!(g.claim_turned_down("Done."), None);
+        assert_eq!(g.claim_turned_down("Done."), TurnedDown::GoOn);
         g.project_changed();
-        assert_eq!(g.claim_turned_down("Done."), None);
-        assert_eq!(g.claim_turned_down("Fixed now."), None);
+        assert_eq!(g.claim_turned_down("Done."), TurnedDown::GoOn);
+        assert_eq!(g.claim_turned_down("Fixed now."), TurnedDown::GoOn);
         assert_eq!(
-            g.claim_turned_down("It works.").as_deref(),
-            Some(
-                "the model said it was done 3 times with nothing changed in between, and the checks still fail"
-            )
+            g.claim_turned_down("It works."),
+            TurnedDown::Resample(three.into())
         );
+        assert!(matches!(
+            g.claim_turned_down("All good."),
+            TurnedDown::GiveUp(why) if why.starts_with("the model said it was done 4 times")
+        ));
+    }
+
+    /// A change to the project is progress: the model is sampled as usual
+    /// again, and earns a new try.
+    #[test]
+    fn a_change_ends_the_extra_try_and_earns_a_new_one() {
+        let mut g = LoopGuard::new(3);
+        g.claim_turned_down("Done.");
+        assert!(matches!(
+            g.claim_turned_down("Done."),
+            TurnedDown::Resample(_)
+        ));
+        g.project_changed();
+        assert!(!g.resampling());
+        g.claim_turned_down("Done.");
+        assert!(matches!(
+            g.claim_turned_down("Done."),
+            TurnedDown::Resample(_)
+        ));
+    }
+
+    /// The naive loop has no guard: it never resamples nor stops.
+    #[test]
+    fn without_the_guard_a_claim_goes_on() {
+        let mut g = LoopGuard::off();
+        for _ in 0..5 {
+            assert_eq!(g.claim_turned_down("Done."), TurnedDown::GoOn);
+        }
+        assert!(!g.resampling());
     }
 
     #[test]

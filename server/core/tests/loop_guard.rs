@@ -220,8 +220,12 @@ async fn the_loop_guard_ends_a_task_that_keeps_repeating() {
     assert_eq!(rein_models::pairing::repair(&mut messages).unwrap(), vec![]);
 }
 
+/// The same answer twice earns one more try: the model is told to change
+/// its approach and sampled at temperature 1.0 (a seeded local model gives
+/// the same answer to nearly the same prompt otherwise); the same answer
+/// again ends the task.
 #[tokio::test]
-async fn a_model_that_gives_up_twice_ends_the_task() {
+async fn a_model_that_gives_up_twice_gets_one_more_try_then_the_task_ends() {
     const GIVING_UP: &str = "My edit was not applied, so I stop here.";
     let mut scenario = Scenario::new();
     for _ in 0..10 {
@@ -231,7 +235,7 @@ async fn a_model_that_gives_up_twice_ends_the_task() {
         .run(scenario, |c| c.budgets.max_turns = 10)
         .await;
     assert_eq!(r.outcome.state, TaskState::Failed, "{}", r.outcome.reason);
-    assert_eq!(r.outcome.spent.turns, 2);
+    assert_eq!(r.outcome.spent.turns, 3);
     assert_eq!(
         r.outcome.reason,
         "stopped: the model gave up (the same answer twice, nothing changed in between): \"My edit was not applied, so I stop here.\""
@@ -240,12 +244,71 @@ async fn a_model_that_gives_up_twice_ends_the_task() {
     let guards = guard_events(&r);
     assert_eq!(
         guards,
-        vec![format!("gave_up: {}", r.outcome.reason)],
+        vec![
+            "resample: the model gave up (the same answer twice, nothing changed in between): one more try, at temperature 1, asked to change its approach".to_owned(),
+            format!("gave_up: {}", r.outcome.reason)
+        ],
         "{guards:#?}"
     );
+    let requests = r.server.requests();
     // The first claim was checked and turned down, so the model was told.
-    let second = r.server.requests()[1].body["messages"].to_string();
+    let second = requests[1].body["messages"].to_string();
     assert!(second.contains("Rein checked your claim"), "{second}");
+    assert!(second.contains("Keep going."), "{second}");
+    let third = requests[2].body["messages"].to_string();
+    assert!(
+        third.contains(rein_core::context::prompt::TRY_SOMETHING_ELSE),
+        "{third}"
+    );
+    let temperatures: Vec<&serde_json::Value> =
+        requests.iter().map(|r| &r.body["temperature"]).collect();
+    assert_eq!(
+        temperatures,
+        [
+            &serde_json::Value::Null,
+            &serde_json::Value::Null,
+            &serde_json::json!(1.0)
+        ]
+    );
+}
+
+/// The one more try that changes the project is progress: the model is
+/// sampled as usual again.
+#[tokio::test]
+async fn an_edit_after_the_extra_try_ends_the_hotter_sampling() {
+    const GIVING_UP: &str = "My edit was not applied, so I stop here.";
+    let scenario = Scenario::new()
+        .reply(Reply::text(GIVING_UP))
+        .reply(Reply::text(GIVING_UP))
+        .reply(Reply::tool_call(
+            "edit_file",
+            serde_json::json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(item.price * item.qty for item in items)"}),
+        ))
+        .reply(Reply::text("Fixed: total multiplies price by quantity."));
+    let r = Setup::new(cart_workspace())
+        .run(scenario, |c| c.budgets.max_turns = 10)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let temperatures: Vec<serde_json::Value> = r
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.body["temperature"].clone())
+        .collect();
+    assert_eq!(
+        temperatures,
+        [
+            serde_json::Value::Null,
+            serde_json::Value::Null,
+            serde_json::json!(1.0),
+            serde_json::Value::Null
+        ]
+    );
 }
 
 #[tokio::test]

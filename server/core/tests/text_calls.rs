@@ -155,14 +155,34 @@ async fn a_server_that_refuses_a_required_call_is_asked_without_it() {
 }
 
 /// A 1.5B model wrote the same broken call eight turns running, each
-/// answered with how to call: the second identical one ends the task, as a
-/// repeated claim does.
+/// answered with how to call: the second identical one earns one more try
+/// (sampled hotter, told to change its approach), which here makes the
+/// edit; a third identical one ends the task, as a repeated claim does.
 #[tokio::test]
-async fn the_same_broken_call_twice_ends_the_task() {
+async fn the_same_broken_call_twice_earns_one_more_try_and_thrice_ends_the_task() {
     let broken = "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"cart.py\"\n```";
     let r = Setup::new(cart_workspace())
         .run(
             Scenario::new()
+                .reply(Reply::text(broken))
+                .reply(Reply::text(broken))
+                .reply(Reply::text(EDIT_AS_TEXT))
+                .reply(Reply::text("Fixed.")),
+            |_| {},
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.server.requests()[2].body["temperature"], 1.0);
+
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(broken))
                 .reply(Reply::text(broken))
                 .reply(Reply::text(broken))
                 .reply(Reply::text(EDIT_AS_TEXT)),
@@ -175,7 +195,7 @@ async fn the_same_broken_call_twice_ends_the_task() {
         "{}",
         r.outcome.reason
     );
-    assert_eq!(r.server.requests().len(), 2);
+    assert_eq!(r.server.requests().len(), 3);
 }
 
 /// A local OpenAI-compatible server is not asked for a required call:

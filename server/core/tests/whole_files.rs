@@ -286,12 +286,32 @@ async fn a_written_file_is_shown_back_as_written_not_as_a_tool_call() {
 }
 
 /// A 1.5B model wrote the same unchanged file seven turns running: the
-/// loop guard ends it at the second, as it does a repeated claim.
+/// second earns one more try, sampled hotter, which here writes the fix;
+/// a third unchanged one ends the task, as a repeated claim does.
 #[tokio::test]
-async fn the_same_unchanged_file_twice_ends_the_task() {
+async fn the_same_unchanged_file_twice_earns_one_more_try_and_thrice_ends_the_task() {
     let r = Setup::new(cart_workspace())
         .run(
             Scenario::new()
+                .reply(file_reply("cart.py", CART_BROKEN))
+                .reply(file_reply("cart.py", CART_BROKEN))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.server.requests()[2].body["temperature"], 1.0);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", CART_BROKEN))
                 .reply(file_reply("cart.py", CART_BROKEN))
                 .reply(file_reply("cart.py", CART_BROKEN))
                 .reply(file_reply("cart.py", CART_FIXED)),
@@ -304,7 +324,7 @@ async fn the_same_unchanged_file_twice_ends_the_task() {
         "{}",
         r.outcome.reason
     );
-    assert_eq!(r.server.requests().len(), 2);
+    assert_eq!(r.server.requests().len(), 3);
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
 }
 

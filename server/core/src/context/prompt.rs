@@ -93,6 +93,10 @@ fn acceptance_text(a: &Acceptance) -> String {
     }
 }
 
+/// The one more try a model repeating itself gets (the loop guard's
+/// resample): the same answer will be turned down again.
+pub const TRY_SOMETHING_ELSE: &str = "You gave this answer before, and it does not fix the task. Do not repeat it: read the code under test again, find a cause you have not tried, and change the code differently.";
+
 /// The instruction for compaction: what the summary must keep.
 pub const COMPACTION_SYSTEM: &str = "\
 You condense the working history of a coding task so the work can continue in a fresh context. Write a summary that lets another engineer pick up exactly where this left off. Keep, verbatim: the goal and every constraint; every file path, test name, identifier, number, error message and version mentioned; what was changed (file, what, and whether the user approved it); what was run and its result (exit codes, failing tests); what has been ruled out; what remains to do and the next step. Do not invent anything. Use short plain sentences and lists. Do not call tools.";
