@@ -19,6 +19,9 @@ pub struct Cli {
 pub enum Command {
     /// Run the language server on stdio (this is what editors start).
     Lsp,
+    /// Run as an Agent Client Protocol agent on stdio (what Zed, JetBrains
+    /// and the agent panels of Neovim and Emacs start).
+    Acp,
     /// Run a task without an editor: edits go to disk after approval.
     Run(RunArgs),
     /// Fix a failing test in a sample project, end to end, and show each step.
@@ -172,6 +175,7 @@ impl Command {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Lsp => "lsp",
+            Self::Acp => "acp",
             Self::Run(_) => "run",
             Self::Demo => "demo",
             Self::Trace(_) => "trace",

@@ -53,17 +53,7 @@ impl Setup for Launch<'_> {
         baseline: Option<Baseline>,
         cancel: &CancellationToken,
     ) -> Result<Prepared, String> {
-        let mut prepared = prepare(
-            self.root,
-            self.config,
-            task,
-            workspace,
-            self.rein,
-            self.mcp,
-            baseline,
-            cancel,
-        )
-        .await?;
+        let mut prepared = prepare(self, task, workspace, baseline, cancel).await?;
         if !self.answers_questions {
             prepared.config.tools = prepared.config.tools.without(AskUser::NAME);
         }
@@ -89,15 +79,19 @@ pub fn redactor(config: &Config) -> Redactor {
 /// `baseline`: the verifier's saved baseline, for a resumed task (a new
 /// task records one now, before anything changes).
 async fn prepare(
-    root: &Path,
-    config: &Config,
+    launch: &Launch<'_>,
     task: &TaskSpec,
     workspace: &dyn Workspace,
-    rein: &Path,
-    pool: &McpPool,
     baseline: Option<Baseline>,
     cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
+    let Launch {
+        root,
+        config,
+        rein,
+        mcp: pool,
+        ..
+    } = *launch;
     let (model, scripted) = model_client(config).await?;
     let test_command = config
         .test_command

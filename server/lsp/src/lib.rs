@@ -13,6 +13,7 @@
 //! It must never hold domain logic of its own, and never write anything but
 //! LSP frames to stdout.
 
+pub mod acp;
 pub mod cli;
 mod client_requests;
 mod code_actions;

@@ -16,6 +16,7 @@ fn main() -> ExitCode {
     rein::hardening::protect_this_process();
     let result = match cli.command {
         Command::Lsp => run_lsp(),
+        Command::Acp => Ok(rein::acp::main()),
         Command::Run(args) => Ok(rein::run_cmd::main(args)),
         Command::Demo => Ok(rein::demo::main()),
         Command::Trace(args) => Ok(rein::trace_cmd::main(args)),

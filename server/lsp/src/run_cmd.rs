@@ -323,7 +323,10 @@ async fn task_spec(disk: &DiskWorkspace, args: &RunArgs) -> Result<TaskSpec, Str
 }
 
 /// `PATH::NAME` → (workspace-relative path, the test's qualified name).
-async fn find_test(disk: &DiskWorkspace, target: &str) -> Result<(String, String), String> {
+pub(crate) async fn find_test(
+    disk: &DiskWorkspace,
+    target: &str,
+) -> Result<(String, String), String> {
     let Some((path, name)) = target.split_once("::") else {
         return Err(format!(
             "--fix-test wants PATH::NAME, e.g. tests/test_cart.py::test_total (got {target:?})"

@@ -61,7 +61,9 @@ async fn a_server_is_started_once_for_the_tasks_of_a_session() {
     let starts = dir.path().join("starts");
     let server = counted(&starts);
     let pool = McpPool::new();
-    let first = pool.servers(&[server.clone()], "policy", &spawner()).await;
+    let first = pool
+        .servers(std::slice::from_ref(&server), "policy", &spawner())
+        .await;
     assert!(
         names(&first).contains(&"mcp__fault__ok"),
         "{:?}",
@@ -89,7 +91,10 @@ async fn an_edited_entry_or_another_sandbox_starts_the_server_anew() {
     let starts = dir.path().join("starts");
     let server = counted(&starts);
     let pool = McpPool::new();
-    drop(pool.servers(&[server.clone()], "policy", &spawner()).await);
+    drop(
+        pool.servers(std::slice::from_ref(&server), "policy", &spawner())
+            .await,
+    );
     let mut edited = server.clone();
     edited.tool_timeout = Duration::from_secs(7);
     drop(pool.servers(&[edited.clone()], "policy", &spawner()).await);
@@ -142,7 +147,9 @@ async fn a_server_that_gave_up_is_started_fresh_for_the_next_task() {
     let starts = dir.path().join("starts");
     let server = counted(&starts);
     let pool = McpPool::new();
-    let task = pool.servers(&[server.clone()], "policy", &spawner()).await;
+    let task = pool
+        .servers(std::slice::from_ref(&server), "policy", &spawner())
+        .await;
     let connection = task.servers.connection("fault").unwrap().clone();
     for _ in 0..=rein_mcp::connection::MAX_RESTARTS {
         let _ = call(&connection, "crash").await;
@@ -169,7 +176,9 @@ async fn a_server_that_gave_up_is_started_fresh_for_the_next_task() {
 async fn every_task_sharing_a_server_sees_its_tool_list_change() {
     let pool = McpPool::new();
     let server = support::fault_server(&[]);
-    let a = pool.servers(&[server.clone()], "policy", &spawner()).await;
+    let a = pool
+        .servers(std::slice::from_ref(&server), "policy", &spawner())
+        .await;
     let b = pool.servers(&[server], "policy", &spawner()).await;
     for task in [&a, &b] {
         assert!(task.servers.changed_tools().await.is_none());

@@ -1,0 +1,193 @@
+//! Rein's approvals over ACP: every command and edit Rein would ask about
+//! is put to the user with `session/request_permission` (allow once, allow
+//! always, reject). "Allow always" is a session rule: the same command, or
+//! any edit, is not asked again in this session. No answer — the client
+//! cancelled the request, the prompt was cancelled, the connection broke —
+//! is a no. Deny rules never get here: the policy refuses first.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    Diff, PermissionOption, PermissionOptionKind, RequestPermissionOutcome,
+    RequestPermissionRequest, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
+};
+use async_trait::async_trait;
+use rein_core::host::disk::ConfirmChange;
+use rein_core::ports::{ApprovalDecision, Approver, CommandApproval};
+use rein_core::task::TaskId;
+use rein_models::Redactor;
+
+const ALLOW_ONCE: &str = "allow_once";
+const ALLOW_ALWAYS: &str = "allow_always";
+const REJECT: &str = "reject_once";
+
+/// What the user allowed for the rest of the session.
+#[derive(Default)]
+pub struct SessionRules {
+    commands: Mutex<HashSet<String>>,
+    edits: std::sync::atomic::AtomicBool,
+}
+
+/// The tool call a permission is about: the last one that started, which
+/// is the one waiting (calls with effects run one at a time).
+#[derive(Default)]
+pub struct CurrentCall(Mutex<Option<String>>);
+
+impl CurrentCall {
+    pub fn set(&self, id: &str) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(id.to_owned());
+        }
+    }
+
+    fn get(&self) -> String {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|slot| slot.clone())
+            .unwrap_or_else(|| "rein-permission".to_owned())
+    }
+}
+
+/// Asks the client's user.
+#[derive(Clone)]
+pub struct Permissions {
+    pub cx: ConnectionTo<Client>,
+    pub session_id: String,
+    pub rules: Arc<SessionRules>,
+    pub call: Arc<CurrentCall>,
+    pub redactor: Redactor,
+    /// The prompt's cancel token: a cancelled prompt's open question is a no.
+    pub cancel: tokio_util::sync::CancellationToken,
+}
+
+/// The user's answer.
+#[derive(Debug, PartialEq, Eq)]
+enum Answer {
+    Once,
+    Always,
+    No,
+}
+
+impl Permissions {
+    async fn ask(&self, fields: ToolCallUpdateFields) -> Answer {
+        let options = vec![
+            PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
+            PermissionOption::new(
+                ALLOW_ALWAYS,
+                "Allow always (this session)",
+                PermissionOptionKind::AllowAlways,
+            ),
+            PermissionOption::new(REJECT, "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        let request = RequestPermissionRequest::new(
+            self.session_id.clone(),
+            ToolCallUpdate::new(self.call.get(), fields),
+            options,
+        );
+        let request = super::updates::redacted(&self.redactor, request);
+        let answer = tokio::select! {
+            () = self.cancel.cancelled() => return Answer::No,
+            answer = self.cx.send_request(request).block_task() => answer,
+        };
+        match answer {
+            Ok(response) => match response.outcome {
+                RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+                    ALLOW_ONCE => Answer::Once,
+                    ALLOW_ALWAYS => Answer::Always,
+                    _ => Answer::No,
+                },
+                _ => Answer::No,
+            },
+            Err(error) => {
+                tracing::warn!(%error, "session/request_permission failed: taken as a no");
+                Answer::No
+            }
+        }
+    }
+}
+
+/// Commands (and MCP tools, and anything else the policy asks about).
+pub struct AcpApprover(pub Permissions);
+
+#[async_trait]
+impl Approver for AcpApprover {
+    async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision {
+        let rules = &self.0.rules;
+        if rules
+            .commands
+            .lock()
+            .is_ok_and(|allowed| allowed.contains(&request.command))
+        {
+            return ApprovalDecision::AllowOnce;
+        }
+        let mut title = format!("Run `{}`", request.command);
+        if request.network {
+            title.push_str(" (it asks for the network)");
+        }
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::Pending)
+            .title(title)
+            .raw_input(serde_json::json!({
+                "command": request.command,
+                "cwd": request.cwd,
+                "rule": request.rule,
+            }));
+        match self.0.ask(fields).await {
+            Answer::Once => ApprovalDecision::AllowOnce,
+            Answer::Always => {
+                if let Ok(mut allowed) = rules.commands.lock() {
+                    allowed.insert(request.command.clone());
+                }
+                ApprovalDecision::AllowOnce
+            }
+            Answer::No => ApprovalDecision::Deny,
+        }
+    }
+
+    /// ACP has no questions to the user (outside the unstable elicitation):
+    /// the model is not offered `ask_user` here.
+    async fn ask_user(&self, _task: &TaskId, _question: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Edits and new files, shown as the whole file's diff.
+pub struct AcpConfirm {
+    pub permissions: Permissions,
+    pub root: std::path::PathBuf,
+}
+
+#[async_trait]
+impl ConfirmChange for AcpConfirm {
+    async fn confirm(&self, path: &str, old: Option<&str>, new: &str, description: &str) -> bool {
+        let rules = &self.permissions.rules;
+        if rules.edits.load(std::sync::atomic::Ordering::SeqCst) {
+            return true;
+        }
+        let absolute = self.root.join(path);
+        let mut diff = Diff::new(absolute.clone(), new);
+        if let Some(old) = old {
+            diff = diff.old_text(old.to_owned());
+        }
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Edit)
+            .status(ToolCallStatus::Pending)
+            .title(description.to_owned())
+            .locations(vec![ToolCallLocation::new(absolute)])
+            .content(vec![ToolCallContent::Diff(diff)]);
+        match self.permissions.ask(fields).await {
+            Answer::Once => true,
+            Answer::Always => {
+                rules.edits.store(true, std::sync::atomic::Ordering::SeqCst);
+                true
+            }
+            Answer::No => false,
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! `rein acp` end to end: the real binary driven by a real ACP client — the
+//! official TypeScript SDK (`@agentclientprotocol/sdk`, pinned, installed
+//! by `tests/acp/install.sh`) in `tests/acp/client.mjs` — on a copy of the
+//! demo project, with the scripted model. Every message the agent sends is
+//! checked against the protocol's schema by the client (the SDK's own zod
+//! schemas); a test fails on any `schema_error`.
+//!
+//! Never a real model, never the network (but npm's registry, once, in the
+//! install script); no timing assertions.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use rein_testkit::rein_binary;
+use serde_json::{Value, json};
+
+mod support;
+
+use support::{FIXED, UNFIXED};
+
+const FIX_PROMPT: &str = "Fix the failing test tests/test_cart.py::TestCart.test_total";
+
+/// The folder holding `node_modules/` with the SDK, installed once.
+fn sdk() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let script = support::tests_dir().join("acp/install.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{} failed (these tests need node and npm, and the npm registry once):\n{}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        PathBuf::from(stdout.lines().last().unwrap_or_default())
+    })
+}
+
+/// A copy of the demo project, a user config and state folder of its own.
+struct Session {
+    dir: tempfile::TempDir,
+}
+
+/// What the client saw.
+struct Transcript {
+    lines: Vec<Value>,
+}
+
+impl Session {
+    fn new() -> Self {
+        Self {
+            dir: support::demo_scratch(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("project").canonicalize().unwrap()
+    }
+
+    fn cart(&self) -> String {
+        std::fs::read_to_string(self.root().join("cart.py")).unwrap()
+    }
+
+    /// Runs the client with `script` (over the defaults: the agent, the
+    /// folder, the scripted model playing `scenario`).
+    fn run(&self, scenario: &Path, script: Value) -> Transcript {
+        let mut full = json!({
+            "agent": [rein_binary().unwrap(), "acp"],
+            "cwd": self.root(),
+            "stderr_path": self.dir.path().join("agent.log"),
+            "timeout_ms": 120_000,
+            "env": {
+                "REIN_PROVIDER": "scripted",
+                "REIN_SCENARIO": scenario,
+                "XDG_CONFIG_HOME": self.dir.path().join("config"),
+                "XDG_STATE_HOME": self.dir.path().join("state"),
+                "REIN_LOG": "debug",
+            },
+        });
+        for (key, value) in script.as_object().unwrap() {
+            if key == "env" {
+                for (name, v) in value.as_object().unwrap() {
+                    full["env"][name] = v.clone();
+                }
+            } else {
+                full[key] = value.clone();
+            }
+        }
+        let path = self.dir.path().join("script.json");
+        std::fs::write(&path, full.to_string()).unwrap();
+        let mut command = Command::new("node");
+        command
+            .arg(support::tests_dir().join("acp/client.mjs"))
+            .arg(sdk())
+            .arg(&path);
+        for name in rein_testkit::PROVIDER_ENV {
+            command.env_remove(name);
+        }
+        let out = command.output().unwrap();
+        assert!(
+            out.status.success(),
+            "client.mjs failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let transcript = Transcript { lines };
+        let errors = transcript.events("schema_error");
+        assert!(
+            errors.is_empty(),
+            "messages off the protocol's schema: {errors:#?}\n{}",
+            self.log()
+        );
+        transcript
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("agent.log")).unwrap_or_default()
+    }
+
+    fn scenario(&self, scenario: &Value) -> PathBuf {
+        let path = self.dir.path().join("scenario.json");
+        std::fs::write(&path, scenario.to_string()).unwrap();
+        path
+    }
+}
+
+impl Transcript {
+    fn events(&self, event: &str) -> Vec<&Value> {
+        self.lines.iter().filter(|l| l["event"] == event).collect()
+    }
+
+    /// The agent's messages of `method`.
+    fn sent_by_agent(&self, method: &str) -> Vec<&Value> {
+        self.lines
+            .iter()
+            .filter(|l| l["dir"] == "from_agent" && l["msg"]["method"] == method)
+            .map(|l| &l["msg"])
+            .collect()
+    }
+
+    /// The `session/update`s of one kind.
+    fn updates(&self, kind: &str) -> Vec<&Value> {
+        self.sent_by_agent("session/update")
+            .into_iter()
+            .map(|m| &m["params"]["update"])
+            .filter(|u| u["sessionUpdate"] == kind)
+            .collect()
+    }
+
+    /// Everything the agent said, joined.
+    fn said(&self) -> String {
+        self.updates("agent_message_chunk")
+            .iter()
+            .map(|u| u["content"]["text"].as_str().unwrap_or_default())
+            .collect()
+    }
+
+    fn stop_reason(&self) -> Value {
+        let results = self.events("prompt_result");
+        assert_eq!(results.len(), 1, "{:#?}", self.lines);
+        results[0]["result"]["stopReason"].clone()
+    }
+
+    /// Every byte the agent sent.
+    fn wire(&self) -> String {
+        self.lines
+            .iter()
+            .filter(|l| l["dir"] == "from_agent")
+            .map(|l| l["msg"].to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+fn text(text: &str) -> Value {
+    json!([{"type": "text", "text": text}])
+}
+
+/// The demo task with the edit allowed: the fix lands, the verifier's
+/// verdict (with its evidence) is the last message, then `end_turn`; the
+/// permission showed the whole file's diff; tool calls carry their kinds;
+/// usage carries the cost in USD.
+#[test]
+fn the_demo_test_is_fixed_with_the_permission_granted() {
+    let s = Session::new();
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "allow_once", "steps": [{"prompt": text(FIX_PROMPT)}]}),
+    );
+    assert_eq!(t.stop_reason(), "end_turn", "{}", s.log());
+    assert!(s.cart().contains(FIXED), "{}", s.cart());
+    let said = t.said();
+    assert!(
+        said.contains("**Done, verified by Rein**: fixed: `TestCart.test_total` passes"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "- test_passes tests/test_cart.py::TestCart.test_total: `python3 -m unittest"
+        ),
+        "{said}"
+    );
+    // The one question: the edit, with the whole file before and after.
+    let asked = t.events("permission");
+    assert_eq!(asked.len(), 1, "{asked:#?}");
+    let call = &asked[0]["params"]["toolCall"];
+    assert_eq!(call["kind"], "edit");
+    let diff = &call["content"][0];
+    assert_eq!(diff["type"], "diff");
+    assert_eq!(diff["path"], s.root().join("cart.py").display().to_string());
+    assert!(diff["oldText"].as_str().unwrap().contains(UNFIXED));
+    assert!(diff["newText"].as_str().unwrap().contains(FIXED));
+    let options: Vec<&str> = asked[0]["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(options, ["allow_once", "allow_always", "reject_once"]);
+    // Tool calls, then their outcomes.
+    let kinds: Vec<&str> = t
+        .updates("tool_call")
+        .iter()
+        .map(|u| u["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["execute", "read", "edit", "execute"]);
+    let statuses: Vec<&str> = t
+        .updates("tool_call_update")
+        .iter()
+        .map(|u| u["status"].as_str().unwrap())
+        .collect();
+    // The first run shows the test failing: a failed call.
+    assert_eq!(statuses, ["failed", "completed", "completed", "completed"]);
+    let usage = t.updates("usage_update");
+    assert!(!usage.is_empty());
+    assert_eq!(usage.last().unwrap()["cost"]["currency"], "USD");
+}
+
+/// A rejected edit changes nothing, the model is told, and the last
+/// message does not claim a fix.
+#[test]
+fn a_rejected_edit_changes_nothing() {
+    let s = Session::new();
+    let before = s.cart();
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "reject_once", "steps": [{"prompt": text(FIX_PROMPT)}]}),
+    );
+    assert_eq!(t.stop_reason(), "end_turn");
+    assert_eq!(s.cart(), before);
+    let said = t.said();
+    assert!(said.contains("You rejected the edit to cart.py"), "{said}");
+    assert!(!said.contains("Done, verified"), "{said}");
+    assert!(said.contains("**Not done**"), "{said}");
+}
+
+/// "Allow always" is a rule for the session: the second edit of the same
+/// session is not asked.
+#[test]
+fn allow_always_is_not_asked_again_in_the_session() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "edit_file", "input": {"path": "cart.py", "old_text": "\"\"\"A tiny shopping cart.\"\"\"", "new_text": "\"\"\"A small shopping cart.\"\"\""}}]},
+        {"tool_calls": [{"name": "edit_file", "input": {"path": "cart.py", "old_text": UNFIXED, "new_text": FIXED}}]},
+        {"text": "Fixed."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({"permission": "allow_always", "steps": [{"prompt": text(FIX_PROMPT)}]}),
+    );
+    assert_eq!(t.events("permission").len(), 1);
+    assert!(s.cart().contains(FIXED) && s.cart().contains("A small shopping cart"));
+    assert!(t.said().contains("Done, verified by Rein"), "{}", t.said());
+}
+
+/// The live buffer: Rein reads the user's unsaved text, and the user types
+/// while the edit waits for permission; the edit is fitted to what they
+/// typed and written through the client — both their lines and the fix are
+/// there, and the tests ran on that text (the editor saves what Rein
+/// writes).
+#[test]
+fn typing_while_an_edit_is_pending_is_kept() {
+    let s = Session::new();
+    let cart = s.root().join("cart.py");
+    let unsaved = format!("# my unsaved note\n{}", s.cart());
+    let typed = format!("{unsaved}\n# typed while Rein asked\n");
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({
+            "fs": true,
+            "save_on_write": true,
+            "buffers": {cart.display().to_string(): unsaved},
+            "on_permission_edit_buffer": {"path": cart, "content": typed},
+            "permission": "allow_once",
+            "steps": [{"prompt": text(FIX_PROMPT)}],
+        }),
+    );
+    assert_eq!(t.stop_reason(), "end_turn");
+    // Read through the client: the model saw the unsaved note.
+    assert!(
+        t.events("fs_read").iter().any(|r| r["source"] == "buffer"),
+        "{:#?}",
+        t.events("fs_read")
+    );
+    let writes = t.events("fs_write");
+    assert_eq!(writes.len(), 1, "{writes:#?}");
+    let written = writes[0]["content"].as_str().unwrap();
+    assert!(written.starts_with("# my unsaved note\n"), "{written}");
+    assert!(written.ends_with("# typed while Rein asked\n"), "{written}");
+    assert!(written.contains(FIXED), "{written}");
+    assert_eq!(s.cart(), written);
+    assert!(t.said().contains("Done, verified by Rein"), "{}", t.said());
+}
+
+/// The user types over the very lines the edit changes: the edit no longer
+/// fits, so it is not written (the model is told to read again); the
+/// user's text stays.
+#[test]
+fn typing_over_the_edited_lines_refuses_the_edit() {
+    let s = Session::new();
+    let cart = s.root().join("cart.py");
+    let original = s.cart();
+    let mine = original.replace(UNFIXED, "    return 42  # mine\n\n\ndef count");
+    assert_ne!(mine, original);
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({
+            "fs": true,
+            "buffers": {cart.display().to_string(): original},
+            "on_permission_edit_buffer": {"path": cart, "content": mine},
+            "permission": "allow_once",
+            "steps": [{"prompt": text(FIX_PROMPT)}],
+        }),
+    );
+    assert!(
+        t.events("fs_write").is_empty(),
+        "{:#?}",
+        t.events("fs_write")
+    );
+    assert!(!t.said().contains("Done, verified"), "{}", t.said());
+    let _ = t.stop_reason();
+}
+
+/// `session/cancel` mid-task ends the prompt `cancelled`.
+#[test]
+fn a_cancelled_prompt_ends_cancelled() {
+    let s = Session::new();
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "never", "cancel_after_updates": 3, "steps": [{"prompt": text(FIX_PROMPT)}]}),
+    );
+    assert_eq!(t.stop_reason(), "cancelled", "{}", s.log());
+    assert_eq!(t.events("cancel").len(), 1);
+}
+
+/// A prompt with an embedded file reaches the model with that file; a
+/// secret in the environment that the model repeats reaches the client
+/// only as `<redacted>`.
+#[test]
+fn embedded_context_reaches_the_model_and_no_key_reaches_the_client() {
+    let s = Session::new();
+    let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let said = format!("I read the note. The token is {token} and I will not use it.");
+    let scenario = s.scenario(&json!({"replies": [
+        {"text": said}, {"text": said}, {"text": said}, {"text": said}
+    ]}));
+    let prompt = json!([
+        {"type": "text", "text": "Summarise the attached note."},
+        {"type": "resource", "resource": {"uri": "file:///notes/todo.md", "mimeType": "text/markdown", "text": "Buy milk; ship Rein 0.2."}}
+    ]);
+    let t = s.run(
+        &scenario,
+        json!({"env": {"GITHUB_TOKEN": token}, "steps": [{"prompt": prompt}]}),
+    );
+    let _ = t.stop_reason();
+    assert!(!t.wire().contains(token), "the key reached the client");
+    assert!(t.said().contains("<redacted>"), "{}", t.said());
+    let artifacts = s.root().join(".rein/artifacts");
+    let task = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let request = std::fs::read_to_string(task.join("request-1.json")).unwrap();
+    assert!(request.contains("Buy milk; ship Rein 0.2."), "{request}");
+    assert!(request.contains("file:///notes/todo.md"), "{request}");
+}
+
+/// What `initialize` declares: embedded context and HTTP MCP servers, no
+/// session loading (not built yet).
+#[test]
+fn initialize_says_what_rein_offers() {
+    let s = Session::new();
+    let t = s.run(&support::demo_scenario(), json!({"steps": []}));
+    let init = &t.events("initialize")[0]["result"];
+    assert_eq!(init["agentInfo"]["name"], "rein");
+    assert_eq!(
+        init["agentCapabilities"]["promptCapabilities"]["embeddedContext"],
+        true
+    );
+    assert_eq!(init["agentCapabilities"]["mcpCapabilities"]["http"], true);
+    assert_eq!(init["agentCapabilities"]["loadSession"], false);
+}
