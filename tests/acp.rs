@@ -413,3 +413,35 @@ fn initialize_says_what_rein_offers() {
     assert_eq!(init["agentCapabilities"]["mcpCapabilities"]["http"], true);
     assert_eq!(init["agentCapabilities"]["loadSession"], false);
 }
+
+/// A second prompt in a session is a new task read with how the first
+/// ended ("now rename it" needs the "it").
+#[test]
+fn a_follow_up_prompt_knows_how_the_earlier_one_ended() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"text": "Hello."}, {"text": "Hello."}, {"text": "Hello."}, {"text": "Hello."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({"steps": [
+            {"prompt": text("Say hello in NOTES.md.")},
+            {"prompt": text("Now say goodbye there too.")}
+        ]}),
+    );
+    assert_eq!(t.events("prompt_result").len(), 2, "{}", s.log());
+    let artifacts = s.root().join(".rein/artifacts");
+    // Task ids may sort either way within a second: told apart by content.
+    let requests: Vec<String> = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path().join("request-1.json")).unwrap())
+        .collect();
+    assert_eq!(requests.len(), 2);
+    let (second, first): (Vec<&String>, Vec<&String>) = requests
+        .iter()
+        .partition(|r| r.contains("Now say goodbye there too."));
+    let (first, second) = (first[0], second[0]);
+    assert!(!first.contains("Earlier in this session"), "{first}");
+    assert!(second.contains("Earlier in this session"), "{second}");
+    assert!(second.contains("Say hello in NOTES.md. → "), "{second}");
+}

@@ -227,7 +227,7 @@ async fn run_prompt(
             return StopReason::EndTurn;
         }
     };
-    let spec = match prompt::task_spec(&disk, &request.prompt).await {
+    let spec = match prompt::task_spec(&disk, &request.prompt, session.earlier_context()).await {
         Ok(spec) => spec.with_test_edits(config.allow_test_edits),
         Err(why) => {
             say(&format!("{why}\n"));
@@ -294,7 +294,13 @@ async fn run_prompt(
         events: Arc::clone(&progress) as _,
     };
     let task = ready.spec().id.clone();
+    let goal = ready.spec().goal.clone();
     let outcome = ready.run(front, cancel, CancelReason::default()).await;
+    session.remember(
+        goal.lines().next().unwrap_or_default(),
+        &outcome.state.to_string(),
+        &outcome.reason,
+    );
     tracing::info!(%task, state = %outcome.state, reason = %outcome.reason, "ACP prompt ended");
     progress.say(&final_message(&outcome, &progress.last_evidence()));
     stop_reason(&outcome)

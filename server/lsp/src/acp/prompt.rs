@@ -12,8 +12,13 @@ use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};
 /// whole repository (the model reads files itself).
 const EMBEDDED_LIMIT: usize = 64 * 1024;
 
-/// The task a prompt asks for.
-pub async fn task_spec(disk: &DiskWorkspace, prompt: &[ContentBlock]) -> Result<TaskSpec, String> {
+/// The task a prompt asks for; an instruction is read with `earlier`, how
+/// the session's earlier prompts ended (a follow-up: "now rename it").
+pub async fn task_spec(
+    disk: &DiskWorkspace,
+    prompt: &[ContentBlock],
+    earlier: Option<String>,
+) -> Result<TaskSpec, String> {
     let text = prompt_text(prompt);
     if let Some(target) = fix_test_target(&text) {
         let (path, name) = crate::run_cmd::find_test(disk, &target).await?;
@@ -23,7 +28,11 @@ pub async fn task_spec(disk: &DiskWorkspace, prompt: &[ContentBlock]) -> Result<
     if text.is_empty() {
         return Err("the prompt is empty: say what to do".into());
     }
-    Ok(TaskSpec::instruction(TaskId::generate(), text))
+    let text = match earlier {
+        Some(earlier) => format!("{text}\n\n{earlier}"),
+        None => text.to_owned(),
+    };
+    Ok(TaskSpec::instruction(TaskId::generate(), &text))
 }
 
 /// The prompt's words, then each embedded resource as a fenced block

@@ -28,6 +28,9 @@ pub struct AcpSession {
     pub rules: Arc<SessionRules>,
     /// The running prompt's cancel token.
     pub running: Mutex<Option<CancellationToken>>,
+    /// How the session's earlier prompts ended, one line each: a later
+    /// instruction ("now rename it") is read with them.
+    pub earlier: Mutex<Vec<String>>,
 }
 
 impl AcpSession {
@@ -92,7 +95,36 @@ impl AcpSession {
             mcp: rein_mcp::McpPool::new(),
             rules: Arc::default(),
             running: Mutex::new(None),
+            earlier: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Remembers how a prompt ended, for the next ones.
+    pub fn remember(&self, goal: &str, state: &str, reason: &str) {
+        if let Ok(mut earlier) = self.earlier.lock() {
+            earlier.push(format!("{goal} → {state}: {reason}"));
+        }
+    }
+
+    /// The earlier prompts of this session, as context for an instruction.
+    pub fn earlier_context(&self) -> Option<String> {
+        let earlier = self.earlier.lock().ok()?;
+        if earlier.is_empty() {
+            return None;
+        }
+        // The last few: a long session does not grow every prompt.
+        const KEPT: usize = 5;
+        let lines: Vec<String> = earlier
+            .iter()
+            .rev()
+            .take(KEPT)
+            .rev()
+            .map(|l| format!("- {l}"))
+            .collect();
+        Some(format!(
+            "Earlier in this session (how each request ended):\n{}",
+            lines.join("\n")
+        ))
     }
 
     pub fn take_notices(&self) -> Vec<String> {
