@@ -280,7 +280,7 @@ impl Journal {
         let record = serde_json::json!({
             "arguments": arguments,
             "expected_after": expected,
-            "on_crash": crate::resume::crash_class(on_crash),
+            "on_crash": on_crash.class(),
         });
         let id = self.store.op_requested(&NewOp {
             task_id: self.task.0.clone(),

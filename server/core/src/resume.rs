@@ -56,16 +56,6 @@ pub fn judged_by_content(tools: &Registry, tool: &str) -> bool {
     tools.on_crash(tool) == OnCrash::ByContent
 }
 
-/// How an op records its tool's [`OnCrash`].
-pub fn crash_class(on_crash: OnCrash) -> &'static str {
-    match on_crash {
-        OnCrash::NotRun => "not_run",
-        OnCrash::ByContent => "by_content",
-        OnCrash::Rerunnable(_) => "rerunnable",
-        OnCrash::InDoubt(_) => "in_doubt",
-    }
-}
-
 /// What a crash leaves of `op`: as its tool declares in `tools`; for a
 /// tool recovery's registry does not hold (an MCP server's tools are not
 /// there before the task is set up), as the tool declared when the call

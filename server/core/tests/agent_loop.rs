@@ -171,7 +171,7 @@ async fn bad_tool_calls_get_results_that_help() {
     expect_test::expect![[r#"
         [
             "There is no tool named \"cat\". The tools are: read_file, list_files, search, edit_file, write_file, create_file, run_tests, run_command, ask_user, git_diff.",
-            "Invalid arguments for read_file: missing required argument `path`; unknown argument `paht`; did you mean `path`? (the arguments are: end_line, path, start_line); `start_line` must be an integer, got a string (\"1\"). Call it again with arguments that match its schema.",
+            "Invalid arguments for read_file: missing required argument `path`; unknown argument `paht`; did you mean `path`? (the arguments are: path, start_line, end_line); `start_line` must be an integer, got a string (\"1\"). Call it again with arguments that match its schema.",
             "carts.py not found; did you mean cart.py?",
             "Read cart.py with read_file before editing it: edit_file applies to the version you last read.",
             "cart.py (v1), lines 1-7 of 7:\n     1\tclass Item:\n     2\t    def __init__(self, price, qty):\n     3\t        self.price = price\n     4\t        self.qty = qty\n     5\t\n     6\tdef total(items):\n     7\t    return len(items)\n",

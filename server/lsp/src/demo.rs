@@ -928,7 +928,8 @@ mod tests {
             ask("ok").await.unwrap();
         }
         let rejected = "The user rejected this edit to cart.py (rejected in the editor).";
-        for _ in 0..2 {
+        // The same answer, then the loop guard's one more try.
+        for _ in 0..3 {
             let reply = ask(rejected).await.unwrap();
             assert!(reply.parts.iter().all(|p| !matches!(p, Part::ToolCall(_))));
             assert!(
@@ -950,7 +951,7 @@ mod tests {
         );
         assert_eq!(
             server.requests().len(),
-            6,
+            7,
             "the end of the script is not retried"
         );
     }

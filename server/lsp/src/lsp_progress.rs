@@ -479,7 +479,7 @@ mod tests {
             kind: WaitingKind::Review,
             detail: "cart.py".into(),
         };
-        expect_test::expect![[r#"{"costUsd":0.0,"inputTokens":10,"maxTurns":20,"outputTokens":2,"reason":null,"state":"waiting_user","taskId":"t","turn":3,"unpricedCalls":3,"waitingFor":{"detail":"cart.py","kind":"review"}}"#]]
+        expect_test::expect![[r#"{"taskId":"t","state":"waiting_user","reason":null,"turn":3,"maxTurns":20,"inputTokens":10,"outputTokens":2,"costUsd":0.0,"unpricedCalls":3,"waitingFor":{"kind":"review","detail":"cart.py"}}"#]]
             .assert_eq(&status_params(&status, Some(&waiting)).to_string());
         // A final status is never shown as waiting.
         let done = TaskStatus {

@@ -24,10 +24,17 @@ async fn initialize_announces_incremental_sync_and_utf8() {
         initialized(json!({"general": {"positionEncodings": ["utf-16", "utf-8"]}})).await;
     expect![[r#"
         {
-          "id": 1,
           "jsonrpc": "2.0",
           "result": {
             "capabilities": {
+              "positionEncoding": "utf-8",
+              "textDocumentSync": {
+                "openClose": true,
+                "change": 2,
+                "save": {
+                  "includeText": true
+                }
+              },
               "codeActionProvider": {
                 "codeActionKinds": [
                   "quickfix",
@@ -43,21 +50,14 @@ async fn initialize_announces_incremental_sync_and_utf8() {
                   "rein.answer",
                   "rein.trustWorkspace"
                 ]
-              },
-              "positionEncoding": "utf-8",
-              "textDocumentSync": {
-                "change": 2,
-                "openClose": true,
-                "save": {
-                  "includeText": true
-                }
               }
             },
             "serverInfo": {
               "name": "rein",
               "version": "0.1.0"
             }
-          }
+          },
+          "id": 1
         }"#]]
     .assert_eq(&pretty(&response));
 }
@@ -188,12 +188,12 @@ async fn malformed_params_get_an_error_and_the_server_carries_on() {
     let response = c.response(id).await.unwrap();
     expect![[r#"
         {
+          "jsonrpc": "2.0",
           "error": {
             "code": -32602,
             "message": "invalid type: integer `42`, expected a string"
           },
-          "id": 2,
-          "jsonrpc": "2.0"
+          "id": 2
         }"#]]
     .assert_eq(&pretty(&response));
 

@@ -10,7 +10,7 @@ pub async fn cap(text: String, max_tokens: u64, call: &Call<'_, '_>) -> String {
     let Some(tokens) = over(&text, max_tokens) else {
         return text;
     };
-    let name = format!("mcp-{}-full.txt", crate::tool::safe(call.id()));
+    let name = format!("mcp-{}-full.txt", crate::names::artifact_safe(call.id()));
     let where_ = match call.save_artifact(&name, Artifact::Text(&text)).await {
         Ok(rel) => {
             format!("the whole output is in {rel}; read it with read_file and start_line/end_line")

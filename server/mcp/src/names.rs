@@ -42,6 +42,11 @@ fn fnv(text: &str) -> u32 {
     })
 }
 
+/// A call id as part of a file name, at most 64 characters.
+pub(crate) fn artifact_safe(id: &str) -> String {
+    rein_core::tools::file_safe(id).chars().take(64).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -173,7 +173,11 @@ impl Tool for McpTool {
                     extension,
                     what,
                 } => {
-                    let name = format!("mcp-{}-{}.{extension}", safe(call.id()), n + 1);
+                    let name = format!(
+                        "mcp-{}-{}.{extension}",
+                        crate::names::artifact_safe(call.id()),
+                        n + 1
+                    );
                     let size = bytes.len();
                     parts.push(
                         match call.save_artifact(&name, Artifact::Bytes(&bytes)).await {
@@ -196,11 +200,6 @@ impl Tool for McpTool {
             ToolOutput::ok(text, ResultMeta::Plain)
         })
     }
-}
-
-/// A call id as part of a file name, at most 64 characters.
-pub(crate) fn safe(id: &str) -> String {
-    rein_core::tools::file_safe(id).chars().take(64).collect()
 }
 
 #[cfg(test)]

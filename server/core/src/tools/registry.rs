@@ -40,6 +40,19 @@ pub enum OnCrash {
     InDoubt(&'static str),
 }
 
+impl OnCrash {
+    /// How an op records it (`journal.rs`), for recovery to read back
+    /// when its registry lacks the tool (`resume.rs`).
+    pub fn class(self) -> &'static str {
+        match self {
+            OnCrash::NotRun => "not_run",
+            OnCrash::ByContent => "by_content",
+            OnCrash::Rerunnable(_) => "rerunnable",
+            OnCrash::InDoubt(_) => "in_doubt",
+        }
+    }
+}
+
 /// What a tool-specific call looks like in a UI.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Described {

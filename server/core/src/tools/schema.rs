@@ -209,9 +209,9 @@ mod tests {
         expect_test::expect![[r#"
             [
                 "missing required argument `path`",
-                "`mode` must be one of \"a\", \"b\", got \"c\"",
-                "unknown argument `paht`; did you mean `path`? (the arguments are: mode, path, start_line)",
+                "unknown argument `paht`; did you mean `path`? (the arguments are: path, start_line, mode)",
                 "`start_line` must be an integer, got a string (\"10\")",
+                "`mode` must be one of \"a\", \"b\", got \"c\"",
             ]
         "#]]
         .assert_debug_eq(&problems);

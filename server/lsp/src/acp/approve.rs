@@ -89,7 +89,7 @@ impl Permissions {
             ToolCallUpdate::new(self.call.get(), fields),
             options,
         );
-        let request = super::updates::redacted(&self.redactor, request);
+        let request = super::redact::redacted(&self.redactor, request);
         let answer = tokio::select! {
             () = self.cancel.cancelled() => return Answer::No,
             answer = self.cx.send_request(request).block_task() => answer,

@@ -12,6 +12,7 @@
 
 mod approve;
 mod prompt;
+mod redact;
 mod session;
 mod updates;
 mod workspace;

@@ -17,19 +17,9 @@ use agent_client_protocol::v1::schema::{
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent};
 use rein_core::task::TaskId;
 use rein_models::Redactor;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use super::approve::CurrentCall;
-
-/// `value` with every secret the redactor knows replaced, as the same type.
-pub fn redacted<T: Serialize + DeserializeOwned>(redactor: &Redactor, value: T) -> T {
-    let Ok(mut json) = serde_json::to_value(&value) else {
-        return value;
-    };
-    redactor.redact_value(&mut json);
-    serde_json::from_value(json).unwrap_or(value)
-}
+use super::redact::redacted;
 
 /// Adds a streamed piece to `pending` and takes what can be sent: up to
 /// the last whitespace, so no word (a key has no spaces) is ever split

@@ -1,0 +1,15 @@
+//! What Rein sends the client is redacted first: no key in any update or
+//! question.
+
+use rein_models::Redactor;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// `value` with every secret the redactor knows replaced, as the same type.
+pub fn redacted<T: Serialize + DeserializeOwned>(redactor: &Redactor, value: T) -> T {
+    let Ok(mut json) = serde_json::to_value(&value) else {
+        return value;
+    };
+    redactor.redact_value(&mut json);
+    serde_json::from_value(json).unwrap_or(value)
+}
