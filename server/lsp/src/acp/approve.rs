@@ -89,7 +89,10 @@ impl Permissions {
             ToolCallUpdate::new(self.call.get(), fields),
             options,
         );
-        let request = super::redact::redacted(&self.redactor, request);
+        let Some(request) = super::redact::redacted(&self.redactor, &request) else {
+            tracing::warn!("a permission request could not be redacted: taken as a no");
+            return Answer::No;
+        };
         let answer = tokio::select! {
             () = self.cancel.cancelled() => return Answer::No,
             answer = self.cx.send_request(request).block_task() => answer,

@@ -5,11 +5,10 @@ use rein_models::Redactor;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// `value` with every secret the redactor knows replaced, as the same type.
-pub fn redacted<T: Serialize + DeserializeOwned>(redactor: &Redactor, value: T) -> T {
-    let Ok(mut json) = serde_json::to_value(&value) else {
-        return value;
-    };
+/// `value` with every secret the redactor knows replaced, as the same
+/// type; `None` (nothing is sent) if it cannot be looked through.
+pub fn redacted<T: Serialize + DeserializeOwned>(redactor: &Redactor, value: &T) -> Option<T> {
+    let mut json = serde_json::to_value(value).ok()?;
     redactor.redact_value(&mut json);
-    serde_json::from_value(json).unwrap_or(value)
+    serde_json::from_value(json).ok()
 }

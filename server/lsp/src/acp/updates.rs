@@ -102,10 +102,13 @@ impl AcpProgress {
     }
 
     pub fn send(&self, update: SessionUpdate) {
-        let notification = redacted(
+        let Some(notification) = redacted(
             &self.redactor,
-            SessionNotification::new(self.session_id.clone(), update),
-        );
+            &SessionNotification::new(self.session_id.clone(), update),
+        ) else {
+            tracing::warn!("a session/update could not be redacted, so it was not sent");
+            return;
+        };
         if let Err(error) = self.cx.send_notification(notification) {
             tracing::debug!(%error, "session/update not sent");
         }
