@@ -34,6 +34,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../install-lib.sh
 . "$HERE/../install-lib.sh"
+# shellcheck source=../npm-lib.sh
+. "$HERE/../npm-lib.sh"
 
 # --- pins ---------------------------------------------------------------------
 PACKAGES=(
@@ -75,87 +77,11 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A complete install: the stamp written last, before the rename, and every
-# entry point. Cheap: no process is started.
-installed_ok() {
-  local dir="$1" entry
-  [ "$(cat "$dir/pins.key" 2>/dev/null)" = "$KEY" ] || return 1
-  for entry in "${ENTRY_POINTS[@]}"; do
-    [ -f "$dir/$entry" ] || return 1
-  done
-}
-
-# Runs a command with its output in a log file (on failure the log's tail
-# is shown). fd 7 (the lock) is not passed on, so a child left running
-# after we are killed does not hold the lock.
-run_logged() {
-  local what="$1" log="$2"
-  shift 2
-  if ! "$@" >>"$log" 2>&1 7>&-; then
-    tail -n 40 "$log" >&2 || true
-    die "$what failed (full log: $log)"
-  fi
-}
-
-install() {
-  if installed_ok "$DIR"; then printf '%s\n' "$DIR"; return 0; fi
-  command -v node >/dev/null || die "node is missing (Debian: apt-get install -y nodejs npm)"
-  command -v npm >/dev/null || die "npm is missing (Debian: apt-get install -y npm)"
-
-  say "waiting for the install lock ($(rein_test_cache)/install.lock)"
-  install_lock || die "cannot take the install lock"
-  if installed_ok "$DIR"; then printf '%s\n' "$DIR"; return 0; fi # another process installed it
-  # No other install can be using them while we hold the lock.
-  rm -rf "${CACHE:?}/tmp/"*
-  WORK="$(mktemp -d "$CACHE/tmp/run.XXXXXX")"
-
-  local start=$SECONDS log="$CACHE/install.log" out="$WORK/out" spec name version got deps=""
-  mkdir -p "$out"
-  : >"$log" # the last install's log, kept after a failure
-  # A package.json of exact versions: `npm install` in the folder installs
-  # those, and nothing above it (a package.json in a parent) is touched.
-  # "type": "module" is not needed: client.mjs imports by file URL.
-  for spec in "${PACKAGES[@]}"; do
-    name="${spec%@*}"
-    version="${spec##*@}"
-    deps="${deps:+$deps,
-}    \"$name\": \"$version\""
-  done
-  printf '{\n  "name": "rein-test-acp-client",\n  "private": true,\n  "dependencies": {\n%s\n  }\n}\n' \
-    "$deps" >"$out/package.json"
-
-  say "installing ${PACKAGES[*]} with npm $(npm --version 2>/dev/null 7>&-) (node $(node --version 2>/dev/null 7>&-)); log: $log"
-  run_logged "npm install of ${PACKAGES[*]} (the npm registry reachable?)" "$log" \
-    npm install --prefix "$out" --cache "$CACHE/npm-cache" "${NPM_FLAGS[@]}"
-
-  local entry
-  for entry in "${ENTRY_POINTS[@]}"; do
-    [ -f "$out/$entry" ] || die "npm installed no $entry (the package's layout changed? log: $log)"
-  done
-  # The versions npm resolved are the pinned ones.
-  for spec in "${PACKAGES[@]}"; do
-    name="${spec%@*}"
-    version="${spec##*@}"
-    got="$(cd "$out" && node -p "require('./node_modules/$name/package.json').version" 2>>"$log" 7>&-)" \
-      || die "cannot read the version of $name (log: $log)"
-    [ "$got" = "$version" ] || die "npm installed $name $got, $version pinned"
-  done
-  cp "$log" "$out/npm.log"
-  printf '%s\n' "$KEY" >"$out/pins.key"
-
-  # Into place by rename; a broken copy left before is moved aside first.
-  [ ! -e "$DIR" ] || mv "$DIR" "$WORK/old"
-  mv "$out" "$DIR"
-  say "installed in $((SECONDS - start)) s: $DIR"
-  installed_ok "$DIR" || die "the installed $DIR does not pass its own check"
-  printf '%s\n' "$DIR"
-}
-
 usage() {
   echo "usage: $0   (installs or reuses the pinned ACP SDK; prints its folder)" >&2
   exit 2
 }
 case "$#" in
-  0) install ;;
+  0) npm_install rein-test-acp-client ;;
   *) usage ;;
 esac
