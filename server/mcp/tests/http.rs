@@ -17,6 +17,8 @@ use rein_core::config::mcp::{McpServer, McpTransport};
 use rein_mcp::{CallError, Connection, Spawner};
 use tokio_util::sync::CancellationToken;
 
+mod support;
+
 const TOKEN: &str = "test-token-4d1f";
 
 /// The venv's python with the pinned `mcp`: the install script run once
@@ -103,6 +105,7 @@ impl Drop for PythonServer {
     }
 }
 
+/// The fault server's settings, reached over HTTP instead.
 fn server(url: String) -> McpServer {
     McpServer {
         name: "web".into(),
@@ -110,16 +113,7 @@ fn server(url: String) -> McpServer {
             url,
             headers: vec![("Authorization".into(), "Bearer ${TEST_TOKEN}".into())],
         },
-        enabled_tools: None,
-        disabled_tools: vec![],
-        startup_timeout: Duration::from_secs(20),
-        tool_timeout: Duration::from_secs(20),
-        max_output_tokens: 25_000,
-        network: false,
-        readable_roots: vec![],
-        unconfined: false,
-        from_workspace: false,
-        start_with_session: false,
+        ..support::fault_server(&[])
     }
 }
 
