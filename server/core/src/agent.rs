@@ -38,7 +38,7 @@ use crate::ports::{
     Approver, Artifacts, Evidence, ProgressSink, TaskEvent, TaskStatus, Verdict, Verifier,
     VerifyContext,
 };
-use crate::task::{TaskSpec, TaskState};
+use crate::task::{TaskKind, TaskSpec, TaskState};
 use crate::testing::command::TestCommand;
 use crate::text_calls;
 use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput, ToolUpdates};
@@ -159,25 +159,8 @@ pub async fn run(
         agent.history.push(Item::user(text));
         return agent.run().await;
     }
-    let baseline = agent.ports.verifier.baseline_output();
-    let window = agent.context.config.window_tokens;
-    let first = first_turn::first_message(
-        &agent.task,
-        &first_turn::Sources {
-            workspace: agent.ports.workspace.as_ref(),
-            policy: &agent.config.policy,
-            redactor: &agent.config.redactor,
-            baseline: baseline.as_ref(),
-            // What the task needs up front, not the whole window.
-            budget_tokens: (window / 4).min(FIRST_TURN_TOKENS),
-            whole_files: agent.config.whole_files(),
-        },
-    )
-    .await;
-    for (path, version) in first.reads {
-        agent.reads.set(&path, version);
-    }
-    agent.history.push(Item::user(first.text));
+    let first = agent.task_message().await;
+    agent.history.push(Item::user(first));
     agent.run().await
 }
 
@@ -568,7 +551,7 @@ impl Agent {
             _ => None,
         };
         if let Some((guard, nudge)) = nudge {
-            return self.answer_instead(guard, nudge, &text);
+            return self.answer_instead(guard, nudge, &text).await;
         }
         // It tried to call and could not: not a claim of being done.
         if let Some(problems) = unusable_text_calls {
@@ -583,11 +566,9 @@ impl Agent {
             {
                 self.force_call = ForceCall::Next;
             }
-            return self.answer_instead(
-                "text_tool_call",
-                text_calls::how_to_call(&problems),
-                &text,
-            );
+            return self
+                .answer_instead("text_tool_call", text_calls::how_to_call(&problems), &text)
+                .await;
         }
         match reply.stop {
             StopReason::MaxTokens => {
@@ -617,17 +598,89 @@ impl Agent {
         }
     }
 
+    /// The task as the model first reads it: for a fix-test task, the
+    /// failure, the test and the code under test as they are now (see
+    /// [`first_turn`]); the files shown whole count as read.
+    async fn task_message(&self) -> String {
+        let baseline = self.ports.verifier.baseline_output();
+        let window = self.context.config.window_tokens;
+        let first = first_turn::first_message(
+            &self.task,
+            &first_turn::Sources {
+                workspace: self.ports.workspace.as_ref(),
+                policy: &self.config.policy,
+                redactor: &self.config.redactor,
+                baseline: baseline.as_ref(),
+                // What the task needs up front, not the whole window.
+                budget_tokens: (window / 4).min(FIRST_TURN_TOKENS),
+                whole_files: self.config.whole_files(),
+            },
+        )
+        .await;
+        for (path, version) in first.reads {
+            self.reads.set(&path, version);
+        }
+        first.text
+    }
+
+    /// The one more try after a model repeated itself, in the whole-file
+    /// format: the conversation so far is set aside (archived) and the
+    /// task is told again with the code as it is now, and what did not
+    /// work. Measured with a 1.5B model: at the repeat, its own replies
+    /// in the history were degenerate (an empty fence, the user's words
+    /// echoed back), and sampled hotter it repeated them again. Not in
+    /// the tools format, where the history holds what the model read and
+    /// ran. Returns whether the history was replaced.
+    async fn start_afresh(&mut self, did_not_work: &str) -> bool {
+        if !self.config.whole_files() || !matches!(self.task.kind, TaskKind::FixTest { .. }) {
+            return false;
+        }
+        let set_aside = std::mem::take(&mut self.history.items);
+        self.compactions += 1;
+        let archive = format!("{}/history-{}.json", self.artifacts.rel, self.compactions);
+        let archived = self.config.redactor.json_pretty(&set_aside);
+        if let Err(e) = self.ports.artifacts.write(&archive, &archived).await {
+            // Without the archive the trace would lose the turns: keep them.
+            tracing::warn!(error = %e, "could not archive history before starting afresh");
+            self.history.items = set_aside;
+            return false;
+        }
+        let task = self.task_message().await;
+        let did_not_work = self.config.redactor.redact(did_not_work).into_owned();
+        self.history.push(Item::user(format!(
+            "{task}\n\n{}\n{did_not_work}",
+            prompt::AN_EARLIER_TRY
+        )));
+        self.shedding = Shedding::default();
+        self.event(TaskEvent::Context {
+            transformation: "fresh_start".into(),
+            detail: format!(
+                "{} earlier items set aside ({archive}); the task told again with the code as it is now",
+                set_aside.len()
+            ),
+        });
+        true
+    }
+
     /// A reply that is neither a call nor a claim (a broken call, a file
     /// written back unchanged) is answered with how to do better; the same
     /// reply twice, nothing changed in between, is a model going in
     /// circles, and ends the task as a repeated claim does.
-    fn answer_instead(&mut self, guard: &str, nudge: String, reply: &str) -> Result<(), Stop> {
+    async fn answer_instead(
+        &mut self,
+        guard: &str,
+        nudge: String,
+        reply: &str,
+    ) -> Result<(), Stop> {
         let nudge = match self.turned_down(reply) {
             TurnedDown::GiveUp(why) => {
                 return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
             }
             TurnedDown::Resample(why) => {
                 self.resample_event(&why);
+                if self.start_afresh(&nudge).await {
+                    return Ok(());
+                }
                 format!("{nudge}\n{}", prompt::TRY_SOMETHING_ELSE)
             }
             TurnedDown::GoOn => nudge,
@@ -1369,6 +1422,14 @@ impl Agent {
                     }
                     TurnedDown::Resample(why) => {
                         self.resample_event(&why);
+                        self.progress.last_gap = Some(gap.clone());
+                        if self
+                            .start_afresh(&format!("Rein ran the test after it: {gap}"))
+                            .await
+                        {
+                            self.set_state(TaskState::Running, None);
+                            return Ok(());
+                        }
                         prompt::TRY_SOMETHING_ELSE
                     }
                     TurnedDown::GoOn => "Keep going.",

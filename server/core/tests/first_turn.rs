@@ -161,3 +161,27 @@ async fn an_edit_of_a_path_that_is_not_there_names_the_file_it_meant() {
         ]
     );
 }
+
+/// Seen in the QuixBugs round: an infinite loop ends in the tests' time
+/// limit (`tests/_timeout.py`, innermost frame), the harness showed that
+/// helper as the code under test, and the model rewrote it. The program
+/// the traceback passes through comes first.
+#[tokio::test]
+async fn a_test_helper_in_the_traceback_is_not_taken_for_the_code_under_test() {
+    const TIMEOUT: &str = "import signal\n\ndef on_alarm(signum, frame):\n    raise TimeoutError('an infinite loop?')\n";
+    let ws = cart_workspace().with_file("tests/_timeout.py", TIMEOUT);
+    let mut setup = Setup::new(ws);
+    setup.exec = std::sync::Arc::new(rein_core::fakes::ScriptedExec::new(|_| {
+        rein_core::fakes::command_result(
+            1,
+            "E..\nERROR: test_total (tests.test_cart.TestCart.test_total)\nTraceback (most recent call last):\n  File \"tests/test_cart.py\", line 8, in test_total\n    self.assertEqual(total(items), 30)\n  File \"cart.py\", line 7, in total\n    return len(items)\n  File \"tests/_timeout.py\", line 4, in on_alarm\n    raise TimeoutError('an infinite loop?')\nTimeoutError: an infinite loop?\n\nFAILED (errors=1)",
+            &["tests.test_cart.TestCart.test_total"],
+        )
+    }));
+    let r = setup.run(fix_at_once(), |c| c.budgets.max_turns = 1).await;
+    let first = first_user_message(&r);
+    assert!(first.contains("most likely `cart.py`"), "{first}");
+    let cart = first.find("cart.py (v1), lines 1-7").unwrap();
+    let helper = first.find("tests/_timeout.py (v1)").unwrap();
+    assert!(cart < helper, "{first}");
+}

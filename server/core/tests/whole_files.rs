@@ -307,6 +307,37 @@ async fn the_same_unchanged_file_twice_earns_one_more_try_and_thrice_ends_the_ta
     );
     assert_eq!(r.server.requests()[2].body["temperature"], 1.0);
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    // The one more try starts afresh: the model's repeated answers are
+    // not in front of it, the task is, with what did not work.
+    let third = r.server.requests()[2].body["messages"].clone();
+    let messages = third.as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{third:#}");
+    let text = messages[0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Fix the failing test `TestCart.test_total`"),
+        "{text}"
+    );
+    assert!(text.contains("\ncart.py\n```py\nclass Item:"), "{text}");
+    assert!(
+        text.ends_with(&format!(
+            "{}\nThe file you wrote (cart.py) is the same as it is now: nothing changed. Find the bug, then write the fixed file whole.",
+            rein_core::context::prompt::AN_EARLIER_TRY
+        )),
+        "{text}"
+    );
+    let fresh = r.transformations("fresh_start");
+    assert_eq!(
+        fresh,
+        [
+            "4 earlier items set aside (.rein/artifacts/t-test/history-1.json); the task told again with the code as it is now"
+        ]
+    );
+    let archived = r.ws.text(".rein/artifacts/t-test/history-1.json").unwrap();
+    assert_eq!(
+        archived.matches("The bug is in total()").count(),
+        2,
+        "{archived}"
+    );
 
     let r = Setup::new(cart_workspace())
         .run(
@@ -382,4 +413,39 @@ async fn the_whole_format_never_forces_a_tool_call() {
             request.body
         );
     }
+}
+
+/// A claim the test refutes, twice the same: the one more try starts
+/// afresh with the file as the model left it and the test's verdict.
+#[tokio::test]
+async fn a_claim_refuted_twice_starts_afresh_with_the_code_as_it_is_now() {
+    const HALF: &str = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = qty\n\ndef total(items):\n    n = 0\n    for item in items:\n        n += item.price\n    return n\n";
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", HALF))
+                .reply(Reply::text("It is fixed now."))
+                .reply(Reply::text("It is fixed now."))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let requests = r.server.requests();
+    let fourth = requests[3].body["messages"].as_array().unwrap().clone();
+    assert_eq!(fourth.len(), 1, "{fourth:#?}");
+    let text = fourth[0]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("        n += item.price\n"), "{text}");
+    assert!(!text.contains("return len(items)"), "{text}");
+    assert!(
+        text.contains("Rein ran the test after it: `TestCart.test_total` still fails"),
+        "{text}"
+    );
+    assert_eq!(requests[3].body["temperature"], 1.0);
+    assert_eq!(r.transformations("fresh_start").len(), 1);
 }

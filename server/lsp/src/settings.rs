@@ -262,9 +262,29 @@ fn read_file(path: &Path) -> Result<Option<(Settings, Vec<u8>)>, String> {
     };
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| format!("{} is not valid: not UTF-8 ({e})", path.display()))?;
-    toml::from_str(text)
-        .map(|settings| Some((settings, bytes.clone())))
-        .map_err(|e| format!("{} is not valid: {e}", path.display()))
+    let settings = parse_toml(text).map_err(|e| format!("{} is not valid: {e}", path.display()))?;
+    Ok(Some((settings, bytes)))
+}
+
+/// Settings from a TOML file. A key Rein does not know is an error, not
+/// a setting silently dropped: `[budgets] max_turns = 8` (the budgets are
+/// top-level keys) once ran a benchmark with the default 20 turns.
+fn parse_toml(text: &str) -> Result<Settings, String> {
+    let document = toml::Deserializer::parse(text).map_err(|e| e.to_string())?;
+    let mut unknown = Vec::new();
+    let settings: Settings =
+        serde_ignored::deserialize(document, |path| unknown.push(path.to_string()))
+            .map_err(|e| e.to_string())?;
+    unknown.splice(0..0, settings.unknown.keys().cloned());
+    if unknown.is_empty() {
+        return Ok(settings);
+    }
+    let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+    Err(format!(
+        "{} {} no setting Rein knows (misspelled, or in the wrong table?). The settings are listed in the README's \"Configuration\" section.",
+        names.join(", "),
+        if names.len() == 1 { "is" } else { "are" },
+    ))
 }
 
 #[cfg(test)]
@@ -312,6 +332,56 @@ mod tests {
                 "unsetKey": null,
             })
         );
+    }
+
+    /// Regression: a benchmark's config said `[budgets] max_turns = 8`;
+    /// the budgets are top-level keys, so the table was dropped without a
+    /// word and every task ran with the default 20 turns.
+    #[test]
+    fn a_setting_rein_does_not_know_is_named_not_ignored() {
+        let err = parse_toml("[budgets]\nmax_turns = 8\nmax_minutes = 5\n").unwrap_err();
+        assert_eq!(
+            err,
+            "`budgets` is no setting Rein knows (misspelled, or in the wrong table?). The settings are listed in the README's \"Configuration\" section."
+        );
+        let err = parse_toml(
+            "max_turn = 5\nmodel = \"m\"\n[permissions]\nalow = [\"read_file(*)\"]\n[sandbox]\nmode = \"off\"\nwritable = []\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("`max_turn`, `permissions.alow`, `sandbox.writable` are no setting"),
+            "{err}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".rein")).unwrap();
+        std::fs::write(dir.path().join(".rein/config.toml"), "maxturns = 3\n").unwrap();
+        let err = layers(dir.path(), &Value::Null).unwrap_err();
+        assert!(
+            err.contains(".rein/config.toml is not valid: `maxturns` is no setting"),
+            "{err}"
+        );
+    }
+
+    /// Every settings file the README shows is one Rein reads whole.
+    #[test]
+    fn the_readmes_settings_files_hold_only_known_settings() {
+        let readme = include_str!("../../../README.md");
+        let blocks: Vec<&str> = readme
+            .split("```toml\n")
+            .skip(1)
+            .filter_map(|rest| rest.split("```").next())
+            // Helix's languages.toml, not Rein's.
+            .filter(|block| !block.contains("[language-server"))
+            .collect();
+        assert!(blocks.len() >= 4, "{blocks:#?}");
+        for block in blocks {
+            let settings = parse_toml(block);
+            assert!(settings.is_ok(), "{block}\n{settings:?}");
+        }
+        // The editor's settings are another matter: an editor sends what
+        // it has (VS Code its whole section).
+        let editor = serde_json::json!({"maxTurns": 3, "trace": {"server": "off"}});
+        assert!(layers(Path::new("/nonexistent"), &editor).is_ok());
     }
 
     #[test]

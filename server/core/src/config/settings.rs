@@ -48,6 +48,11 @@ pub struct Settings {
     /// workspace's layer).
     #[serde(alias = "mcpServers")]
     pub mcp_servers: BTreeMap<String, McpServerSettings>,
+    /// Keys that are no setting (a misspelling, a table Rein never had):
+    /// a settings file holding one is refused rather than half-applied.
+    /// Last, so the provider's settings have taken theirs first.
+    #[serde(flatten)]
+    pub unknown: BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

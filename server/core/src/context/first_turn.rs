@@ -331,7 +331,31 @@ fn code_under_test(
             add(&module, None);
         }
     }
+    // A frame in the tests' own helpers (a time limit's signal handler, a
+    // fixture) is where the failure surfaced, not the bug: seen in
+    // QuixBugs, where an infinite loop ends in `tests/_timeout.py` and a
+    // small model, shown that file, rewrote it.
+    out.sort_by_key(|(path, _)| is_test_support(path));
     out
+}
+
+/// Whether a path belongs to the tests rather than the code they test: a
+/// test directory on its way, or a test file's name.
+fn is_test_support(path: &str) -> bool {
+    let (dirs, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let in_tests = dirs.split('/').any(|d| {
+        matches!(
+            d,
+            "tests" | "test" | "testing" | "__tests__" | "spec" | "specs"
+        )
+    });
+    let stem = name.split('.').next().unwrap_or(name);
+    in_tests
+        || name == "conftest.py"
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || name.contains(".test.")
+        || name.contains(".spec.")
 }
 
 /// Source locations a line of test output names: Python's `File "x.py",
@@ -482,6 +506,31 @@ mod tests {
         );
         assert!(frames("AssertionError: 3 != 30").is_empty());
         assert!(frames("http://localhost:8080/x.js").is_empty());
+    }
+
+    #[test]
+    fn test_helpers_are_told_from_the_code_they_test() {
+        for helper in [
+            "tests/_timeout.py",
+            "test/helpers.js",
+            "pkg/tests/util/fixtures.py",
+            "conftest.py",
+            "test_cart.py",
+            "cart_test.go",
+            "src/cart.test.ts",
+            "src/__tests__/x.js",
+        ] {
+            assert!(is_test_support(helper), "{helper}");
+        }
+        for code in [
+            "cart.py",
+            "src/testing_utils_are_not_tests.rs",
+            "contest.py",
+            "latest/cart.py",
+            "attest.py",
+        ] {
+            assert!(!is_test_support(code), "{code}");
+        }
     }
 
     #[test]

@@ -95,6 +95,10 @@ fn acceptance_text(a: &Acceptance) -> String {
 
 /// The one more try a model repeating itself gets (the loop guard's
 /// resample): the same answer will be turned down again.
+/// After a fresh start ([`crate::agent`]'s one more try in the whole-file
+/// format): the task is told again, then this, then what happened last.
+pub const AN_EARLIER_TRY: &str = "Your earlier answers to this task did not fix it, and the last one repeated itself. Do not give it again: read the code above once more, find a cause you have not tried, and write the fixed file differently. What happened last:";
+
 pub const TRY_SOMETHING_ELSE: &str = "You gave this answer before, and it does not fix the task. Do not repeat it: read the code under test again, find a cause you have not tried, and change the code differently.";
 
 /// The instruction for compaction: what the summary must keep.
