@@ -411,7 +411,11 @@ fn initialize_says_what_rein_offers() {
         true
     );
     assert_eq!(init["agentCapabilities"]["mcpCapabilities"]["http"], true);
-    assert_eq!(init["agentCapabilities"]["loadSession"], false);
+    assert_eq!(init["agentCapabilities"]["loadSession"], true);
+    assert_eq!(
+        init["agentCapabilities"]["sessionCapabilities"]["list"],
+        json!({})
+    );
 }
 
 /// A second prompt in a session is a new task read with how the first
@@ -444,4 +448,112 @@ fn a_follow_up_prompt_knows_how_the_earlier_one_ended() {
     assert!(!first.contains("Earlier in this session"), "{first}");
     assert!(second.contains("Earlier in this session"), "{second}");
     assert!(second.contains("Say hello in NOTES.md. → "), "{second}");
+}
+
+/// The agent is killed (SIGKILL, `REIN_CRASH_AT`) after the edit was
+/// applied and logged, before the test ran. A new `rein acp` lists the
+/// session, loads it — the request replayed, the task offered as
+/// `/resume` — and `/resume` finishes it from its checkpoint: the edit is
+/// not asked for or applied again, and the verdict is Rein's own run.
+#[test]
+fn a_task_killed_mid_way_resumes_through_session_load() {
+    let s = Session::new();
+    let scenario = support::tests_dir().join("fixtures/crash/stateless.json");
+    let first = s.run(
+        &scenario,
+        json!({
+            "permission": "allow_once",
+            "env": {"REIN_CRASH_AT": "op_finished:edit_file"},
+            "steps": [{"prompt": text(FIX_PROMPT)}],
+        }),
+    );
+    let done = first.events("done");
+    assert_eq!(done[0]["signal"], "SIGKILL", "{}", s.log());
+    assert_eq!(first.events("permission").len(), 1);
+    assert_eq!(s.cart().matches(FIXED).count(), 1, "{}", s.cart());
+    let id = first.events("session")[0]["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let second = s.run(
+        &scenario,
+        json!({
+            "list_sessions": {"cwd": s.root()},
+            "load_session": id,
+            "permission": "allow_once",
+            "steps": [{"prompt": text("/resume")}],
+        }),
+    );
+    let listed = &second.events("sessions")[0]["result"]["sessions"];
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed:#}");
+    assert_eq!(listed[0]["sessionId"], id.as_str());
+    assert_eq!(listed[0]["title"], FIX_PROMPT);
+    assert_eq!(listed[0]["cwd"], s.root().display().to_string());
+    assert!(
+        second.events("session")[0]["error"].is_null(),
+        "{}",
+        s.log()
+    );
+    let replayed: Vec<&str> = second
+        .updates("user_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(replayed, [FIX_PROMPT]);
+    let commands = second.updates("available_commands_update");
+    assert_eq!(commands[0]["availableCommands"][0]["name"], "resume");
+    let said = second.said();
+    assert!(said.contains("**Interrupted**"), "{said}");
+    assert_eq!(second.stop_reason(), "end_turn", "{}", s.log());
+    assert!(
+        said.contains("**Done, verified by Rein**: fixed: `TestCart.test_total` passes"),
+        "{said}\n{}",
+        s.log()
+    );
+    // At most once: the edit the op log holds as applied is not redone.
+    assert!(
+        second.events("permission").is_empty(),
+        "{:#?}",
+        second.events("permission")
+    );
+    assert_eq!(s.cart().matches(FIXED).count(), 1, "{}", s.cart());
+    assert!(!s.cart().contains(UNFIXED));
+
+    // Resumed once: the command has nothing left to do.
+    let third = s.run(
+        &scenario,
+        json!({"load_session": id, "steps": [{"prompt": text("/resume")}]}),
+    );
+    assert!(third.updates("available_commands_update").is_empty());
+    assert!(
+        third
+            .said()
+            .contains("There is nothing to resume in this session."),
+        "{}",
+        third.said()
+    );
+    assert_eq!(third.updates("user_message_chunk").len(), 1);
+}
+
+/// A session id or folder that is not one is an error, not a new session:
+/// nothing is created in a folder Rein never worked in.
+#[test]
+fn loading_a_session_that_is_not_there_is_an_error() {
+    let s = Session::new();
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({"list_sessions": true, "load_session": "s-20261202-000000-dead", "steps": []}),
+    );
+    assert_eq!(t.events("sessions")[0]["result"]["sessions"], json!([]));
+    let error = &t.events("session")[0]["error"];
+    assert_eq!(error["code"], -32602, "{error:#}");
+    assert!(
+        error["data"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("there is no session s-20261202-000000-dead in "),
+        "{error:#}"
+    );
+    assert!(!s.root().join(".rein/state.db").exists());
 }

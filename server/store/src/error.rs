@@ -62,6 +62,12 @@ pub enum StoreError {
     #[error("there is no task {id:?} in the task database; nothing was written")]
     NoTask { id: String },
 
+    #[error("session {id:?} already exists in the task database; nothing was written")]
+    SessionExists { id: String },
+
+    #[error("there is no session {id:?} in the task database; nothing was written")]
+    NoSession { id: String },
+
     #[error("there is no op {op} in the op log; nothing was written")]
     NoOp { op: i64 },
 

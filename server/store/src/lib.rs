@@ -68,6 +68,7 @@ mod lease;
 mod migrations;
 mod op_values;
 mod ops;
+mod sessions;
 mod store;
 mod tasks;
 mod turns;
@@ -81,6 +82,7 @@ pub use history::{HistoryRef, HistoryWrite};
 pub use lease::Lease;
 pub use migrations::{MIGRATIONS, SCHEMA_VERSION};
 pub use ops::{FileHash, NewOp, OpRecord, OpState};
+pub use sessions::{SessionRecord, SessionTask};
 pub use store::{
     BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, ensure_state_dir, now_ms, state_db_path, state_file,
 };

@@ -13,6 +13,7 @@
 mod approve;
 mod prompt;
 mod redact;
+mod saved;
 mod session;
 mod updates;
 mod workspace;
@@ -23,16 +24,18 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
     McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    PromptResponse, StopReason,
+    PromptResponse, SessionCapabilities, SessionListCapabilities, StopReason,
 };
 use agent_client_protocol::{Agent, Client, Stdio};
 use rein_core::agent::Outcome;
+use rein_core::budget::Spent;
 use rein_core::cancel::CancelReason;
 use rein_core::host::disk::DiskWorkspace;
 use rein_core::ports::Evidence;
-use rein_core::task::TaskState;
-use rein_core::task_host::{FrontEnd, TaskHost};
+use rein_core::task::{TaskId, TaskState};
+use rein_core::task_host::{FrontEnd, Recovery, TaskHost};
 use tokio_util::sync::CancellationToken;
 
 use self::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
@@ -80,6 +83,59 @@ impl Sessions {
     }
 }
 
+impl Sessions {
+    fn insert(&self, session: AcpSession) {
+        if let Ok(mut all) = self.all.lock() {
+            all.insert(session.id.clone(), Arc::new(session));
+        }
+    }
+
+    /// The folders this connection's sessions work in.
+    fn roots(&self) -> Vec<std::path::PathBuf> {
+        let Ok(all) = self.all.lock() else {
+            return Vec::new();
+        };
+        let mut roots: Vec<std::path::PathBuf> = all.values().map(|s| s.root.clone()).collect();
+        roots.sort();
+        roots.dedup();
+        roots
+    }
+}
+
+/// `session/load`: the recorded session, replayed to the client before
+/// the answer (as the protocol asks), and open again for prompts.
+fn load_session(
+    sessions: &Sessions,
+    request: &LoadSessionRequest,
+    cx: &Connection,
+) -> Result<(), String> {
+    let id = request.session_id.0.to_string();
+    if sessions.get(&id).is_ok() {
+        return Err(format!("the session {id} is open already"));
+    }
+    let session = AcpSession::open_as(id.clone(), &request.cwd, &request.mcp_servers)?;
+    let loaded = saved::load(&session.root, &id)?;
+    let redactor = launch::redactor(&session.config);
+    for update in loaded.replay {
+        let Some(notification) = redact::redacted(
+            &redactor,
+            &agent_client_protocol::v1::schema::SessionNotification::new(id.clone(), update),
+        ) else {
+            continue;
+        };
+        if let Err(error) = cx.send_notification(notification) {
+            tracing::debug!(%error, "a replayed update was not sent");
+        }
+    }
+    if let Ok(mut earlier) = session.earlier.lock() {
+        *earlier = loaded.earlier;
+    }
+    session.set_interrupted(loaded.interrupted);
+    tracing::info!(session = %id, root = %session.root.display(), "ACP session loaded");
+    sessions.insert(session);
+    Ok(())
+}
+
 fn invalid_params(message: String) -> agent_client_protocol::Error {
     agent_client_protocol::Error::invalid_params().data(serde_json::json!({ "message": message }))
 }
@@ -90,6 +146,8 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
     let new_sessions = Arc::clone(&sessions);
     let prompts = Arc::clone(&sessions);
     let cancels = Arc::clone(&sessions);
+    let loads = Arc::clone(&sessions);
+    let lists = Arc::clone(&sessions);
     Agent
         .v1()
         .name("rein")
@@ -107,7 +165,11 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
                                 .prompt_capabilities(
                                     PromptCapabilities::new().embedded_context(true),
                                 )
-                                .mcp_capabilities(McpCapabilities::new().http(true)),
+                                .mcp_capabilities(McpCapabilities::new().http(true))
+                                .load_session(true)
+                                .session_capabilities(
+                                    SessionCapabilities::new().list(SessionListCapabilities::new()),
+                                ),
                         )
                         .agent_info(Implementation::new("rein", env!("CARGO_PKG_VERSION"))),
                 )
@@ -122,12 +184,36 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
                 Ok(session) => {
                     let id = session.id.clone();
                     tracing::info!(session = %id, root = %session.root.display(), "ACP session");
-                    if let Ok(mut all) = new_sessions.all.lock() {
-                        all.insert(id.clone(), Arc::new(session));
-                    }
+                    new_sessions.insert(session);
                     responder.respond(NewSessionResponse::new(id))
                 }
                 Err(message) => responder.respond_with_error(invalid_params(message)),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest, responder, cx| match load_session(
+                &loads, &request, &cx,
+            ) {
+                Ok(()) => responder.respond(LoadSessionResponse::new()),
+                Err(message) => responder.respond_with_error(invalid_params(message)),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ListSessionsRequest, responder, _cx| {
+                let roots = match &request.cwd {
+                    Some(cwd) if !cwd.is_absolute() => {
+                        return responder.respond_with_error(invalid_params(format!(
+                            "cwd must be an absolute path, got {}",
+                            cwd.display()
+                        )));
+                    }
+                    Some(cwd) => cwd.canonicalize().into_iter().collect(),
+                    // The folders of this connection's sessions.
+                    None => lists.roots(),
+                };
+                responder.respond(ListSessionsResponse::new(saved::list(&roots)))
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -182,6 +268,12 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
         .await
 }
 
+/// What a prompt does: start a task, or go on with one a crash stopped.
+enum Start {
+    New(rein_core::task::TaskSpec),
+    Resume(TaskId),
+}
+
 /// Runs one prompt as a task; how it ended, as ACP's stop reason (the
 /// final message, with the verdict and its evidence, is sent before).
 async fn run_prompt(
@@ -228,11 +320,21 @@ async fn run_prompt(
             return StopReason::EndTurn;
         }
     };
-    let spec = match prompt::task_spec(&disk, &request.prompt, session.earlier_context()).await {
-        Ok(spec) => spec.with_test_edits(config.allow_test_edits),
-        Err(why) => {
-            say(&format!("{why}\n"));
-            return StopReason::EndTurn;
+    let start = if saved::is_command(&request.prompt, saved::RESUME) {
+        match session.take_interrupted() {
+            Some(task) => Start::Resume(task),
+            None => {
+                say("There is nothing to resume in this session.\n");
+                return StopReason::EndTurn;
+            }
+        }
+    } else {
+        match prompt::task_spec(&disk, &request.prompt, session.earlier_context()).await {
+            Ok(spec) => Start::New(spec.with_test_edits(config.allow_test_edits)),
+            Err(why) => {
+                say(&format!("{why}\n"));
+                return StopReason::EndTurn;
+            }
         }
     };
     let confirm = Arc::new(AcpConfirm {
@@ -240,24 +342,77 @@ async fn run_prompt(
         root: session.root.clone(),
     });
     let disk = disk.with_confirm(confirm.clone());
-    let workspace: Arc<dyn rein_core::workspace::Workspace> = if client_fs {
+    let (workspace, client_files): (Arc<dyn rein_core::workspace::Workspace>, _) = if client_fs {
         let files = workspace::ClientFiles {
             cx: cx.clone(),
             session_id: session.id.clone(),
         };
-        Arc::new(workspace::AcpWorkspace::new(disk, files, confirm))
+        let live = Arc::new(workspace::AcpWorkspace::new(disk, files, confirm));
+        (Arc::clone(&live) as _, Some(live))
     } else {
-        Arc::new(disk)
+        (Arc::new(disk), None)
     };
-    let host = rein_store::Store::open(&rein_store::state_db_path(&session.root))
-        .map_err(|e| format!("cannot open the task state: {e}"))
-        .map(|store| TaskHost {
+    let host = match rein_store::Store::open(&rein_store::state_db_path(&session.root)) {
+        Ok(store) => TaskHost {
             store: Arc::new(store),
             owner: rein_core::journal::owner_id(),
             installation: settings::user_state().and_then(|s| s.installation_id().ok()),
             root: session.root.clone(),
             redactor: redactor.clone(),
-        });
+        },
+        Err(e) => {
+            say(&format!(
+                "Rein could not start the task: cannot open the task state: {e}\n"
+            ));
+            return StopReason::EndTurn;
+        }
+    };
+    let pending = match start {
+        Start::New(spec) => {
+            let task = spec.id.clone();
+            let pending = host.begin(spec, &config.budgets);
+            if pending.is_ok() {
+                let words = redactor
+                    .redact(&prompt::prompt_words(&request.prompt))
+                    .into_owned();
+                if let Err(e) =
+                    saved::record(&host.store, &session.id, &session.root, &task, &words)
+                {
+                    // The task runs; only `session/load` will not find it.
+                    tracing::warn!(error = %e, "the session's task was not recorded");
+                }
+            }
+            pending
+        }
+        Start::Resume(task) => {
+            let adopt = |paths: &[String]| {
+                if let Some(files) = &client_files {
+                    files.adopt_written(paths);
+                }
+            };
+            match host
+                .recover(
+                    &task,
+                    workspace.as_ref(),
+                    &rein_core::tools::builtin(),
+                    adopt,
+                )
+                .await
+            {
+                Ok(Recovery::Resumable(pending)) => Ok(*pending),
+                Ok(Recovery::NeedsUser { reason }) => {
+                    // Reality is unknown: the user looks first, then says go on.
+                    session.set_interrupted(Some(task));
+                    say(&format!(
+                        "{reason}\nSend /{} when you have.\n",
+                        saved::RESUME
+                    ));
+                    return StopReason::EndTurn;
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
     let rein = launch::this_binary();
     let launch = launch::Launch {
         root: &session.root,
@@ -267,7 +422,7 @@ async fn run_prompt(
         answers_questions: false,
         mcp: &session.mcp,
     };
-    let ready = match host.and_then(|host| host.begin(spec, &config.budgets)) {
+    let ready = match pending {
         Ok(pending) => pending.prepare(&launch, workspace.as_ref(), &cancel).await,
         Err(e) => Err(e),
     };
@@ -321,7 +476,18 @@ fn stop_reason(outcome: &Outcome) -> StopReason {
 
 /// The task's verdict for the user, with the evidence behind it.
 fn final_message(outcome: &Outcome, evidence: &[Evidence]) -> String {
-    let head = match outcome.state {
+    let evidence = if outcome.evidence.is_empty() {
+        evidence
+    } else {
+        &outcome.evidence
+    };
+    verdict_message(outcome.state, &outcome.reason, evidence, &outcome.spent)
+}
+
+/// How a task ended, for the user: the verdict, its evidence, the spend
+/// (also what a loaded session replays).
+fn verdict_message(state: TaskState, reason: &str, evidence: &[Evidence], spent: &Spent) -> String {
+    let head = match state {
         TaskState::Succeeded => "Done, verified by Rein",
         TaskState::Unverified => "Not verified",
         TaskState::Failed => "Not done",
@@ -330,12 +496,7 @@ fn final_message(outcome: &Outcome, evidence: &[Evidence]) -> String {
         TaskState::WaitingUser => "Waiting for you",
         _ => "Ended",
     };
-    let mut text = format!("\n**{head}**: {}\n", outcome.reason);
-    let evidence = if outcome.evidence.is_empty() {
-        evidence
-    } else {
-        &outcome.evidence
-    };
+    let mut text = format!("\n**{head}**: {reason}\n");
     for check in evidence {
         let exit = check
             .exit_code
@@ -347,10 +508,7 @@ fn final_message(outcome: &Outcome, evidence: &[Evidence]) -> String {
     }
     text.push_str(&format!(
         "Spent: {} turns, {} tokens in, {} out, ${:.4}.\n",
-        outcome.spent.turns,
-        outcome.spent.usage.input_tokens,
-        outcome.spent.usage.output_tokens,
-        outcome.spent.cost_usd
+        spent.turns, spent.usage.input_tokens, spent.usage.output_tokens, spent.cost_usd
     ));
     text
 }

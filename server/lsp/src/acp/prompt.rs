@@ -35,6 +35,19 @@ pub async fn task_spec(
     Ok(TaskSpec::instruction(TaskId::generate(), &text))
 }
 
+/// The prompt's words alone (what the user typed), as a session records
+/// and replays them; attached files are the workspace's, not the record's.
+pub fn prompt_words(prompt: &[ContentBlock]) -> String {
+    let words: Vec<&str> = prompt
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    words.join("\n")
+}
+
 /// The prompt's words, then each embedded resource as a fenced block
 /// named by its URI, and each linked resource by name.
 pub fn prompt_text(prompt: &[ContentBlock]) -> String {

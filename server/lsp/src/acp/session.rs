@@ -31,6 +31,9 @@ pub struct AcpSession {
     /// How the session's earlier prompts ended, one line each: a later
     /// instruction ("now rename it") is read with them.
     pub earlier: Mutex<Vec<String>>,
+    /// A task of this session a crash left unfinished (found when the
+    /// session was loaded): `/resume` goes on with it.
+    pub interrupted: Mutex<Option<rein_core::task::TaskId>>,
 }
 
 impl AcpSession {
@@ -39,6 +42,14 @@ impl AcpSession {
     /// has no way to ask, so until then they only tighten, and the first
     /// prompt says what was ignored.
     pub fn open(cwd: &Path, servers: &[AcpMcpServer]) -> Result<Self, String> {
+        let id = rein_core::task::TaskId::generate()
+            .0
+            .replacen("t-", "s-", 1);
+        Self::open_as(id, cwd, servers)
+    }
+
+    /// The session `id` (new, or loaded again) in `cwd`.
+    pub fn open_as(id: String, cwd: &Path, servers: &[AcpMcpServer]) -> Result<Self, String> {
         if !cwd.is_absolute() {
             return Err(format!(
                 "cwd must be an absolute path, got {}",
@@ -86,9 +97,7 @@ impl AcpSession {
             }
         }
         Ok(Self {
-            id: rein_core::task::TaskId::generate()
-                .0
-                .replacen("t-", "s-", 1),
+            id,
             root,
             config,
             notices: Mutex::new(notices),
@@ -96,6 +105,7 @@ impl AcpSession {
             rules: Arc::default(),
             running: Mutex::new(None),
             earlier: Mutex::new(Vec::new()),
+            interrupted: Mutex::new(None),
         })
     }
 
@@ -125,6 +135,17 @@ impl AcpSession {
             "Earlier in this session (how each request ended):\n{}",
             lines.join("\n")
         ))
+    }
+
+    /// The interrupted task, taken (resuming it is the one use).
+    pub fn take_interrupted(&self) -> Option<rein_core::task::TaskId> {
+        self.interrupted.lock().ok().and_then(|mut i| i.take())
+    }
+
+    pub fn set_interrupted(&self, task: Option<rein_core::task::TaskId>) {
+        if let Ok(mut interrupted) = self.interrupted.lock() {
+            *interrupted = task;
+        }
     }
 
     pub fn take_notices(&self) -> Vec<String> {

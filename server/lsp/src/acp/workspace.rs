@@ -83,6 +83,14 @@ impl AcpWorkspace {
         }
     }
 
+    /// Files a resumed task had written through the client before Rein
+    /// stopped: like its own writes, they must be saved before tests run.
+    pub fn adopt_written(&self, paths: &[String]) {
+        if let Ok(mut written) = self.written.lock() {
+            written.extend(paths.iter().cloned());
+        }
+    }
+
     fn absolute(&self, rel: &str) -> PathBuf {
         self.disk.root().join(rel)
     }

@@ -14,6 +14,7 @@ mod lease;
 mod migrations;
 mod open;
 mod ops;
+mod sessions;
 mod support;
 mod tasks;
 mod turns;

@@ -149,7 +149,7 @@ fn schema_now() {
         &conn,
         expect![[r#"
             PRAGMA application_id = 1380272462;
-            PRAGMA user_version = 4;
+            PRAGMA user_version = 5;
 
             CREATE TABLE artifacts (
                 id         INTEGER PRIMARY KEY,
@@ -203,6 +203,27 @@ fn schema_now() {
             CREATE INDEX ops_by_call ON ops (task_id, turn, call_id);
 
             CREATE INDEX ops_by_task ON ops (task_id, id);
+
+            CREATE TABLE session_tasks (
+                session_id TEXT    NOT NULL REFERENCES sessions (id),
+                seq        INTEGER NOT NULL CHECK (seq >= 0),
+                task_id    TEXT    NOT NULL REFERENCES tasks (id),
+                prompt     TEXT    NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            ) STRICT;
+
+            -- index sqlite_autoindex_session_tasks_1 (automatic);
+
+            CREATE TABLE sessions (
+                id         TEXT    PRIMARY KEY NOT NULL CHECK (id <> ''),
+                front_end  TEXT    NOT NULL,
+                cwd        TEXT    NOT NULL,
+                title      TEXT,
+                created_ms INTEGER NOT NULL,
+                updated_ms INTEGER NOT NULL
+            ) STRICT;
+
+            -- index sqlite_autoindex_sessions_1 (automatic);
 
             CREATE TABLE tasks (
                 seq          INTEGER PRIMARY KEY,
