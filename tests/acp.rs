@@ -245,6 +245,39 @@ fn the_demo_test_is_fixed_with_the_permission_granted() {
     let usage = t.updates("usage_update");
     assert!(!usage.is_empty());
     assert_eq!(usage.last().unwrap()["cost"]["currency"], "USD");
+    // The progress note as a plan: first the fix to find, last what the
+    // fix came to; the check that decides is always the last entry.
+    let plans = t.updates("plan");
+    let entries = |plan: &Value| -> Vec<String> {
+        plan["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}: {}",
+                    e["status"].as_str().unwrap(),
+                    e["content"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        entries(plans[0]),
+        [
+            "in_progress: Find the cause and change the code",
+            "pending: Rein runs the checks and sees them pass"
+        ]
+    );
+    let last = entries(plans.last().unwrap());
+    assert!(
+        last[0].starts_with("completed: Changed cart.py ("),
+        "{last:?}"
+    );
+    assert_eq!(
+        last.last().unwrap(),
+        "pending: Rein runs the checks and sees them pass"
+    );
 }
 
 /// A rejected edit changes nothing, the model is told, and the last

@@ -804,6 +804,10 @@ impl Agent {
             &self.task,
             self.context.config.restate_every,
         );
+        self.event(TaskEvent::ProgressNote {
+            turn,
+            progress: self.progress.clone(),
+        });
         let mut assembled = self
             .context
             .assemble_with(&self.history, &note, &mut self.shedding);

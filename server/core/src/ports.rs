@@ -183,6 +183,13 @@ pub enum TaskEvent {
         call_id: String,
         answer: String,
     },
+    /// Where the task stands, as the model reads it at the end of each
+    /// turn's context (`context::progress`): for a front end that shows it
+    /// as a plan. Not traced: the checkpoints hold it.
+    ProgressNote {
+        turn: u32,
+        progress: crate::context::progress::Progress,
+    },
     /// The verifier's verdict on the claim the model made in `turn`.
     Verification {
         turn: u32,

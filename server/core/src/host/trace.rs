@@ -76,8 +76,12 @@ impl TraceWriter {
 
 impl ProgressSink for TraceWriter {
     fn event(&self, _task: &TaskId, event: &TaskEvent) {
-        // The whole text is traced once the reply is complete.
-        if matches!(event, TaskEvent::TextDelta { .. }) {
+        // The whole text is traced once the reply is complete; the
+        // progress is in every checkpoint.
+        if matches!(
+            event,
+            TaskEvent::TextDelta { .. } | TaskEvent::ProgressNote { .. }
+        ) {
             return;
         }
         let step = self.step.fetch_add(1, Ordering::SeqCst) + 1;

@@ -11,6 +11,7 @@
 //! sends a key in any update (`updates::redacted`).
 
 mod approve;
+mod plan;
 mod prompt;
 mod redact;
 mod saved;

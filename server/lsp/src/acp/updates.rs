@@ -1,7 +1,8 @@
 //! A task's events as ACP `session/update` notifications: the model's text
 //! streamed as `agent_message_chunk`, each tool call as `tool_call` then
 //! `tool_call_update` (kind, title, locations, the edit's diff), tokens
-//! and cost as `usage_update` (cost in USD). Everything sent is redacted
+//! and cost as `usage_update` (cost in USD), Rein's progress note as a
+//! `plan` (`plan.rs`). Everything sent is redacted
 //! with the task's redactor first: no key reaches the client.
 
 use std::path::PathBuf;
@@ -71,6 +72,8 @@ struct State {
     context_tokens: u64,
     /// The last verdict's evidence.
     evidence: Vec<Evidence>,
+    /// The plan last sent.
+    plan: Option<agent_client_protocol::v1::schema::Plan>,
 }
 
 impl AcpProgress {
@@ -241,6 +244,18 @@ impl ProgressSink for AcpProgress {
                 self.send(SessionUpdate::UsageUpdate(
                     UsageUpdate::new(used, self.window).cost(Cost::new(status.cost_usd, "USD")),
                 ));
+            }
+            TaskEvent::ProgressNote { progress, .. } => {
+                let plan = super::plan::plan_of(progress);
+                let changed = self.state.lock().is_ok_and(|mut s| {
+                    let changed = s.plan.as_ref() != Some(&plan);
+                    s.plan = Some(plan.clone());
+                    changed
+                });
+                // Sent when it changed: the client replaces the whole plan.
+                if changed {
+                    self.send(SessionUpdate::Plan(plan));
+                }
             }
             TaskEvent::Verification { evidence, .. } => {
                 if let Ok(mut state) = self.state.lock() {

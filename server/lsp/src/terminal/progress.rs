@@ -204,8 +204,10 @@ impl TerminalProgress {
             TaskEvent::Permission { .. }
             | TaskEvent::ModelCall { .. }
             | TaskEvent::Context { .. }
-            // The terminal shows each turn's text whole.
-            | TaskEvent::TextDelta { .. } => {}
+            // The terminal shows each turn's text whole, and the changes
+            // as they happen.
+            | TaskEvent::TextDelta { .. }
+            | TaskEvent::ProgressNote { .. } => {}
         }
         out
     }
