@@ -590,3 +590,102 @@ fn loading_a_session_that_is_not_there_is_an_error() {
     );
     assert!(!s.root().join(".rein/state.db").exists());
 }
+
+/// A folder whose own settings would grant something is asked about at
+/// the first prompt, as a permission; "trust and remember" holds for that
+/// file in the next session, which does not ask again.
+#[test]
+fn a_folders_own_settings_are_asked_about_once_and_remembered() {
+    let s = Session::new();
+    std::fs::create_dir_all(s.root().join(".rein")).unwrap();
+    std::fs::write(
+        s.root().join(".rein/config.toml"),
+        "[permissions]\nallow = [\"run_command(echo:*)\"]\n",
+    )
+    .unwrap();
+    let prompt = json!([{"prompt": text(FIX_PROMPT)}]);
+    let first = s.run(
+        &support::demo_scenario(),
+        json!({"permissions": ["allow_always", "allow_once"], "steps": prompt}),
+    );
+    let asked = first.events("permission");
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    let question = &asked[0]["params"];
+    assert_eq!(question["toolCall"]["toolCallId"], "rein-workspace-trust");
+    let shown = first.updates("tool_call");
+    assert_eq!(shown[0]["title"], "Trust this folder's Rein settings?");
+    let text = shown[0]["content"][0]["content"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("allow `run_command(echo:*)` without asking"),
+        "{text}"
+    );
+    assert_eq!(asked[1]["params"]["toolCall"]["kind"], "edit");
+    assert!(
+        !first.said().contains("are not trusted"),
+        "{}",
+        first.said()
+    );
+    assert!(s.cart().contains(FIXED));
+
+    std::fs::write(s.root().join("cart.py"), s.cart().replace(FIXED, UNFIXED)).unwrap();
+    let second = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "allow_once", "steps": prompt}),
+    );
+    let asked = second.events("permission");
+    assert_eq!(asked.len(), 1, "{asked:#?}");
+    assert_eq!(asked[0]["params"]["toolCall"]["kind"], "edit");
+}
+
+/// "Don't trust": the file only tightens, the prompt says what was
+/// ignored, and the next session asks again.
+#[test]
+fn a_folder_not_trusted_only_tightens_and_is_asked_again() {
+    let s = Session::new();
+    std::fs::create_dir_all(s.root().join(".rein")).unwrap();
+    std::fs::write(
+        s.root().join(".rein/config.toml"),
+        "[permissions]\nallow = [\"run_command(echo:*)\"]\n",
+    )
+    .unwrap();
+    let prompt = json!([{"prompt": text(FIX_PROMPT)}]);
+    let first = s.run(
+        &support::demo_scenario(),
+        json!({"permissions": ["reject_once", "allow_once"], "steps": prompt}),
+    );
+    let said = first.said();
+    assert!(
+        said.contains(
+            "This folder's own settings (.rein/config.toml) are not trusted, so Rein ignores:"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("allow `run_command(echo:*)` without asking"),
+        "{said}"
+    );
+    let statuses: Vec<&str> = first
+        .updates("tool_call_update")
+        .iter()
+        .filter(|u| u["toolCallId"] == "rein-workspace-trust")
+        .map(|u| u["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["failed"]);
+    assert!(s.cart().contains(FIXED));
+
+    let second = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "reject_once", "steps": []}),
+    );
+    // No prompt, no question: it is asked when there is work to do.
+    assert!(second.events("permission").is_empty());
+    std::fs::write(s.root().join("cart.py"), s.cart().replace(FIXED, UNFIXED)).unwrap();
+    let third = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "reject_once", "steps": prompt}),
+    );
+    assert_eq!(
+        third.events("permission")[0]["params"]["toolCall"]["toolCallId"],
+        "rein-workspace-trust"
+    );
+}

@@ -11,15 +11,18 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    Diff, PermissionOption, PermissionOptionKind, RequestPermissionOutcome,
-    RequestPermissionRequest, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind,
+    ContentBlock, Diff, PermissionOption, PermissionOptionKind, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionNotification, SessionUpdate, TextContent, ToolCall,
+    ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolKind,
 };
 use async_trait::async_trait;
 use rein_core::host::disk::ConfirmChange;
 use rein_core::ports::{ApprovalDecision, Approver, CommandApproval};
 use rein_core::task::TaskId;
 use rein_models::Redactor;
+
+use super::session::TrustAnswer;
 
 const ALLOW_ONCE: &str = "allow_once";
 const ALLOW_ALWAYS: &str = "allow_always";
@@ -84,11 +87,16 @@ impl Permissions {
             ),
             PermissionOption::new(REJECT, "Reject", PermissionOptionKind::RejectOnce),
         ];
-        let request = RequestPermissionRequest::new(
+        self.request(RequestPermissionRequest::new(
             self.session_id.clone(),
             ToolCallUpdate::new(self.call.get(), fields),
             options,
-        );
+        ))
+        .await
+    }
+
+    /// Puts `request` to the user; anything but an allow is a no.
+    async fn request(&self, request: RequestPermissionRequest) -> Answer {
         let Some(request) = super::redact::redacted(&self.redactor, &request) else {
             tracing::warn!("a permission request could not be redacted: taken as a no");
             return Answer::No;
@@ -111,6 +119,68 @@ impl Permissions {
                 Answer::No
             }
         }
+    }
+}
+
+impl Permissions {
+    /// The trust question ([`super::session::TrustQuestion`]), shown as a
+    /// call of its own: trust and remember, trust for this session, or
+    /// not (no answer is a no, asked again next session).
+    pub async fn ask_trust(&self, question: &str) -> TrustAnswer {
+        const CALL: &str = "rein-workspace-trust";
+        let send = |update: SessionUpdate| {
+            if let Some(notification) = super::redact::redacted(
+                &self.redactor,
+                &SessionNotification::new(self.session_id.clone(), update),
+            ) && let Err(error) = self.cx.send_notification(notification)
+            {
+                tracing::debug!(%error, "the trust question's call was not shown");
+            }
+        };
+        send(SessionUpdate::ToolCall(
+            ToolCall::new(CALL, "Trust this folder's Rein settings?")
+                .kind(ToolKind::Other)
+                .status(ToolCallStatus::Pending)
+                .content(vec![ToolCallContent::from(ContentBlock::Text(
+                    TextContent::new(question.to_owned()),
+                ))]),
+        ));
+        let options = vec![
+            PermissionOption::new(
+                ALLOW_ALWAYS,
+                "Trust them (remembered for this file as it is now)",
+                PermissionOptionKind::AllowAlways,
+            ),
+            PermissionOption::new(
+                ALLOW_ONCE,
+                "Trust them for this session",
+                PermissionOptionKind::AllowOnce,
+            ),
+            PermissionOption::new(REJECT, "Don't trust", PermissionOptionKind::RejectOnce),
+        ];
+        let fields = ToolCallUpdateFields::new().status(ToolCallStatus::Pending);
+        let answer = match self
+            .request(RequestPermissionRequest::new(
+                self.session_id.clone(),
+                ToolCallUpdate::new(CALL, fields),
+                options,
+            ))
+            .await
+        {
+            Answer::Always => TrustAnswer::Remember,
+            Answer::Once => TrustAnswer::ThisSession,
+            Answer::No => TrustAnswer::No,
+        };
+        let status = if answer == TrustAnswer::No {
+            ToolCallStatus::Failed
+        } else {
+            ToolCallStatus::Completed
+        };
+        send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            CALL,
+            ToolCallUpdateFields::new().status(status),
+        )));
+        answer
     }
 }
 

@@ -116,7 +116,7 @@ fn load_session(
     }
     let session = AcpSession::open_as(id.clone(), &request.cwd, &request.mcp_servers)?;
     let loaded = saved::load(&session.root, &id)?;
-    let redactor = launch::redactor(&session.config);
+    let redactor = launch::redactor(&session.config()?);
     for update in loaded.replay {
         let Some(notification) = redact::redacted(
             &redactor,
@@ -284,10 +284,8 @@ async fn run_prompt(
     cancel: CancellationToken,
     client_fs: bool,
 ) -> StopReason {
-    let config = &session.config;
-    let redactor = launch::redactor(config);
     let call = Arc::new(CurrentCall::default());
-    let permissions = Permissions {
+    let permissions = |redactor: &rein_models::Redactor| Permissions {
         cx: cx.clone(),
         session_id: session.id.clone(),
         rules: Arc::clone(&session.rules),
@@ -295,6 +293,27 @@ async fn run_prompt(
         redactor: redactor.clone(),
         cancel: cancel.clone(),
     };
+    // The answer decides the settings the task runs with.
+    if let Some(question) = session.take_trust_question() {
+        let redactor = session
+            .config()
+            .map(|c| launch::redactor(&c))
+            .unwrap_or_default();
+        let answer = permissions(&redactor).ask_trust(&question.text).await;
+        if let Err(e) = session.decide_trust(question, answer) {
+            tracing::warn!(error = %e, "the trust answer could not be applied");
+        }
+    }
+    let config = match session.config() {
+        Ok(config) => config,
+        Err(e) => {
+            tracing::error!(error = %e, "no settings for the prompt");
+            return StopReason::EndTurn;
+        }
+    };
+    let config = &config;
+    let redactor = launch::redactor(config);
+    let permissions = permissions(&redactor);
     // Until the task is prepared (and its window known), messages go out
     // through a progress sink of its own.
     let say = |text: &str| {
