@@ -22,8 +22,6 @@ use rein_core::ports::{ApprovalDecision, Approver, CommandApproval};
 use rein_core::task::TaskId;
 use rein_models::Redactor;
 
-use super::session::TrustAnswer;
-
 const ALLOW_ONCE: &str = "allow_once";
 const ALLOW_ALWAYS: &str = "allow_always";
 const REJECT: &str = "reject_once";
@@ -123,9 +121,9 @@ impl Permissions {
 }
 
 impl Permissions {
-    /// The trust question ([`super::session::TrustQuestion`]), shown as a
-    /// call of its own: trust and remember, trust for this session, or
-    /// not (no answer is a no, asked again next session).
+    /// The trust question (the folder's settings would grant something),
+    /// shown as a call of its own: trust and remember, trust for this
+    /// session, or not (no answer is a no, asked again next session).
     pub async fn ask_trust(&self, question: &str) -> TrustAnswer {
         const CALL: &str = "rein-workspace-trust";
         let send = |update: SessionUpdate| {
@@ -182,6 +180,16 @@ impl Permissions {
         )));
         answer
     }
+}
+
+/// What the user said to the trust question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrustAnswer {
+    /// Trusted, and remembered for this file's exact bytes.
+    Remember,
+    /// Trusted for this session.
+    ThisSession,
+    No,
 }
 
 /// Commands (and MCP tools, and anything else the policy asks about).

@@ -21,7 +21,7 @@ use rein_core::trust::{self, Trust, TrustSource};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::approve::SessionRules;
+use super::approve::{SessionRules, TrustAnswer};
 use crate::settings;
 
 pub struct AcpSession {
@@ -193,16 +193,6 @@ pub struct TrustQuestion {
     fingerprint: String,
     assessment: settings::Assessment,
     servers: Vec<AcpMcpServer>,
-}
-
-/// What the user said to a [`TrustQuestion`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TrustAnswer {
-    /// Trusted, and remembered for this file's exact bytes.
-    Remember,
-    /// Trusted for this session.
-    ThisSession,
-    No,
 }
 
 /// The configuration under `trust`, with the client's MCP servers, and
