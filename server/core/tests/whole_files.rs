@@ -449,3 +449,52 @@ async fn a_claim_refuted_twice_starts_afresh_with_the_code_as_it_is_now() {
     assert_eq!(requests[3].body["temperature"], 1.0);
     assert_eq!(r.transformations("fresh_start").len(), 1);
 }
+
+/// A fresh start rewrites the history: the checkpoint after it holds the
+/// new history (a new epoch), so a task resumed after a crash goes on from
+/// the task told again, not from the turns set aside.
+#[tokio::test]
+async fn a_checkpoint_after_a_fresh_start_holds_the_new_history() {
+    use rein_core::journal::{Journal, last_snapshot};
+    use std::sync::Arc;
+    let store = Arc::new(rein_store::Store::open_in_memory().unwrap());
+    let mut setup = Setup::new(cart_workspace());
+    setup.journal = Some(Arc::new(
+        Journal::begin(
+            Arc::clone(&store),
+            &setup.task,
+            &rein_core::budget::Budgets::default(),
+            &rein_core::journal::owner_id(),
+            None,
+            rein_models::Redactor::default(),
+        )
+        .unwrap(),
+    ));
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", CART_BROKEN))
+                .reply(file_reply("cart.py", CART_BROKEN))
+                .reply(Reply::text("I do not know.")),
+            |c| {
+                whole(c);
+                c.budgets.max_turns = 3;
+            },
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Failed, "{}", r.outcome.reason);
+    let (_, snapshot) = last_snapshot(&store, &rein_core::task::TaskId("t-test".into()))
+        .unwrap()
+        .unwrap();
+    assert_eq!(snapshot.state.compactions, 1);
+    let first = serde_json::to_string(&snapshot.history.items[0]).unwrap();
+    assert!(
+        first.contains(
+            &serde_json::to_string(rein_core::context::prompt::AN_EARLIER_TRY)
+                .unwrap()
+                .trim_matches('"')
+        ),
+        "{first}"
+    );
+    assert!(!first.contains("The bug is in total()"), "{first}");
+}
