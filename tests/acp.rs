@@ -61,6 +61,19 @@ impl Session {
         }
     }
 
+    /// A session whose folder's own `.rein/config.toml` allows a command:
+    /// a grant, which needs the user's trust.
+    fn with_settings_that_grant() -> Self {
+        let s = Self::new();
+        std::fs::create_dir_all(s.root().join(".rein")).unwrap();
+        std::fs::write(
+            s.root().join(".rein/config.toml"),
+            "[permissions]\nallow = [\"run_command(echo:*)\"]\n",
+        )
+        .unwrap();
+        s
+    }
+
     fn root(&self) -> PathBuf {
         self.dir.path().join("project").canonicalize().unwrap()
     }
@@ -596,13 +609,7 @@ fn loading_a_session_that_is_not_there_is_an_error() {
 /// file in the next session, which does not ask again.
 #[test]
 fn a_folders_own_settings_are_asked_about_once_and_remembered() {
-    let s = Session::new();
-    std::fs::create_dir_all(s.root().join(".rein")).unwrap();
-    std::fs::write(
-        s.root().join(".rein/config.toml"),
-        "[permissions]\nallow = [\"run_command(echo:*)\"]\n",
-    )
-    .unwrap();
+    let s = Session::with_settings_that_grant();
     let prompt = json!([{"prompt": text(FIX_PROMPT)}]);
     let first = s.run(
         &support::demo_scenario(),
@@ -641,13 +648,7 @@ fn a_folders_own_settings_are_asked_about_once_and_remembered() {
 /// ignored, and the next session asks again.
 #[test]
 fn a_folder_not_trusted_only_tightens_and_is_asked_again() {
-    let s = Session::new();
-    std::fs::create_dir_all(s.root().join(".rein")).unwrap();
-    std::fs::write(
-        s.root().join(".rein/config.toml"),
-        "[permissions]\nallow = [\"run_command(echo:*)\"]\n",
-    )
-    .unwrap();
+    let s = Session::with_settings_that_grant();
     let prompt = json!([{"prompt": text(FIX_PROMPT)}]);
     let first = s.run(
         &support::demo_scenario(),

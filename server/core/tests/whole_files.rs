@@ -489,11 +489,7 @@ async fn a_checkpoint_after_a_fresh_start_holds_the_new_history() {
     assert_eq!(snapshot.state.compactions, 1);
     let first = serde_json::to_string(&snapshot.history.items[0]).unwrap();
     assert!(
-        first.contains(
-            &serde_json::to_string(rein_core::context::prompt::AN_EARLIER_TRY)
-                .unwrap()
-                .trim_matches('"')
-        ),
+        first.contains(rein_core::context::prompt::AN_EARLIER_TRY),
         "{first}"
     );
     assert!(!first.contains("The bug is in total()"), "{first}");
