@@ -690,3 +690,86 @@ fn a_folder_not_trusted_only_tightens_and_is_asked_again() {
         "rein-workspace-trust"
     );
 }
+
+/// `client_terminal = true` in the user's own settings, and a panel that
+/// offers a terminal: the model's command runs in the panel's terminal —
+/// asked about, saying it runs outside Rein's sandbox — and its output
+/// comes back to the model. Without the setting the same command runs in
+/// Rein's sandbox and the panel's terminal is never used.
+#[test]
+fn with_client_terminal_the_models_commands_run_in_the_panels_terminal() {
+    let s = Session::new();
+    let command = "echo made-in-the-terminal > marker.txt && echo answer-$((6*7))";
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "run_command", "input": {"command": command}}]},
+        {"text": "I ran it."}
+    ]}));
+    let prompt = json!([{"prompt": text("Make a marker file.")}]);
+
+    let plain = s.run(
+        &scenario,
+        json!({"terminal": true, "permission": "allow_once", "steps": prompt}),
+    );
+    assert!(plain.events("terminal_create").is_empty());
+    let asked = plain.events("permission");
+    assert_eq!(asked.len(), 1, "{asked:#?}");
+    assert!(
+        !asked[0]["params"]["toolCall"]["title"]
+            .as_str()
+            .unwrap()
+            .contains("outside Rein's sandbox")
+    );
+    std::fs::remove_file(s.root().join("marker.txt")).unwrap();
+
+    let config = s.dir.path().join("config/rein");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "client_terminal = true\n").unwrap();
+    std::fs::remove_dir_all(s.root().join(".rein/artifacts")).unwrap();
+    let t = s.run(
+        &scenario,
+        json!({"terminal": true, "permission": "allow_once", "steps": prompt}),
+    );
+    let created = t.events("terminal_create");
+    assert_eq!(created.len(), 1, "{}", s.log());
+    assert_eq!(created[0]["params"]["command"], "sh");
+    assert_eq!(created[0]["params"]["args"], json!(["-c", command]));
+    let title = t.events("permission")[0]["params"]["toolCall"]["title"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        title.contains("in your editor's terminal, outside Rein's sandbox"),
+        "{title}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.root().join("marker.txt")).unwrap(),
+        "made-in-the-terminal\n"
+    );
+    let released = t.events("terminal_release");
+    assert_eq!(released[0]["exit"]["exitCode"], 0);
+    // The panel showed the terminal in the call, and the model got the output.
+    assert!(
+        t.updates("tool_call_update")
+            .iter()
+            .any(|u| u["content"][0]["type"] == "terminal"),
+        "{:#?}",
+        t.updates("tool_call_update")
+    );
+    let task = std::fs::read_dir(s.root().join(".rein/artifacts"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let request = std::fs::read_to_string(task.join("request-2.json")).unwrap();
+    assert!(request.contains("answer-42"), "{request}");
+
+    // Refused: nothing runs, in the terminal or anywhere.
+    std::fs::remove_file(s.root().join("marker.txt")).unwrap();
+    let no = s.run(
+        &scenario,
+        json!({"terminal": true, "permission": "reject_once", "steps": prompt}),
+    );
+    assert!(no.events("terminal_create").is_empty());
+    assert!(!s.root().join("marker.txt").exists());
+}

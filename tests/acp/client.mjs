@@ -379,6 +379,64 @@ async function main() {
     });
   }
 
+  if (script.terminal) {
+    // The editor's terminal: runs what the agent asks, as the user's shell
+    // would (no sandbox), and keeps the output for terminal/output.
+    const terminals = new Map();
+    let nextTerminal = 0;
+    app.onRequest("terminal/create", async ({ params }) => {
+      const id = `term-${++nextTerminal}`;
+      const limit = params.outputByteLimit ?? 1 << 20;
+      const proc = spawn(params.command, params.args ?? [], {
+        cwd: params.cwd ?? script.cwd,
+        env: { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const t = { output: "", truncated: false, exit: null, proc };
+      const take = (chunk) => {
+        t.output += chunk.toString("utf8");
+        if (Buffer.byteLength(t.output) > limit) {
+          t.output = t.output.slice(-limit);
+          t.truncated = true;
+        }
+      };
+      proc.stdout.on("data", take);
+      proc.stderr.on("data", take);
+      t.exited = new Promise((resolve) =>
+        proc.on("close", (code, signal) => {
+          t.exit = { exitCode: code, signal };
+          resolve(t.exit);
+        }),
+      );
+      terminals.set(id, t);
+      out({ event: "terminal_create", id, params });
+      return { terminalId: id };
+    });
+    const get = (params) => {
+      const t = terminals.get(params.terminalId);
+      if (!t) throw acp.RequestError.invalidParams(undefined, `no terminal ${params.terminalId}`);
+      return t;
+    };
+    app.onRequest("terminal/output", async ({ params }) => {
+      const t = get(params);
+      return { output: t.output, truncated: t.truncated, ...(t.exit ? { exitStatus: t.exit } : {}) };
+    });
+    app.onRequest("terminal/wait_for_exit", async ({ params }) => get(params).exited);
+    app.onRequest("terminal/kill", async ({ params }) => {
+      const t = get(params);
+      if (!t.exit) t.proc.kill("SIGKILL");
+      out({ event: "terminal_kill", id: params.terminalId });
+      return {};
+    });
+    app.onRequest("terminal/release", async ({ params }) => {
+      const t = get(params);
+      if (!t.exit) t.proc.kill("SIGKILL");
+      terminals.delete(params.terminalId);
+      out({ event: "terminal_release", id: params.terminalId, output: t.output, exit: t.exit });
+      return {};
+    });
+  }
+
   // --- timeout: stop everything
   const timeoutMs = script.timeout_ms ?? 120000;
   const timer = setTimeout(() => {
@@ -411,7 +469,7 @@ async function main() {
     agentCx = cx;
     const init = await call("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: fsCaps, writeTextFile: fsCaps }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: fsCaps, writeTextFile: fsCaps }, terminal: !!script.terminal },
       clientInfo: { name: "rein-acp-test-client", version: "1.0.0" },
     });
     out({ event: "initialize", ...init });

@@ -35,6 +35,10 @@ pub struct Config {
     /// How the model changes files (`auto` is decided once the model's
     /// window is known).
     pub edit_format: EditFormat,
+    /// The model's commands go to an ACP client's terminal (see
+    /// `Settings::client_terminal`); only the user's own settings or a
+    /// trusted workspace's turn it on.
+    pub client_terminal: bool,
     /// The sandbox commands run in.
     pub sandbox: SandboxConfig,
     /// The MCP servers a task connects to (a workspace's own only when it
@@ -183,6 +187,10 @@ impl Config {
             allow_test_edits,
             harness,
             edit_format,
+            client_terminal: honoured
+                .iter()
+                .find_map(|l| l.client_terminal)
+                .unwrap_or(false),
             sandbox,
             mcp_servers,
             ignored: if trusted {

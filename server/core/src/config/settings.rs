@@ -42,6 +42,11 @@ pub struct Settings {
     /// `crate::harness::EditFormat`).
     #[serde(alias = "editFormat")]
     pub edit_format: Option<String>,
+    /// In an ACP agent panel that offers a terminal: the model's commands
+    /// run there, where the user sees them, and outside Rein's sandbox
+    /// (the tests and the verifier's checks stay in it).
+    #[serde(alias = "clientTerminal")]
+    pub client_terminal: Option<bool>,
     pub permissions: PermissionSettings,
     pub sandbox: SandboxSettings,
     /// `[mcp_servers.<name>]` (and a project's `.mcp.json`, read into the

@@ -251,6 +251,14 @@ impl Ready {
         &self.prepared
     }
 
+    /// Routes the task's commands through `route`, given the executor it
+    /// has (an ACP panel's terminal for the model's commands). The
+    /// verifier keeps its own: its checks run where the set-up put them.
+    pub fn route_commands(mut self, route: impl FnOnce(Arc<dyn Exec>) -> Arc<dyn Exec>) -> Self {
+        self.prepared.exec = route(self.prepared.exec);
+        self
+    }
+
     /// Runs the task to its end (or its pause, `waiting_user`): the
     /// front end's events and the trace get every event; artifacts go to
     /// the workspace's `.rein/artifacts`.

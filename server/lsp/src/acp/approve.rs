@@ -45,7 +45,7 @@ impl CurrentCall {
         }
     }
 
-    fn get(&self) -> String {
+    pub fn get(&self) -> String {
         self.0
             .lock()
             .ok()
@@ -64,6 +64,9 @@ pub struct Permissions {
     pub redactor: Redactor,
     /// The prompt's cancel token: a cancelled prompt's open question is a no.
     pub cancel: tokio_util::sync::CancellationToken,
+    /// Commands run in the panel's terminal, outside Rein's sandbox: the
+    /// question says so.
+    pub outside_sandbox: bool,
 }
 
 /// The user's answer.
@@ -207,7 +210,11 @@ impl Approver for AcpApprover {
             return ApprovalDecision::AllowOnce;
         }
         let mut title = format!("Run `{}`", request.command);
-        if request.network {
+        if self.0.outside_sandbox {
+            title.push_str(
+                " in your editor's terminal, outside Rein's sandbox (it can read and change anything you can, and use the network)",
+            );
+        } else if request.network {
             title.push_str(" (it asks for the network)");
         }
         let fields = ToolCallUpdateFields::new()

@@ -16,6 +16,7 @@ mod prompt;
 mod redact;
 mod saved;
 mod session;
+mod terminal;
 mod updates;
 mod workspace;
 
@@ -72,6 +73,8 @@ struct Sessions {
     all: Mutex<HashMap<String, Arc<AcpSession>>>,
     /// The client reads and writes files for Rein (its live buffers).
     client_fs: std::sync::atomic::AtomicBool,
+    /// The client runs commands in its terminal (`terminal/*`).
+    client_terminal: std::sync::atomic::AtomicBool,
 }
 
 impl Sessions {
@@ -154,6 +157,10 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
         .name("rein")
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
+                initialized.client_terminal.store(
+                    request.client_capabilities.terminal,
+                    std::sync::atomic::Ordering::SeqCst,
+                );
                 let fs = &request.client_capabilities.fs;
                 initialized.client_fs.store(
                     fs.read_text_file && fs.write_text_file,
@@ -224,7 +231,12 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
                     Ok(session) => session,
                     Err(error) => return responder.respond_with_error(error),
                 };
-                let client_fs = prompts.client_fs.load(std::sync::atomic::Ordering::SeqCst);
+                let client = ClientOffers {
+                    fs: prompts.client_fs.load(std::sync::atomic::Ordering::SeqCst),
+                    terminal: prompts
+                        .client_terminal
+                        .load(std::sync::atomic::Ordering::SeqCst),
+                };
                 let cancel = CancellationToken::new();
                 {
                     let Ok(mut running) = session.running.lock() else {
@@ -241,7 +253,7 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
                 // Outside the dispatch loop: the task asks the client for
                 // permissions, and `session/cancel` must get through.
                 tokio::spawn(async move {
-                    let stop = run_prompt(&session, &request, cx, cancel, client_fs).await;
+                    let stop = run_prompt(&session, &request, cx, cancel, client).await;
                     if let Ok(mut running) = session.running.lock() {
                         *running = None;
                     }
@@ -269,6 +281,13 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
         .await
 }
 
+/// What the client offers to do for Rein.
+#[derive(Clone, Copy)]
+struct ClientOffers {
+    fs: bool,
+    terminal: bool,
+}
+
 /// What a prompt does: start a task, or go on with one a crash stopped.
 enum Start {
     New(rein_core::task::TaskSpec),
@@ -282,16 +301,17 @@ async fn run_prompt(
     request: &PromptRequest,
     cx: Connection,
     cancel: CancellationToken,
-    client_fs: bool,
+    client: ClientOffers,
 ) -> StopReason {
     let call = Arc::new(CurrentCall::default());
-    let permissions = |redactor: &rein_models::Redactor| Permissions {
+    let permissions = |redactor: &rein_models::Redactor, outside_sandbox: bool| Permissions {
         cx: cx.clone(),
         session_id: session.id.clone(),
         rules: Arc::clone(&session.rules),
         call: Arc::clone(&call),
         redactor: redactor.clone(),
         cancel: cancel.clone(),
+        outside_sandbox,
     };
     // The answer decides the settings the task runs with.
     if let Some(question) = session.take_trust_question() {
@@ -299,7 +319,9 @@ async fn run_prompt(
             .config()
             .map(|c| launch::redactor(&c))
             .unwrap_or_default();
-        let answer = permissions(&redactor).ask_trust(&question.text).await;
+        let answer = permissions(&redactor, false)
+            .ask_trust(&question.text)
+            .await;
         if let Err(e) = session.decide_trust(question, answer) {
             tracing::warn!(error = %e, "the trust answer could not be applied");
         }
@@ -313,7 +335,8 @@ async fn run_prompt(
     };
     let config = &config;
     let redactor = launch::redactor(config);
-    let permissions = permissions(&redactor);
+    let in_terminal = config.client_terminal && client.terminal;
+    let permissions = permissions(&redactor, in_terminal);
     // Until the task is prepared (and its window known), messages go out
     // through a progress sink of its own.
     let say = |text: &str| {
@@ -362,7 +385,7 @@ async fn run_prompt(
         root: session.root.clone(),
     });
     let disk = disk.with_confirm(confirm.clone());
-    let (workspace, client_files): (Arc<dyn rein_core::workspace::Workspace>, _) = if client_fs {
+    let (workspace, client_files): (Arc<dyn rein_core::workspace::Workspace>, _) = if client.fs {
         let files = workspace::ClientFiles {
             cx: cx.clone(),
             session_id: session.id.clone(),
@@ -456,6 +479,23 @@ async fn run_prompt(
     for notice in &ready.prepared().notices {
         say(&format!("Warning: {notice}\n"));
     }
+    let ready = if in_terminal {
+        ready.route_commands(|inner| {
+            Arc::new(terminal::ClientTerminal {
+                inner,
+                cx: cx.clone(),
+                session_id: session.id.clone(),
+                call: Arc::clone(&call),
+            })
+        })
+    } else {
+        if config.client_terminal {
+            say(
+                "Warning: client_terminal is set, but this panel offers no terminal: commands run in Rein's sandbox.\n",
+            );
+        }
+        ready
+    };
     let progress = Arc::new(AcpProgress::new(
         cx.clone(),
         session.id.clone(),
