@@ -501,10 +501,12 @@ impl Agent {
             return Ok(());
         };
         let unusable_text_calls = self.take_text_calls(turn, &mut reply);
-        let wrote = match unusable_text_calls {
-            None => self.take_whole_files(turn, &mut reply).await,
-            Some(_) => WholeFiles::None,
-        };
+        // In the whole format the file is the answer asked for, even beside
+        // a call written wrong (then the file is written and checked, and
+        // the broken call is not held against the reply). Seen with a 1.5B
+        // model: the fix in a code block, then the same file again as a
+        // `write_file` JSON call that its own nested fence cut short.
+        let wrote = self.take_whole_files(turn, &mut reply).await;
 
         let text = reply.text();
         self.turn_text = text.trim().to_owned();

@@ -494,3 +494,23 @@ async fn a_checkpoint_after_a_fresh_start_holds_the_new_history() {
     );
     assert!(!first.contains("The bug is in total()"), "{first}");
 }
+
+/// Seen in the QuixBugs round (bitcount): the fix in a code block, then
+/// the same file again as a `write_file` JSON call whose nested fence cut
+/// it short. The file is what the whole format asks for: it is written
+/// and checked, and the broken call is not held against the reply.
+#[tokio::test]
+async fn a_file_beside_a_broken_text_call_is_still_written() {
+    let reply = "```python\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n```\n\n```json\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"cart.py\", \"content\": \"```python\\ndef total(items):\\n```\"}}\n```";
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(reply)), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(r.server.requests().len(), 1);
+}
