@@ -773,3 +773,49 @@ fn with_client_terminal_the_models_commands_run_in_the_panels_terminal() {
     assert!(no.events("terminal_create").is_empty());
     assert!(!s.root().join("marker.txt").exists());
 }
+
+/// A `.rein/state.db` can come with a folder (a repository may ship one):
+/// sessions another installation recorded are neither listed nor loaded —
+/// their replayed prompts could say one thing and their tasks, under
+/// `/resume`, do another.
+#[test]
+fn a_session_another_installation_recorded_is_not_listed_or_loaded() {
+    let s = Session::new();
+    let first = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "allow_once", "steps": [{"prompt": text(FIX_PROMPT)}]}),
+    );
+    let id = first.events("session")[0]["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mine = s.run(
+        &support::demo_scenario(),
+        json!({"list_sessions": {"cwd": s.root()}, "steps": []}),
+    );
+    assert_eq!(
+        mine.events("sessions")[0]["result"]["sessions"][0]["sessionId"],
+        id.as_str()
+    );
+
+    let other = s.dir.path().join("another-installation");
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({
+            "env": {"XDG_STATE_HOME": other},
+            "list_sessions": {"cwd": s.root()},
+            "load_session": id,
+            "steps": [],
+        }),
+    );
+    assert_eq!(t.events("sessions")[0]["result"]["sessions"], json!([]));
+    let error = &t.events("session")[0]["error"];
+    assert!(
+        error["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("was not started by this Rein installation"),
+        "{error:#}"
+    );
+    assert!(t.updates("user_message_chunk").is_empty());
+}

@@ -118,7 +118,8 @@ fn load_session(
         return Err(format!("the session {id} is open already"));
     }
     let session = AcpSession::open_as(id.clone(), &request.cwd, &request.mcp_servers)?;
-    let loaded = saved::load(&session.root, &id)?;
+    let installation = settings::user_state().and_then(|s| s.installation_id().ok());
+    let loaded = saved::load(&session.root, &id, installation.as_deref())?;
     let redactor = launch::redactor(&session.config()?);
     for update in loaded.replay {
         let Some(notification) = redact::redacted(
@@ -221,7 +222,11 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
                     // The folders of this connection's sessions.
                     None => lists.roots(),
                 };
-                responder.respond(ListSessionsResponse::new(saved::list(&roots)))
+                let installation = settings::user_state().and_then(|s| s.installation_id().ok());
+                responder.respond(ListSessionsResponse::new(saved::list(
+                    &roots,
+                    installation.as_deref(),
+                )))
             },
             agent_client_protocol::on_receive_request!(),
         )

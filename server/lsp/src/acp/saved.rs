@@ -51,8 +51,30 @@ fn existing_store(root: &Path) -> Option<Store> {
         .ok()
 }
 
-/// The recorded sessions of the folders `roots`, most recently used first.
-pub fn list(roots: &[PathBuf]) -> Vec<SessionInfo> {
+/// Whether every task of `session` was started by this installation: a
+/// `.rein/state.db` can come with a repository, and a session of its own
+/// would be shown — and `/resume`d — under a prompt it chose. Without an
+/// installation id, nothing is known to be ours.
+fn ours(store: &Store, session: &str, installation: Option<&str>) -> bool {
+    let Some(installation) = installation else {
+        return false;
+    };
+    let Ok(tasks) = store.session_tasks(session) else {
+        return false;
+    };
+    !tasks.is_empty()
+        && tasks.iter().all(|t| {
+            store
+                .task(&t.task_id)
+                .ok()
+                .flatten()
+                .is_some_and(|task| task.installation.as_deref() == Some(installation))
+        })
+}
+
+/// The recorded sessions of the folders `roots` that this installation
+/// started, most recently used first.
+pub fn list(roots: &[PathBuf], installation: Option<&str>) -> Vec<SessionInfo> {
     let mut sessions = Vec::new();
     for root in roots {
         let Some(store) = existing_store(root) else {
@@ -64,7 +86,7 @@ pub fn list(roots: &[PathBuf]) -> Vec<SessionInfo> {
         sessions.extend(
             recorded
                 .into_iter()
-                .filter(|s| s.front_end == FRONT_END)
+                .filter(|s| s.front_end == FRONT_END && ours(&store, &s.id, installation))
                 .map(|s| {
                     (
                         s.updated_ms,
@@ -90,8 +112,9 @@ pub struct Loaded {
     pub interrupted: Option<TaskId>,
 }
 
-/// Reads session `id` of the folder `root`.
-pub fn load(root: &Path, id: &str) -> Result<Loaded, String> {
+/// Reads session `id` of the folder `root`, if this installation started
+/// it.
+pub fn load(root: &Path, id: &str, installation: Option<&str>) -> Result<Loaded, String> {
     let missing = || format!("there is no session {id} in {}", root.display());
     let store = existing_store(root).ok_or_else(missing)?;
     let session = store
@@ -99,6 +122,12 @@ pub fn load(root: &Path, id: &str) -> Result<Loaded, String> {
         .map_err(|e| e.to_string())?
         .filter(|s| s.front_end == FRONT_END)
         .ok_or_else(missing)?;
+    if !ours(&store, id, installation) {
+        return Err(format!(
+            "the session {id} in {} was not started by this Rein installation (its .rein/state.db may have come with the folder), so it is not loaded",
+            root.display()
+        ));
+    }
     // The database travels with the folder; a session recorded elsewhere
     // (a copied repository) is still this folder's now.
     tracing::debug!(recorded_cwd = %session.cwd, "loading an ACP session");
@@ -211,8 +240,8 @@ mod tests {
     #[test]
     fn a_folder_rein_never_worked_in_lists_nothing_and_stays_untouched() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(list(&[dir.path().to_path_buf()]).is_empty());
-        assert!(load(dir.path(), "s-1").is_err());
+        assert!(list(&[dir.path().to_path_buf()], Some("i-1")).is_empty());
+        assert!(load(dir.path(), "s-1", Some("i-1")).is_err());
         assert!(!dir.path().join(".rein").exists());
     }
 }
