@@ -19,6 +19,7 @@ mod saved;
 mod session;
 mod terminal;
 mod updates;
+mod verdict;
 mod workspace;
 
 use std::collections::HashMap;

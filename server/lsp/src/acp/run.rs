@@ -7,10 +7,8 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{PromptRequest, StopReason};
 use rein_core::agent::Outcome;
-use rein_core::budget::Spent;
 use rein_core::cancel::CancelReason;
 use rein_core::host::disk::DiskWorkspace;
-use rein_core::ports::Evidence;
 use rein_core::task::{TaskId, TaskState};
 use rein_core::task_host::{FrontEnd, Recovery, TaskHost};
 use tokio_util::sync::CancellationToken;
@@ -18,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
 use super::session::AcpSession;
 use super::updates::AcpProgress;
+use super::verdict::final_message;
 use super::{Connection, prompt, saved, terminal, workspace};
 use crate::{launch, settings};
 
@@ -272,48 +271,4 @@ fn stop_reason(outcome: &Outcome) -> StopReason {
         TaskState::Failed if outcome.reason.starts_with("the model refused") => StopReason::Refusal,
         _ => StopReason::EndTurn,
     }
-}
-
-/// The task's verdict for the user, with the evidence behind it.
-fn final_message(outcome: &Outcome, evidence: &[Evidence]) -> String {
-    let evidence = if outcome.evidence.is_empty() {
-        evidence
-    } else {
-        &outcome.evidence
-    };
-    verdict_message(outcome.state, &outcome.reason, evidence, &outcome.spent)
-}
-
-/// How a task ended, for the user: the verdict, its evidence, the spend
-/// (also what a loaded session replays).
-pub fn verdict_message(
-    state: TaskState,
-    reason: &str,
-    evidence: &[Evidence],
-    spent: &Spent,
-) -> String {
-    let head = match state {
-        TaskState::Succeeded => "Done, verified by Rein",
-        TaskState::Unverified => "Not verified",
-        TaskState::Failed => "Not done",
-        TaskState::BudgetExhausted => "Stopped: a budget ran out",
-        TaskState::Cancelled => "Cancelled",
-        TaskState::WaitingUser => "Waiting for you",
-        _ => "Ended",
-    };
-    let mut text = format!("\n**{head}**: {reason}\n");
-    for check in evidence {
-        let exit = check
-            .exit_code
-            .map_or_else(|| "no exit code".to_owned(), |c| format!("exit {c}"));
-        text.push_str(&format!(
-            "- {}: `{}` → {exit}, log {}\n",
-            check.check, check.command, check.log_path
-        ));
-    }
-    text.push_str(&format!(
-        "Spent: {} turns, {} tokens in, {} out, ${:.4}.\n",
-        spent.turns, spent.usage.input_tokens, spent.usage.output_tokens, spent.cost_usd
-    ));
-    text
 }

@@ -154,7 +154,7 @@ pub fn load(root: &Path, id: &str, installation: Option<&str>) -> Result<Loaded,
                 loaded
                     .replay
                     .push(SessionUpdate::AgentMessageChunk(text_chunk(
-                        super::run::verdict_message(state, &reason, &[], &spent(&task)),
+                        super::verdict::verdict_message(state, &reason, &[], &spent(&task)),
                     )));
                 let goal = entry.prompt.lines().next().unwrap_or_default();
                 loaded.earlier.push(format!("{goal} → {state}: {reason}"));
