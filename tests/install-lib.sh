@@ -12,6 +12,19 @@
 # another program may hold (unattended-upgrades, another checkout's suite),
 # are waited for.
 
+# Runs a command with its output in a log file (long tools stay off the
+# terminal; on failure the log's tail is shown, through the caller's `die`).
+# fd 7 (the lock) is not passed on, so a child left running after we are
+# killed does not hold the lock.
+run_logged() {
+  local what="$1" log="$2"
+  shift 2
+  if ! "$@" >>"$log" 2>&1 7>&-; then
+    tail -n 40 "$log" >&2 || true
+    die "$what failed (full log: $log)"
+  fi
+}
+
 # The suite's cache folder (made if missing).
 rein_test_cache() {
   local base="${XDG_CACHE_HOME:-}"

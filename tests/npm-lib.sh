@@ -2,10 +2,16 @@
 # The pinned npm installs of the end-to-end suite (tests/mcp-servers and
 # tests/acp), sourced after tests/install-lib.sh. The caller sets PACKAGES
 # (name@version), NPM_FLAGS, ENTRY_POINTS (files the install must hold),
-# CACHE, KEY (the pins' key) and DIR ($CACHE/$KEY), defines say and die, and
+# CACHE, KEY (`npm_pin_key`) and DIR ($CACHE/$KEY), defines say and die, and
 # a cleanup trap that removes $WORK and unlocks. `npm_install NAME` installs
 # (or reuses) them under the install lock, in a temporary folder inside the
 # cache renamed into place when complete and checked; prints DIR.
+
+# The install's key: the pins and how they are installed. Other pins, other
+# folder (an older one stays until removed by hand).
+npm_pin_key() {
+  { printf '%s\n' "${PACKAGES[@]}" "${NPM_FLAGS[@]}"; } | sha256sum | cut -c1-16
+}
 
 # A complete install: the stamp written last, before the rename, and every
 # entry point. Cheap: no process is started.
@@ -15,18 +21,6 @@ npm_installed_ok() {
   for entry in "${ENTRY_POINTS[@]}"; do
     [ -f "$dir/$entry" ] || return 1
   done
-}
-
-# Runs a command with its output in a log file (on failure the log's tail
-# is shown). fd 7 (the lock) is not passed on, so a child left running
-# after we are killed does not hold the lock.
-run_logged() {
-  local what="$1" log="$2"
-  shift 2
-  if ! "$@" >>"$log" 2>&1 7>&-; then
-    tail -n 40 "$log" >&2 || true
-    die "$what failed (full log: $log)"
-  fi
 }
 
 npm_install() {

@@ -60,12 +60,7 @@ die() {
 CACHE="$(rein_test_cache)/acp-client"
 mkdir -p "$CACHE/tmp"
 
-# The install's key: the pins and how they are installed. Other pins, other
-# folder (an older one stays until removed by hand).
-pin_key() {
-  { printf '%s\n' "${PACKAGES[@]}" "${NPM_FLAGS[@]}"; } | sha256sum | cut -c1-16
-}
-KEY="$(pin_key)"
+KEY="$(npm_pin_key)"
 DIR="$CACHE/$KEY"
 
 WORK="" # this run's temporary folder (inside the cache, for atomic renames)

@@ -98,18 +98,6 @@ lock_and_prepare() {
   WORK="$(mktemp -d "$CACHE/tmp/run.XXXXXX")"
 }
 
-# Runs a command with its output in a log file (the long tools stay off the
-# terminal; on failure the log's tail is shown). fd 7 (the lock) is not passed
-# on, so a child left running after we are killed does not hold the lock.
-run_logged() {
-  local what="$1" log="$2"
-  shift 2
-  if ! "$@" >>"$log" 2>&1 7>&-; then
-    tail -n 40 "$log" >&2 || true
-    die "$what failed (full log: $log)"
-  fi
-}
-
 need_python() {
   command -v python3 >/dev/null \
     || die "python3 is missing (Debian: apt-get install -y python3 python3-venv python3-pip)"

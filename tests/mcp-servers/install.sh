@@ -66,12 +66,7 @@ die() {
 CACHE="$(rein_test_cache)/mcp-servers"
 mkdir -p "$CACHE/tmp"
 
-# The install's key: the pins and how they are installed. Other pins, other
-# folder (an older one stays until removed by hand).
-pin_key() {
-  { printf '%s\n' "${PACKAGES[@]}" "${NPM_FLAGS[@]}"; } | sha256sum | cut -c1-16
-}
-KEY="$(pin_key)"
+KEY="$(npm_pin_key)"
 DIR="$CACHE/$KEY"
 py_pin_key() {
   { printf '%s\n' python "$PY_PACKAGE" "${PIP_FLAGS[@]}"; } | sha256sum | cut -c1-16
