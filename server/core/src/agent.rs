@@ -638,15 +638,11 @@ impl Agent {
             return false;
         }
         let set_aside = std::mem::take(&mut self.history.items);
-        self.compactions += 1;
-        let archive = format!("{}/history-{}.json", self.artifacts.rel, self.compactions);
-        let archived = self.config.redactor.json_pretty(&set_aside);
-        if let Err(e) = self.ports.artifacts.write(&archive, &archived).await {
+        let Some(archive) = self.archive_history(&set_aside, "starting afresh").await else {
             // Without the archive the trace would lose the turns: keep them.
-            tracing::warn!(error = %e, "could not archive history before starting afresh");
             self.history.items = set_aside;
             return false;
-        }
+        };
         let task = self.task_message().await;
         let did_not_work = self.config.redactor.redact(did_not_work).into_owned();
         self.history.push(Item::user(format!(
@@ -1466,6 +1462,22 @@ impl Agent {
         }
     }
 
+    /// Writes `items`, about to leave the history, to the task's artifacts
+    /// (redacted) and starts a new history epoch; the archive's path, or
+    /// `None` if it could not be written.
+    async fn archive_history(&mut self, items: &[Item], before: &str) -> Option<String> {
+        self.compactions += 1;
+        let archive = format!("{}/history-{}.json", self.artifacts.rel, self.compactions);
+        let archived = self.config.redactor.json_pretty(items);
+        match self.ports.artifacts.write(&archive, &archived).await {
+            Ok(()) => Some(archive),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not archive history before {before}");
+                None
+            }
+        }
+    }
+
     /// Summarizes the older part of the history with the model. Returns
     /// whether anything was compacted.
     async fn compact(&mut self, turn: u32) -> Result<bool, Stop> {
@@ -1477,13 +1489,9 @@ impl Agent {
         };
         let old: Vec<Item> = self.history.items[1..cut].to_vec();
         let tokens_before: u64 = self.history.items.iter().map(Item::tokens).sum();
-        self.compactions += 1;
-        let archive = format!("{}/history-{}.json", self.artifacts.rel, self.compactions);
-        let archived = self.config.redactor.json_pretty(&old);
-        if let Err(e) = self.ports.artifacts.write(&archive, &archived).await {
-            tracing::warn!(error = %e, "could not archive history before compaction");
+        let Some(archive) = self.archive_history(&old, "compaction").await else {
             return Ok(false);
-        }
+        };
         self.event(TaskEvent::Activity {
             text: "compacting the context".into(),
         });

@@ -12,9 +12,8 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     ContentBlock, Diff, PermissionOption, PermissionOptionKind, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionNotification, SessionUpdate, TextContent, ToolCall,
-    ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
-    ToolKind,
+    RequestPermissionRequest, SessionUpdate, TextContent, ToolCall, ToolCallContent,
+    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use async_trait::async_trait;
 use rein_core::host::disk::ConfirmChange;
@@ -130,13 +129,7 @@ impl Permissions {
     pub async fn ask_trust(&self, question: &str) -> TrustAnswer {
         const CALL: &str = "rein-workspace-trust";
         let send = |update: SessionUpdate| {
-            if let Some(notification) = super::redact::redacted(
-                &self.redactor,
-                &SessionNotification::new(self.session_id.clone(), update),
-            ) && let Err(error) = self.cx.send_notification(notification)
-            {
-                tracing::debug!(%error, "the trust question's call was not shown");
-            }
+            super::redact::send_update(&self.cx, &self.redactor, &self.session_id, update);
         };
         send(SessionUpdate::ToolCall(
             ToolCall::new(CALL, "Trust this folder's Rein settings?")

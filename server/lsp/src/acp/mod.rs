@@ -116,15 +116,7 @@ fn load_session(
     let loaded = saved::load(&session.root, &id, installation.as_deref())?;
     let redactor = launch::redactor(&session.config()?);
     for update in loaded.replay {
-        let Some(notification) = redact::redacted(
-            &redactor,
-            &agent_client_protocol::v1::schema::SessionNotification::new(id.clone(), update),
-        ) else {
-            continue;
-        };
-        if let Err(error) = cx.send_notification(notification) {
-            tracing::debug!(%error, "a replayed update was not sent");
-        }
+        redact::send_update(cx, &redactor, &id, update);
     }
     if let Ok(mut earlier) = session.earlier.lock() {
         *earlier = loaded.earlier;

@@ -11,16 +11,15 @@ use std::sync::Mutex;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, Diff, SessionNotification, SessionUpdate, TextContent,
-    ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind, UsageUpdate,
+    ContentBlock, ContentChunk, Cost, Diff, SessionUpdate, TextContent, ToolCall, ToolCallContent,
+    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
 };
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent};
 use rein_core::task::TaskId;
 use rein_models::Redactor;
 
 use super::approve::CurrentCall;
-use super::redact::redacted;
+use super::redact::send_update;
 
 /// Adds a streamed piece to `pending` and takes what can be sent: up to
 /// the last whitespace, so no word (a key has no spaces) is ever split
@@ -105,16 +104,7 @@ impl AcpProgress {
     }
 
     pub fn send(&self, update: SessionUpdate) {
-        let Some(notification) = redacted(
-            &self.redactor,
-            &SessionNotification::new(self.session_id.clone(), update),
-        ) else {
-            tracing::warn!("a session/update could not be redacted, so it was not sent");
-            return;
-        };
-        if let Err(error) = self.cx.send_notification(notification) {
-            tracing::debug!(%error, "session/update not sent");
-        }
+        send_update(&self.cx, &self.redactor, &self.session_id, update);
     }
 
     /// Text for the user, as the agent's message.
