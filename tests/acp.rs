@@ -723,7 +723,14 @@ fn with_client_terminal_the_models_commands_run_in_the_panels_terminal() {
 
     let config = s.dir.path().join("config/rein");
     std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(config.join("config.toml"), "client_terminal = true\n").unwrap();
+    // auto_approve runs commands the defaults would ask about unasked
+    // inside the sandbox; in the panel's terminal there is none, so the
+    // command is asked about all the same.
+    std::fs::write(
+        config.join("config.toml"),
+        "client_terminal = true\n[sandbox]\nauto_approve = true\n",
+    )
+    .unwrap();
     std::fs::remove_dir_all(s.root().join(".rein/artifacts")).unwrap();
     let t = s.run(
         &scenario,
@@ -818,4 +825,42 @@ fn a_session_another_installation_recorded_is_not_listed_or_loaded() {
         "{error:#}"
     );
     assert!(t.updates("user_message_chunk").is_empty());
+}
+
+/// A key typed into a prompt is recorded and replayed redacted: the
+/// session's record in `.rein/state.db` and a later `session/load` never
+/// hold it.
+#[test]
+fn a_key_in_a_prompt_is_neither_recorded_nor_replayed() {
+    let s = Session::new();
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let scenario = s.scenario(&json!({"replies": [{"text": "Noted."}, {"text": "Noted."}]}));
+    let first = s.run(
+        &scenario,
+        json!({"env": {"GITHUB_TOKEN": token}, "steps": [{"prompt": text(&format!("Remember {token} for later."))}]}),
+    );
+    let id = first.events("session")[0]["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let db = std::fs::read(s.root().join(".rein/state.db")).unwrap();
+    let wal = std::fs::read(s.root().join(".rein/state.db-wal")).unwrap_or_default();
+    for bytes in [&db, &wal] {
+        assert!(
+            !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+            "the key is in the task database"
+        );
+    }
+    let loaded = s.run(
+        &scenario,
+        json!({"env": {"GITHUB_TOKEN": token}, "load_session": id, "steps": []}),
+    );
+    let replayed: Vec<&str> = loaded
+        .updates("user_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(replayed.len(), 1, "{}", s.log());
+    assert!(replayed[0].contains("<redacted>"), "{replayed:?}");
+    assert!(!loaded.wire().contains(token));
 }
