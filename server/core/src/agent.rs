@@ -773,6 +773,17 @@ impl Agent {
                 paths.join(", ")
             ),
         });
+        let set_aside = without_writes_of(reply, &paths);
+        if !set_aside.is_empty() {
+            self.event(TaskEvent::Context {
+                transformation: "whole_file_over_call".into(),
+                detail: format!(
+                    "set aside {}: the same reply wrote the file whole",
+                    set_aside.join(", ")
+                ),
+            });
+        }
+        let beside_calls = !calls_of(reply).is_empty();
         with_calls_from_text(
             reply,
             found.prose,
@@ -1620,6 +1631,38 @@ fn with_calls_from_text(
     }
     parts.extend(own_calls);
     reply.parts = parts;
+}
+
+/// Takes out of `reply` its calls that write or edit one of `paths`, and
+/// says which: a file the reply also wrote whole is written once, from its
+/// block. The block is the format asked for and verbatim; a JSON string is
+/// where a small model drops what it cannot escape (seen on bitcount: the
+/// fix in a block, then a `write_file` call of the same file without its
+/// docstring's quotes, which ran second and left a syntax error).
+fn without_writes_of(reply: &mut ModelReply, paths: &[String]) -> Vec<String> {
+    use crate::tools::TypedTool as _;
+    let plain = |p: &str| p.trim().trim_start_matches("./").to_owned();
+    let written: HashSet<String> = paths.iter().map(|p| plain(p)).collect();
+    let mut set_aside = Vec::new();
+    reply.parts.retain(|part| {
+        let Part::ToolCall(call) = part else {
+            return true;
+        };
+        if call.name != crate::tools::write_file::WriteFile::NAME
+            && call.name != crate::tools::edit_file::EditFile::NAME
+        {
+            return true;
+        }
+        let path = call.arguments.get("path").and_then(|p| p.as_str());
+        match path {
+            Some(path) if written.contains(&plain(path)) => {
+                set_aside.push(format!("{} {path}", call.name));
+                false
+            }
+            _ => true,
+        }
+    });
+    set_aside
 }
 
 fn calls_of(reply: &ModelReply) -> Vec<Result<ToolCall, BadToolCall>> {

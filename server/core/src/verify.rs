@@ -689,7 +689,7 @@ impl TestVerifier {
             TestRun::Gap(format!(
                 "`{name}` still fails (exit {}):\n{}\nfull log: {}",
                 exit_code.unwrap_or(-1),
-                telling_lines(&result.tail),
+                telling_lines(&result.tail, cx.workspace.root()),
                 evidence.log_path
             ))
         } else {
@@ -797,25 +797,29 @@ pub fn test_target(path: &str, name: &str) -> String {
     }
 }
 
-/// The lines of a failing run that say why: errors, assertions.
-fn telling_lines(tail: &[String]) -> String {
-    let telling: Vec<&String> = tail
+/// The lines of a failing run that say why: where it failed (the
+/// innermost traceback frames in the project's own files, with the lines
+/// they quote: a `SyntaxError` names its file and line only there), then
+/// the errors and assertions. Paths are shown relative to the project, as
+/// the tools take them.
+fn telling_lines(tail: &[String], root: &Path) -> String {
+    let prefix = format!("{}/", root.display());
+    let tail: Vec<String> = tail.iter().map(|l| l.replace(&prefix, "")).collect();
+    let frames = project_frames(&tail, 2);
+    let says_why = |l: &str| {
+        let l = l.to_ascii_lowercase();
+        l.contains("error")
+            || l.contains("assert")
+            || l.contains("expected")
+            || l.contains("panicked")
+    };
+    let telling: Vec<&str> = tail
         .iter()
-        .filter(|l| {
-            let l = l.to_ascii_lowercase();
-            l.contains("error")
-                || l.contains("assert")
-                || l.contains("expected")
-                || l.contains("panicked")
-        })
-        .collect();
-    let shown: Vec<&str> = telling
-        .iter()
-        .rev()
-        .take(4)
-        .rev()
         .map(|l| l.trim())
+        .filter(|l| says_why(l) && !frames.iter().any(|f| f.trim() == *l))
         .collect();
+    let mut shown: Vec<&str> = frames.iter().map(String::as_str).collect();
+    shown.extend(telling.iter().skip(telling.len().saturating_sub(4)));
     if shown.is_empty() {
         tail.iter()
             .rev()
@@ -827,4 +831,47 @@ fn telling_lines(tail: &[String]) -> String {
     } else {
         shown.join("\n")
     }
+}
+
+/// The last `n` distinct Python traceback frames in the project's files (a
+/// relative path: the standard library's are absolute or `<frozen …>`),
+/// each with the lines it quotes, innermost last.
+fn project_frames(tail: &[String], n: usize) -> Vec<String> {
+    let mut frames: Vec<Vec<String>> = Vec::new();
+    let mut i = 0;
+    while i < tail.len() {
+        let line = tail[i].trim_end();
+        let text = line.trim_start();
+        let indent = line.len() - text.len();
+        let in_project = text
+            .strip_prefix("File \"")
+            .and_then(|rest| rest.split_once('"'))
+            .is_some_and(|(path, _)| !path.starts_with('/') && !path.starts_with('<'));
+        i += 1;
+        if !in_project {
+            continue;
+        }
+        let mut frame = vec![line.to_owned()];
+        // The quoted source and its markers, indented under the frame.
+        while i < tail.len() && frame.len() < 4 {
+            let next = tail[i].trim_end();
+            let next_indent = next.len() - next.trim_start().len();
+            if next.trim().is_empty() || next_indent <= indent {
+                break;
+            }
+            frame.push(next.to_owned());
+            i += 1;
+        }
+        frames.push(frame);
+    }
+    let mut last: Vec<Vec<String>> = Vec::new();
+    for frame in frames.into_iter().rev() {
+        if last.len() == n {
+            break;
+        }
+        if !last.contains(&frame) {
+            last.push(frame);
+        }
+    }
+    last.into_iter().rev().flatten().collect()
 }

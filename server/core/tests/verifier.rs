@@ -770,6 +770,84 @@ async fn a_failure_quotes_the_lines_that_say_why() {
     }
 }
 
+/// Seen in the quiet QuixBugs round (bitcount): a rewrite left a syntax
+/// error, and the gap said only "SyntaxError: invalid syntax", which a
+/// 1.5B model cannot place; it changed the loop for four turns while the
+/// broken docstring stayed. Where it failed is in the project's innermost
+/// frames: they are quoted, relative to the project; the standard
+/// library's are not.
+#[tokio::test]
+async fn a_syntax_error_is_shown_with_its_file_and_line() {
+    use rein_core::workspace::Workspace as _;
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let root = c.ws.root().display().to_string();
+    let output = format!(
+        r#"Traceback (most recent call last):
+  File "<frozen runpy>", line 198, in _run_module_as_main
+  File "/usr/lib/python3.11/unittest/loader.py", line 162, in loadTestsFromName
+    module = __import__(module_name)
+             ^^^^^^^^^^^^^^^^^^^^^^^
+  File "{root}/tests/test_cart.py", line 2, in <module>
+    from cart import Item, total
+  File "{root}/cart.py", line 13
+    Input:
+          ^
+SyntaxError: invalid syntax"#
+    );
+    let exec = ScriptedExec::new(move |_| command_result(1, &output, &[]));
+    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("verified a failing run")
+    };
+    let shown = gap.split("\nfull log:").next().unwrap();
+    assert_eq!(
+        shown,
+        r#"`TestCart.test_total` still fails (exit 1):
+  File "tests/test_cart.py", line 2, in <module>
+    from cart import Item, total
+  File "cart.py", line 13
+    Input:
+          ^
+SyntaxError: invalid syntax"#
+    );
+}
+
+/// An assertion in a test: the frame that failed, then the assertion's
+/// own words, once each (the frame quotes a line that mentions "assert").
+#[tokio::test]
+async fn an_assertion_is_shown_with_the_line_that_failed() {
+    use rein_core::workspace::Workspace as _;
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let root = c.ws.root().display().to_string();
+    let output = format!(
+        r#"======================================================================
+FAIL: test_total (tests.test_cart.TestCart.test_total)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "{root}/tests/test_cart.py", line 8, in test_total
+    self.assertEqual(total(items), 30)
+AssertionError: 2 != 30
+
+----------------------------------------------------------------------
+Ran 1 test in 0.001s
+
+FAILED (failures=1)"#
+    );
+    let exec = ScriptedExec::new(move |_| command_result(1, &output, &[]));
+    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("verified a failing run")
+    };
+    let shown = gap.split("\nfull log:").next().unwrap();
+    assert_eq!(
+        shown,
+        r#"`TestCart.test_total` still fails (exit 1):
+  File "tests/test_cart.py", line 8, in test_total
+    self.assertEqual(total(items), 30)
+AssertionError: 2 != 30"#
+    );
+}
+
 /// When the run names many other tests but not the target, the verdict
 /// lists a few and says there are more.
 #[tokio::test]

@@ -514,3 +514,35 @@ async fn a_file_beside_a_broken_text_call_is_still_written() {
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
     assert_eq!(r.server.requests().len(), 1);
 }
+
+/// Seen in the quiet QuixBugs round (bitcount): the right fix in a code
+/// block, then a `<tool_call>` writing the same file, whose JSON string had
+/// lost the docstring's quotes. Both ran, the call second, and the task
+/// spent its five minutes on the syntax error it left. The block is the
+/// format asked for: the file is written once, from it.
+#[tokio::test]
+async fn a_text_call_writing_a_file_written_whole_is_set_aside() {
+    let mangled = CART_FIXED.replace("class Item:\n", "");
+    let call = serde_json::json!({
+        "name": "write_file",
+        "arguments": {"path": "./cart.py", "content": mangled},
+    });
+    let reply = format!("cart.py\n```python\n{CART_FIXED}```\n\n<tool_call>\n{call}\n</tool_call>");
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(reply)), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(
+        r.transformations("whole_file_over_call"),
+        ["set aside write_file ./cart.py: the same reply wrote the file whole"]
+    );
+    // Written from the block alone, and checked at once, as a reply that
+    // only wrote the file.
+    assert_eq!(r.server.requests().len(), 1);
+}
