@@ -770,6 +770,20 @@ async fn a_failure_quotes_the_lines_that_say_why() {
     }
 }
 
+/// The gap a failing run of `output` gives, up to its log line; `{root}`
+/// in `output` stands for the project's root, as the runner prints it.
+async fn gap_for_output(output: &str) -> String {
+    use rein_core::workspace::Workspace as _;
+    let c = case(cart_workspace()).await;
+    c.fix();
+    let output = output.replace("{root}", &c.ws.root().display().to_string());
+    let exec = ScriptedExec::new(move |_| command_result(1, &output, &[]));
+    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
+        panic!("verified a failing run")
+    };
+    gap.split("\nfull log:").next().unwrap().to_owned()
+}
+
 /// Seen in the quiet QuixBugs round (bitcount): a rewrite left a syntax
 /// error, and the gap said only "SyntaxError: invalid syntax", which a
 /// 1.5B model cannot place; it changed the loop for four turns while the
@@ -778,11 +792,7 @@ async fn a_failure_quotes_the_lines_that_say_why() {
 /// library's are not.
 #[tokio::test]
 async fn a_syntax_error_is_shown_with_its_file_and_line() {
-    use rein_core::workspace::Workspace as _;
-    let c = case(cart_workspace()).await;
-    c.fix();
-    let root = c.ws.root().display().to_string();
-    let output = format!(
+    let shown = gap_for_output(
         r#"Traceback (most recent call last):
   File "<frozen runpy>", line 198, in _run_module_as_main
   File "/usr/lib/python3.11/unittest/loader.py", line 162, in loadTestsFromName
@@ -793,13 +803,9 @@ async fn a_syntax_error_is_shown_with_its_file_and_line() {
   File "{root}/cart.py", line 13
     Input:
           ^
-SyntaxError: invalid syntax"#
-    );
-    let exec = ScriptedExec::new(move |_| command_result(1, &output, &[]));
-    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
-        panic!("verified a failing run")
-    };
-    let shown = gap.split("\nfull log:").next().unwrap();
+SyntaxError: invalid syntax"#,
+    )
+    .await;
     assert_eq!(
         shown,
         r#"`TestCart.test_total` still fails (exit 1):
@@ -816,11 +822,7 @@ SyntaxError: invalid syntax"#
 /// own words, once each (the frame quotes a line that mentions "assert").
 #[tokio::test]
 async fn an_assertion_is_shown_with_the_line_that_failed() {
-    use rein_core::workspace::Workspace as _;
-    let c = case(cart_workspace()).await;
-    c.fix();
-    let root = c.ws.root().display().to_string();
-    let output = format!(
+    let shown = gap_for_output(
         r#"======================================================================
 FAIL: test_total (tests.test_cart.TestCart.test_total)
 ----------------------------------------------------------------------
@@ -832,13 +834,9 @@ AssertionError: 2 != 30
 ----------------------------------------------------------------------
 Ran 1 test in 0.001s
 
-FAILED (failures=1)"#
-    );
-    let exec = ScriptedExec::new(move |_| command_result(1, &output, &[]));
-    let Verdict::Gap { gap, .. } = c.verify_with(&["cart.py"], &exec).await else {
-        panic!("verified a failing run")
-    };
-    let shown = gap.split("\nfull log:").next().unwrap();
+FAILED (failures=1)"#,
+    )
+    .await;
     assert_eq!(
         shown,
         r#"`TestCart.test_total` still fails (exit 1):
