@@ -10,14 +10,14 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use futures::StreamExt;
 use rein_models::pricing::PriceTable;
 use rein_models::{
-    BadToolCall, ModelClient, ModelError, ModelEvent, ModelReply, ModelRequest, Part, Redactor,
-    StopReason, ToolCall, ToolChoice,
+    BadToolCall, EventStream, ModelClient, ModelError, ModelEvent, ModelReply, ModelRequest, Part,
+    Redactor, StopReason, ToolCall, ToolChoice,
 };
 use rein_store::{CheckpointPhase, FileHash};
 use serde::{Deserialize, Serialize};
@@ -38,6 +38,7 @@ use crate::ports::{
     Approver, Artifacts, Evidence, ProgressSink, TaskEvent, TaskStatus, Verdict, Verifier,
     VerifyContext,
 };
+use crate::repetition;
 use crate::task::{TaskKind, TaskSpec, TaskState};
 use crate::testing::command::TestCommand;
 use crate::text_calls;
@@ -860,8 +861,17 @@ impl Agent {
         let request_ref = self.save_request(turn, &request).await;
         let started = Instant::now();
         let forced = request.tool_choice == ToolChoice::Required;
-        let reply = self.stream(request, Some(turn)).await;
-        let reply = match reply {
+        // A reply stuck repeating itself is cut short (the loop guard's
+        // job, so not in the naive loop).
+        let cut = (!self.config.harness.is_naive()).then(|| Arc::new(AtomicBool::new(false)));
+        // The call ends when the task's time does: a local model may take
+        // minutes over one answer, and the budget is the user's.
+        let time_left = self.tracker.time_left();
+        let reply = tokio::select! {
+            reply = self.stream(request, Some(turn), cut.clone()) => reply,
+            () = tokio::time::sleep(time_left) => return Err(self.out_of_time_answering()),
+        };
+        let mut reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
                 return Err(Stop::new(
@@ -889,6 +899,16 @@ impl Agent {
                 ));
             }
         };
+        if cut.is_some_and(|cut| cut.load(Ordering::Relaxed)) {
+            let dropped = repetition::trim_loop(&mut reply, estimated);
+            self.event(TaskEvent::Context {
+                transformation: "repetition_cut".into(),
+                detail: format!(
+                    "the reply repeated the same lines more than {} times: cut there, {dropped} bytes of the loop dropped",
+                    repetition::REPEATED_LINES
+                ),
+            });
+        }
         let cost = self
             .config
             .prices
@@ -907,6 +927,18 @@ impl Agent {
         self.journal(|j| j.turn(turn, &request_ref, &reply, cost, latency_ms))?;
         self.set_state(TaskState::Running, None);
         Ok(Some(reply))
+    }
+
+    /// The task's time ran out while the model was still answering.
+    fn out_of_time_answering(&self) -> Stop {
+        let reason = self
+            .tracker
+            .check()
+            .map_or_else(|| "stopped: max time".to_owned(), |e| e.reason);
+        Stop::new(
+            TaskState::BudgetExhausted,
+            format!("{reason}, while the model was answering"),
+        )
     }
 
     /// Keeps the exact request of a turn as an artifact (the turn's record
@@ -933,10 +965,13 @@ impl Agent {
     /// `turn`: the turn whose text streams to the front end as it comes
     /// (`None` for a call whose text is not the model's answer: a
     /// compaction's summary).
+    /// With `cut`, a reply that falls into a loop ends there and `cut`
+    /// says so (`repetition.rs`).
     async fn stream(
         &self,
         request: ModelRequest,
         turn: Option<u32>,
+        cut: Option<Arc<AtomicBool>>,
     ) -> Result<ModelReply, ModelError> {
         let progress = Arc::clone(&self.ports.progress);
         let task = self.task.id.clone();
@@ -969,10 +1004,14 @@ impl Agent {
                     }
                     _ => {}
                 });
+        let events: EventStream = match cut {
+            Some(cut) => Box::pin(repetition::cut_loops(events, cut)),
+            None => Box::pin(events),
+        };
         let timeout = self.tracker.budgets.model_timeout;
         tokio::select! {
             () = self.cancel.cancelled() => Err(ModelError::Cancelled),
-            reply = tokio::time::timeout(timeout, rein_models::collect(Box::pin(events))) => match reply {
+            reply = tokio::time::timeout(timeout, rein_models::collect(events)) => match reply {
                 Ok(reply) => reply,
                 Err(_) => Err(ModelError::RequestTimeout { provider: "model", after: timeout }),
             },
@@ -1521,7 +1560,7 @@ impl Agent {
             tool_choice: Default::default(),
             cache: rein_models::CachePlan::default(),
         };
-        let reply = match self.stream(request, None).await {
+        let reply = match self.stream(request, None, None).await {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
                 return Err(Stop::new(

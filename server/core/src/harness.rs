@@ -9,8 +9,8 @@ pub enum Harness {
     #[default]
     Full,
     /// No first-turn context (only the goal: the model runs the test
-    /// itself), no calls read from the model's text, no loop guard, no
-    /// compaction (a context overflow ends the task). Permissions, the
+    /// itself), no calls read from the model's text, no loop guard (nor a
+    /// looping reply cut short), no compaction (a context overflow ends the task). Permissions, the
     /// sandbox, budgets and the verifier stay: they protect the user, not
     /// the score.
     Naive,

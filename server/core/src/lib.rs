@@ -29,6 +29,7 @@ pub mod journal;
 pub mod paths;
 pub mod permissions;
 pub mod ports;
+pub mod repetition;
 pub mod resume;
 pub mod sandbox_config;
 pub mod task;

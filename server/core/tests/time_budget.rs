@@ -20,7 +20,7 @@ use rein_core::journal::{AgentSnapshot, LoopState};
 use rein_core::ports::ApprovalDecision;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_core::{CommandResult, CommandSpec, Exec, ExecError};
-use rein_testkit::fake_model::{Reply, Scenario};
+use rein_testkit::fake_model::{Fault, Reply, Scenario};
 use serde_json::json;
 use support::{CART_BROKEN, Setup, TEST_FILE, TEST_TEXT};
 use tokio_util::sync::CancellationToken;
@@ -252,5 +252,26 @@ async fn a_claim_still_being_checked_when_the_time_ends_ends_the_task() {
     assert_eq!(
         r.outcome.reason,
         "the time budget (2 s) ran out while Rein verified the claim: `run-tests tests/test_cart.py::TestCart::test_total` was killed when the task's time ran out, so `TestCart.test_total` is not shown to pass"
+    );
+}
+
+/// Seen in the quiet QuixBugs round (flatten): one answer of a 1.5B model
+/// on 2 cores took 447 s of a task allowed 300. The model call is bounded
+/// by the time the task has left: the task ends when its budget does.
+#[tokio::test]
+async fn a_model_still_answering_when_the_time_ends_ends_the_task() {
+    // The answer would come after two minutes; the support's own guard
+    // fails the test if the task outlives 60 s.
+    let scenario = Scenario::new()
+        .reply(Reply::text("Fixed.").with_fault(Fault::SlowStart { delay_ms: 120_000 }));
+    let r = Setup::new(support::cart_workspace())
+        .run(scenario, |c| {
+            c.budgets.max_wall_time = Duration::from_secs(2);
+        })
+        .await;
+    assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
+    assert_eq!(
+        r.outcome.reason,
+        "stopped: max time (2 s), while the model was answering"
     );
 }

@@ -9,7 +9,7 @@ mod support;
 use pretty_assertions::assert_eq;
 use rein_core::harness::EditFormat;
 use rein_core::task::TaskState;
-use rein_testkit::fake_model::{Reply, Scenario};
+use rein_testkit::fake_model::{Reply, Scenario, StopReason};
 use support::{CART_BROKEN, CART_FIXED, Run, Setup, TEST_FILE, TEST_TEXT, cart_workspace};
 
 fn whole(config: &mut rein_core::agent::AgentConfig) {
@@ -545,4 +545,88 @@ async fn a_text_call_writing_a_file_written_whole_is_set_aside() {
     // Written from the block alone, and checked at once, as a reply that
     // only wrote the file.
     assert_eq!(r.server.requests().len(), 1);
+}
+
+/// Seen in the quiet QuixBugs round (flatten): the fix in a first block,
+/// then the test file again, one row of its table repeated until the
+/// 4,096-token limit — 7 minutes on 2 cores, past the task's 5, and the
+/// fix was never written. The loop is cut where it is plain, and the reply
+/// before it is the answer.
+#[tokio::test]
+async fn a_reply_that_loops_is_cut_and_the_fix_before_the_loop_is_written() {
+    let reply = format!(
+        "cart.py\n```python\n{CART_FIXED}```\n\nAnd the test:\n```python\n{}",
+        "        self.assertEqual(total([]), 0)\n".repeat(300)
+    );
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new().reply(Reply::text(reply).stop(StopReason::MaxTokens)),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
+    let cut = r.transformations("repetition_cut");
+    assert_eq!(cut.len(), 1, "{cut:?}");
+    assert!(
+        cut[0].starts_with("the reply repeated the same lines more than 16 times: cut there, "),
+        "{cut:?}"
+    );
+}
+
+/// What the model is shown of a reply that looped: the reply up to one
+/// round of the loop, not the loop.
+#[tokio::test]
+async fn a_reply_cut_for_looping_is_kept_without_its_loop() {
+    let line = "The bug is in total().\n";
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(format!("Let me think.\n{}", line.repeat(60))))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded);
+    let second = &r.server.requests()[1].body;
+    let assistant = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(
+        assistant["content"][0]["text"].as_str().unwrap().trim_end(),
+        format!("Let me think.\n{}", line.trim_end())
+    );
+}
+
+/// The naive loop has no loop guard: a looping reply is read to its end.
+#[tokio::test]
+async fn the_naive_loop_does_not_cut_a_looping_reply() {
+    let looping =
+        Reply::text(format!("Hmm.\n{}", "again\n".repeat(60))).stop(StopReason::MaxTokens);
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(looping)
+                .reply(Reply::text("I give up.")),
+            |c| {
+                whole(c);
+                c.harness = rein_core::harness::Harness::Naive;
+            },
+        )
+        .await;
+    assert_eq!(r.transformations("repetition_cut"), Vec::<String>::new());
+    assert!(
+        told(&r)[0].starts_with("Your reply was cut off by the output token limit"),
+        "{:?}",
+        told(&r)
+    );
 }

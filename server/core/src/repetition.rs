@@ -1,0 +1,228 @@
+//! A reply that has fallen into a loop: the same line, or the same few
+//! lines, over and over until the output limit. Small models do this: on
+//! 2 cores a 1.5B Qwen repeated one row of a test table for 4,096 tokens
+//! and 7 minutes, past the task's whole time budget, after a first code
+//! block that held the fix (BENCHMARKS.md, figure 9). The stream is cut
+//! where the loop is plain and the reply is taken as it was before it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures::{Stream, StreamExt, future, stream};
+use rein_models::{ModelError, ModelEvent, ModelReply, Part, StopReason, Usage, tokens};
+
+/// How many lines must repeat an earlier one, in a row, before a reply
+/// counts as looping: more than code or prose ever repeats verbatim (the
+/// same line, or a cycle of up to [`MAX_PERIOD`] lines).
+pub const REPEATED_LINES: usize = 16;
+
+/// The longest cycle looked for, in lines.
+const MAX_PERIOD: usize = 4;
+
+/// Where the loop at the end of `text` begins, if its complete lines end
+/// in one: the byte offset just after the loop's first round, so that
+/// `text[..offset]` keeps what came before the loop and one round of it.
+/// The last line, unfinished, is not looked at.
+pub fn looping_tail(text: &str) -> Option<usize> {
+    let end = text.rfind('\n')?;
+    let complete = &text[..end];
+    // From the last complete line back: `back[k] == back[k + p]` is a line
+    // repeating the one `p` lines before it.
+    let mut back: Vec<&str> = Vec::new();
+    let mut repeats = [0usize; MAX_PERIOD + 1];
+    let mut running = [true; MAX_PERIOD + 1];
+    running[0] = false;
+    for line in complete.rsplit('\n') {
+        back.push(line.trim_end());
+        let j = back.len() - 1;
+        for p in 1..=MAX_PERIOD {
+            if running[p] && j >= p {
+                if back[j] == back[j - p] {
+                    repeats[p] += 1;
+                } else {
+                    running[p] = false;
+                }
+            }
+        }
+        if running.iter().all(|r| !r) {
+            break;
+        }
+    }
+    let longest = repeats.iter().copied().max().unwrap_or(0);
+    if longest < REPEATED_LINES {
+        return None;
+    }
+    // The first repeating line is `longest - 1` lines back from the last.
+    let first_repeat = complete.rsplit('\n').nth(longest - 1)?;
+    Some(first_repeat.as_ptr() as usize - text.as_ptr() as usize)
+}
+
+/// Watches a streamed reply's text for a loop.
+#[derive(Default)]
+struct LoopWatch {
+    text: String,
+    cut: bool,
+}
+
+impl LoopWatch {
+    /// Whether the text so far ends in a loop. Looked at only when a line
+    /// ends: the scan stops at the first line that does not repeat, so a
+    /// reply that is not looping costs a few comparisons a line.
+    fn push(&mut self, delta: &str) -> bool {
+        self.text.push_str(delta);
+        delta.contains('\n') && looping_tail(&self.text).is_some()
+    }
+}
+
+/// `events`, ended with a stop of its own as soon as the reply's text
+/// loops (nothing after it is read, so the connection closes and the
+/// server stops generating); `cut` says it was. The attempt a retry
+/// discards starts afresh.
+pub fn cut_loops<S>(
+    events: S,
+    cut: Arc<AtomicBool>,
+) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send
+where
+    S: Stream<Item = Result<ModelEvent, ModelError>> + Send,
+{
+    events
+        .scan(LoopWatch::default(), move |watch, event| {
+            if watch.cut {
+                return future::ready(None);
+            }
+            let looping = match &event {
+                Ok(ModelEvent::TextDelta(text)) => watch.push(text),
+                Ok(ModelEvent::Retrying { .. }) => {
+                    *watch = LoopWatch::default();
+                    false
+                }
+                _ => false,
+            };
+            if looping {
+                watch.cut = true;
+                cut.store(true, Ordering::Relaxed);
+            }
+            let stop = looping.then_some(Ok(ModelEvent::Stop(StopReason::EndTurn)));
+            future::ready(Some(stream::iter(std::iter::once(event).chain(stop))))
+        })
+        .flatten()
+}
+
+/// `reply`, cut short by [`cut_loops`], without its loop: the last text
+/// part keeps what came before the loop and one round of it. The server
+/// never sent the usage of a reply it did not finish: it is estimated
+/// (`estimated_input`: the request's estimate), so budgets still count it.
+/// Returns how many bytes were dropped.
+pub fn trim_loop(reply: &mut ModelReply, estimated_input: u64) -> usize {
+    // What the model generated, the loop included.
+    if reply.usage == Usage::default() {
+        reply.usage.input_tokens = estimated_input;
+        reply.usage.output_tokens = reply.parts.iter().map(tokens::count_part).sum();
+    }
+    let mut dropped = 0;
+    if let Some(Part::Text { text }) = reply
+        .parts
+        .iter_mut()
+        .rev()
+        .find(|p| matches!(p, Part::Text { .. }))
+        && let Some(at) = looping_tail(text)
+    {
+        dropped = text.len() - at;
+        text.truncate(at);
+    }
+    dropped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(text: &str) -> Option<&str> {
+        looping_tail(text).map(|at| &text[..at])
+    }
+
+    #[test]
+    fn one_line_over_and_over_is_cut_after_its_first_copy() {
+        let row = "    ([[1], [2]], [1, 2]),\n";
+        let text = format!(
+            "```py\ndef f():\n    pass\n```\n\n```python\n{}",
+            row.repeat(17)
+        );
+        assert_eq!(
+            cut(&text),
+            Some(format!("```py\ndef f():\n    pass\n```\n\n```python\n{row}").as_str())
+        );
+    }
+
+    #[test]
+    fn blank_lines_up_to_the_limit_are_a_loop() {
+        let text = format!("```json\n{{\"name\": \"x\"}}\n```\n{}", "\n".repeat(40));
+        assert_eq!(cut(&text), Some("```json\n{\"name\": \"x\"}\n```\n\n"));
+    }
+
+    #[test]
+    fn a_cycle_of_a_few_lines_is_a_loop() {
+        let text = format!("intro\n{}", "a = 1\nb = 2\nc = 3\n".repeat(7));
+        assert_eq!(cut(&text), Some("intro\na = 1\nb = 2\nc = 3\n"));
+    }
+
+    #[test]
+    fn repetition_under_the_threshold_is_not_a_loop() {
+        // 16 copies: 15 lines repeat the one before them.
+        let text = format!("x\n{}", "        }\n".repeat(16));
+        assert_eq!(cut(&text), None);
+        assert_eq!(cut(&format!("{text}        }}\n")), Some("x\n        }\n"));
+    }
+
+    #[test]
+    fn ordinary_code_and_an_unfinished_last_line_are_not_loops() {
+        let code = "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n\n\n    return out\n";
+        assert_eq!(cut(code), None);
+        assert_eq!(cut(""), None);
+        // The unfinished line is not counted.
+        assert_eq!(cut(&format!("a\n{}a", "a\n".repeat(15))), None);
+    }
+
+    #[tokio::test]
+    async fn the_stream_stops_at_the_loop_and_says_so() {
+        let mut events = vec![Ok(ModelEvent::TextDelta("start\n".into()))];
+        for _ in 0..40 {
+            events.push(Ok(ModelEvent::TextDelta("same\n".into())));
+        }
+        events.push(Ok(ModelEvent::Stop(StopReason::MaxTokens)));
+        let flag = Arc::new(AtomicBool::new(false));
+        let got: Vec<_> = cut_loops(stream::iter(events), Arc::clone(&flag))
+            .collect()
+            .await;
+        // "start", 17 copies of "same", then the stop Rein put there.
+        assert_eq!(got.len(), 19);
+        assert!(matches!(
+            got.last(),
+            Some(Ok(ModelEvent::Stop(StopReason::EndTurn)))
+        ));
+        assert!(flag.load(Ordering::Relaxed));
+    }
+
+    #[tokio::test]
+    async fn a_retry_starts_the_watch_afresh() {
+        let mut events = Vec::new();
+        for _ in 0..10 {
+            events.push(Ok(ModelEvent::TextDelta("same\n".into())));
+        }
+        events.push(Ok(ModelEvent::Retrying {
+            attempt: 1,
+            delay: std::time::Duration::ZERO,
+            reason: "reset".into(),
+        }));
+        for _ in 0..10 {
+            events.push(Ok(ModelEvent::TextDelta("same\n".into())));
+        }
+        events.push(Ok(ModelEvent::Stop(StopReason::EndTurn)));
+        let flag = Arc::new(AtomicBool::new(false));
+        let got: Vec<_> = cut_loops(stream::iter(events), Arc::clone(&flag))
+            .collect()
+            .await;
+        assert_eq!(got.len(), 22);
+        assert!(!flag.load(Ordering::Relaxed));
+    }
+}
