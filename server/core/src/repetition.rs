@@ -183,46 +183,85 @@ mod tests {
         assert_eq!(cut(&format!("a\n{}a", "a\n".repeat(15))), None);
     }
 
-    #[tokio::test]
-    async fn the_stream_stops_at_the_loop_and_says_so() {
-        let mut events = vec![Ok(ModelEvent::TextDelta("start\n".into()))];
-        for _ in 0..40 {
-            events.push(Ok(ModelEvent::TextDelta("same\n".into())));
-        }
-        events.push(Ok(ModelEvent::Stop(StopReason::MaxTokens)));
+    type Event = Result<ModelEvent, ModelError>;
+
+    fn text(t: &str) -> Event {
+        Ok(ModelEvent::TextDelta(t.into()))
+    }
+
+    /// What `cut_loops` lets through of `events`, and whether it cut.
+    async fn through(events: Vec<Event>) -> (Vec<Event>, bool) {
         let flag = Arc::new(AtomicBool::new(false));
-        let got: Vec<_> = cut_loops(stream::iter(events), Arc::clone(&flag))
+        let got = cut_loops(stream::iter(events), Arc::clone(&flag))
             .collect()
             .await;
+        (got, flag.load(Ordering::Relaxed))
+    }
+
+    #[tokio::test]
+    async fn the_stream_stops_at_the_loop_and_says_so() {
+        let mut events = vec![text("start\n")];
+        events.extend((0..40).map(|_| text("same\n")));
+        events.push(Ok(ModelEvent::Stop(StopReason::MaxTokens)));
+        let (got, cut) = through(events).await;
         // "start", 17 copies of "same", then the stop Rein put there.
         assert_eq!(got.len(), 19);
         assert!(matches!(
             got.last(),
             Some(Ok(ModelEvent::Stop(StopReason::EndTurn)))
         ));
-        assert!(flag.load(Ordering::Relaxed));
+        assert!(cut);
     }
 
     #[tokio::test]
     async fn a_retry_starts_the_watch_afresh() {
-        let mut events = Vec::new();
-        for _ in 0..10 {
-            events.push(Ok(ModelEvent::TextDelta("same\n".into())));
-        }
+        let mut events: Vec<Event> = (0..10).map(|_| text("same\n")).collect();
         events.push(Ok(ModelEvent::Retrying {
             attempt: 1,
             delay: std::time::Duration::ZERO,
             reason: "reset".into(),
         }));
-        for _ in 0..10 {
-            events.push(Ok(ModelEvent::TextDelta("same\n".into())));
-        }
+        events.extend((0..10).map(|_| text("same\n")));
         events.push(Ok(ModelEvent::Stop(StopReason::EndTurn)));
-        let flag = Arc::new(AtomicBool::new(false));
-        let got: Vec<_> = cut_loops(stream::iter(events), Arc::clone(&flag))
-            .collect()
-            .await;
+        let (got, cut) = through(events).await;
         assert_eq!(got.len(), 22);
-        assert!(!flag.load(Ordering::Relaxed));
+        assert!(!cut);
+    }
+
+    fn reply(text: String, usage: Usage) -> ModelReply {
+        ModelReply {
+            parts: vec![Part::Text { text }],
+            bad_calls: Vec::new(),
+            usage,
+            stop: StopReason::EndTurn,
+            retries: 0,
+        }
+    }
+
+    #[test]
+    fn a_cut_reply_keeps_one_round_and_its_usage_is_estimated() {
+        let mut r = reply(format!("ok\n{}", "row\n".repeat(17)), Usage::default());
+        assert_eq!(trim_loop(&mut r, 1234), 16 * 4);
+        assert_eq!(
+            r.parts,
+            [Part::Text {
+                text: "ok\nrow\n".into()
+            }]
+        );
+        assert_eq!(r.usage.input_tokens, 1234);
+        // Counted before the loop was dropped: the model did generate it.
+        assert!(r.usage.output_tokens >= 17, "{:?}", r.usage);
+    }
+
+    #[test]
+    fn a_usage_the_server_sent_is_kept() {
+        let sent = Usage {
+            input_tokens: 10,
+            output_tokens: 20,
+            ..Usage::default()
+        };
+        let mut r = reply(format!("ok\n{}", "row\n".repeat(17)), sent);
+        trim_loop(&mut r, 1234);
+        assert_eq!(r.usage, sent);
     }
 }
