@@ -1560,7 +1560,14 @@ impl Agent {
             tool_choice: Default::default(),
             cache: rein_models::CachePlan::default(),
         };
-        let reply = match self.stream(request, None, None).await {
+        // The summary is a model call like any other: it ends when the
+        // task's time does.
+        let time_left = self.tracker.time_left();
+        let reply = tokio::select! {
+            reply = self.stream(request, None, None) => reply,
+            () = tokio::time::sleep(time_left) => return Err(self.out_of_time_answering()),
+        };
+        let reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
                 return Err(Stop::new(

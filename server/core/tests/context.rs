@@ -11,7 +11,7 @@ use pretty_assertions::assert_eq;
 use rein_core::context::ContextConfig;
 use rein_core::ports::TaskEvent;
 use rein_core::task::TaskState;
-use rein_testkit::fake_model::{Reply, Scenario};
+use rein_testkit::fake_model::{Fault, Reply, Scenario};
 use serde_json::{Value, json};
 use support::{Setup, cart_workspace};
 
@@ -359,4 +359,50 @@ async fn compaction_summarizes_the_old_part_and_keeps_the_recent_one() {
     assert!(compacted);
     // The compaction call is not a turn; its tokens count.
     assert_eq!(r.outcome.spent.turns, 4);
+}
+
+/// The compaction's summary is a model call too: a model still writing it
+/// when the task's time ends does not keep the task running.
+#[tokio::test]
+async fn a_summary_still_being_written_when_the_time_ends_ends_the_task() {
+    let page: String = (1..=150)
+        .map(|l| format!("module line {l}: fn compute_{l}(x: u64) -> u64 {{ x * {l} }}\n"))
+        .collect();
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "a.rs"})))
+        .reply(Reply::tool_call("read_file", json!({"path": "b.rs"})))
+        .reply(Reply::tool_call("read_file", json!({"path": "c.rs"})))
+        // The compaction call, which would answer after two minutes; the
+        // support's own guard fails the test if the task outlives 60 s.
+        .reply(
+            Reply::text("Goal: fix test_total.").with_fault(Fault::SlowStart { delay_ms: 120_000 }),
+        );
+    let ws = cart_workspace()
+        .with_file("a.rs", &page)
+        .with_file("b.rs", &page.replace("module", "crate"))
+        .with_file("c.rs", &page.replace("module", "file"));
+    let r = Setup::new(ws)
+        .run(scenario, |c| {
+            c.context = ContextConfig {
+                window_tokens: 16_000,
+                max_output_tokens: 1_000,
+                keep_recent_items: 2,
+                ..ContextConfig::default()
+            };
+            c.budgets.max_wall_time = std::time::Duration::from_secs(3);
+        })
+        .await;
+    assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
+    assert_eq!(
+        r.outcome.reason,
+        "stopped: max time (3 s), while the model was answering"
+    );
+    // The fourth request was the summary's.
+    let requests = r.server.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(
+        requests[3].body["system"]
+            .to_string()
+            .contains("You condense the working history")
+    );
 }
