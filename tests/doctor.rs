@@ -138,7 +138,8 @@ async fn a_working_openai_compatible_set_up_is_all_ok() {
             ok   reachable in <t> s: <fake>/v1 lists 2 models, qwen2.5-coder:7b among them
             ok   tests (detected): python3 -m unittest
             info state .rein/state.db: none yet (made by the first task)
-            ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), no new privileges, at most 2048 processes, files up to 4096 MiB
+            ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), a root of its own (no socket outside the workspace, a private /tmp and /dev/shm), its own processes only (none outlives it), package caches written privately, no new privileges, at most 2048 processes, files up to 4096 MiB
+            info sockets: only those in the workspace, the readable toolchain and system folders (/usr, /etc, …) and the roots you allowed (sandbox.readable_roots, writable_roots); none in /tmp, /var, /run, /dev/shm or the rest of your home; abstract sockets: none (a network of its own)
             info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 0 deny; other commands are asked)
             info MCP servers: none configured ([mcp_servers.<name>] in the settings, or a project's .mcp.json)
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],
@@ -194,7 +195,8 @@ async fn a_model_the_provider_does_not_list_is_a_warning() {
             warn reachable in <t> s, but claude-sonnet-9 is not among the 4 models it lists (claude-sonnet-4-5, claude-haiku-4-5, gpt-4o, gpt-4o-mini); set REIN_MODEL or `model` to one of them
             ok   tests (detected): python3 -m unittest
             ok   state .rein/state.db: schema v5, 0 tasks
-            ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), no new privileges, at most 2048 processes, files up to 4096 MiB
+            ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), a root of its own (no socket outside the workspace, a private /tmp and /dev/shm), its own processes only (none outlives it), package caches written privately, no new privileges, at most 2048 processes, files up to 4096 MiB
+            info sockets: only those in the workspace, the readable toolchain and system folders (/usr, /etc, …) and the roots you allowed (sandbox.readable_roots, writable_roots); none in /tmp, /var, /run, /dev/shm or the rest of your home; abstract sockets: none (a network of its own)
             info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 1 deny; other commands are asked)
             info MCP servers: none configured ([mcp_servers.<name>] in the settings, or a project's .mcp.json)
             info editors: Neovim checks its side with `:checkhealth rein`; VS Code shows the server's log in Output › Rein"#]],

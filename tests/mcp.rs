@@ -1086,6 +1086,36 @@ fn a_remote_server_over_streamable_http_serves_a_fix_test_task() {
 // --- the editor's session ---------------------------------------------------------
 
 /// The pids `fault_server.py` wrote to `starts`, one per start.
+/// The fault servers alive on this machine (not zombies) whose
+/// `FAULT_STARTS` is `starts` and who run in `cwd`: their pids as the
+/// machine sees them.
+fn fault_servers_with(starts: &str, cwd: &Path) -> Vec<String> {
+    let wanted = format!("FAULT_STARTS={starts}");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .map_or(true, |stat| stat.contains(") Z "));
+        // Not the sandbox's own processes around it.
+        let sandbox = std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("sandbox-exec"));
+        let ours = environ
+            .split(|b| *b == 0)
+            .any(|var| var == wanted.as_bytes())
+            && std::fs::read_link(entry.path().join("cwd")).is_ok_and(|dir| dir == cwd);
+        if ours && !zombie && !sandbox {
+            found.push(name);
+        }
+    }
+    found
+}
+
 fn starts_in(starts: &Path) -> Vec<i32> {
     std::fs::read_to_string(starts)
         .unwrap_or_default()
@@ -1153,12 +1183,13 @@ async fn a_server_starts_with_the_editors_session_and_its_tasks_share_it() {
         starts_in(&hostile_starts).is_empty(),
         "an untrusted workspace's server started"
     );
-    let pid = starts_in(&starts)[0];
+    // The pid the server wrote is its own namespace's: find it on the
+    // machine by what it was started with.
+    let root = s.root.canonicalize().unwrap();
+    let running = || fault_servers_with("starts", &root);
+    assert_eq!(running().len(), 1, "the session's server is not running");
     assert_eq!(s.shutdown().await, 0);
-    let exited = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    };
+    let exited = || running().is_empty();
     for _ in 0..600 {
         if exited() {
             break;

@@ -25,6 +25,9 @@ use tokio_util::sync::CancellationToken;
 
 mod support;
 
+#[path = "sandbox/doors.rs"]
+mod doors;
+
 /// A workspace, a home with secrets and toolchain folders, and a folder
 /// outside both.
 struct Machine {
@@ -94,11 +97,24 @@ impl Machine {
 
     /// Runs `command` in the workspace, confined as Rein confines it.
     fn run_with(&self, config: &SandboxConfig, command: &str, network: bool) -> CommandResult {
+        self.run_until(config, command, network, Duration::from_secs(60), None)
+    }
+
+    /// [`Self::run_with`], stopped by its `timeout`, or cancelled after
+    /// `cancel_after`.
+    fn run_until(
+        &self,
+        config: &SandboxConfig,
+        command: &str,
+        network: bool,
+        timeout: Duration,
+        cancel_after: Option<Duration>,
+    ) -> CommandResult {
         let exec = self.exec(config);
         let spec = CommandSpec {
             command: command.replace("{outside}", &self.path("outside").display().to_string()),
             cwd: self.path("work"),
-            timeout: Duration::from_secs(60),
+            timeout,
             log_path: self.path("log/run.log"),
             kind: CommandKind::Other,
             network,
@@ -109,9 +125,15 @@ impl Machine {
             .enable_all()
             .build()
             .unwrap();
-        runtime
-            .block_on(exec.run(spec, CancellationToken::new()))
-            .unwrap()
+        let cancel = CancellationToken::new();
+        if let Some(after) = cancel_after {
+            let cancel = cancel.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(after);
+                cancel.cancel();
+            });
+        }
+        runtime.block_on(exec.run(spec, cancel)).unwrap()
     }
 
     fn run(&self, command: &str) -> CommandResult {

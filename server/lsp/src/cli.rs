@@ -51,6 +51,11 @@ pub struct SandboxExecArgs {
     /// Print what this machine can confine (JSON) instead of running.
     #[arg(long)]
     pub probe: bool,
+    /// Run as the init of the command's PID namespace, telling how the
+    /// command ended through this descriptor (started by `sandbox-exec`
+    /// itself, never by hand).
+    #[arg(long, value_name = "FD", hide = true)]
+    pub init_status_fd: Option<i32>,
     /// The program and its arguments.
     #[arg(last = true, required_unless_present = "probe")]
     pub command: Vec<std::ffi::OsString>,

@@ -521,6 +521,10 @@ fn sandbox(root: &Path, config: Option<&Config>, workspace_trusted: bool, report
     }
     report.add(
         Level::Info,
+        crate::sandbox::reachable_sockets(&sandbox, support),
+    );
+    report.add(
+        Level::Info,
         format!(
             "commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: {} allow, {} ask, {} deny; other commands are asked)",
             rules[0], rules[1], rules[2]

@@ -62,9 +62,10 @@ fn sandbox_exec(args: &rein::cli::SandboxExecArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let policy = args.policy.as_deref().unwrap_or_default();
-    let error = match rein_sandbox::Policy::from_arg(policy) {
-        Ok(policy) => rein_sandbox::exec(&policy, &args.command),
-        Err(error) => error,
+    let error = match (rein_sandbox::Policy::from_arg(policy), args.init_status_fd) {
+        (Ok(policy), None) => rein_sandbox::exec(&policy, &args.command),
+        (Ok(policy), Some(fd)) => rein_sandbox::init::init(&policy, fd, &args.command),
+        (Err(error), _) => error,
     };
     // The command's output is the model's to read: say why it did not run.
     eprintln!("rein sandbox-exec: {error}");

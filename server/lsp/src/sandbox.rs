@@ -67,13 +67,10 @@ impl SandboxLauncher {
             mode: mode(config.mode),
             network: false,
             extra_read: config.readable_roots.clone(),
-            extra_write: config
-                .writable_roots
-                .iter()
-                .cloned()
-                .chain(env_build_dirs(env))
-                .collect(),
+            extra_write: config.writable_roots.clone(),
             deny_read,
+            protected: rein_sandbox::defaults::git_metadata(workspace),
+            caches: env_build_dirs(env),
             limits: Limits {
                 processes: config.max_processes,
                 file_bytes: config.max_file_bytes,
@@ -119,6 +116,19 @@ impl SandboxLauncher {
         if self.support.namespaces_missing.is_some() {
             policy.network = Network::Host;
             policy.namespaces = false;
+        }
+        if self.support.root_missing.is_some() || !policy.namespaces {
+            policy.own_root = false;
+        }
+        if self.support.processes_missing.is_some() || !policy.namespaces {
+            policy.own_processes = false;
+        }
+        if !self.support.private_layers
+            && let Some(files) = policy.files.as_mut()
+        {
+            // No private layer here: the caches are read-only instead.
+            let private = std::mem::take(&mut files.private_write);
+            files.read.extend(private);
         }
         if !self.support.process_limit {
             policy.limits.processes = None;
@@ -209,8 +219,11 @@ fn probe(rein: &Path) -> Support {
     }
     let unknown = |why: String| Support {
         landlock_abi: 0,
-        namespaces_missing: Some(why),
+        namespaces_missing: Some(why.clone()),
         process_limit: false,
+        root_missing: Some(why.clone()),
+        processes_missing: Some(why),
+        private_layers: false,
     };
     let output = std::process::Command::new(rein)
         .args([rein_sandbox::SUBCOMMAND, "--probe"])
@@ -228,6 +241,21 @@ fn probe(rein: &Path) -> Support {
     }
 }
 
+/// Which Unix sockets a command can still connect to (Landlock does not
+/// govern that; the command's own root does), in words, for `rein doctor`.
+pub fn reachable_sockets(config: &SandboxConfig, support: &Support) -> String {
+    if config.mode == SandboxMode::Off {
+        return "sockets: every Unix socket your user can reach (sandbox off)".to_owned();
+    }
+    if support.namespaces_missing.is_some()
+        || support.root_missing.is_some()
+        || support.landlock_abi == 0
+    {
+        return "sockets: every Unix socket file your user can reach (no root of the command's own here: tmux, ssh-agent, editor and daemon sockets included)".to_owned();
+    }
+    "sockets: only those in the workspace, the readable toolchain and system folders (/usr, /etc, …) and the roots you allowed (sandbox.readable_roots, writable_roots); none in /tmp, /var, /run, /dev/shm or the rest of your home; abstract sockets: none (a network of its own)".to_owned()
+}
+
 /// What confines the commands under `config` on a machine with `support`.
 pub fn confinement(config: &SandboxConfig, support: &Support) -> Confinement {
     if config.mode == SandboxMode::Off {
@@ -242,6 +270,25 @@ pub fn confinement(config: &SandboxConfig, support: &Support) -> Confinement {
     }
     if support.namespaces_missing.is_none() {
         parts.push("network loopback only (a namespace of its own)".to_owned());
+        if support.root_missing.is_none() && support.landlock_abi > 0 {
+            parts.push(
+                "a root of its own (no socket outside the workspace, a private /tmp and /dev/shm)"
+                    .to_owned(),
+            );
+        }
+        if support.processes_missing.is_none() {
+            parts.push("its own processes only (none outlives it)".to_owned());
+        }
+    }
+    if config.mode != SandboxMode::Off {
+        parts.push(
+            if support.private_layers && support.root_missing.is_none() {
+                "package caches written privately"
+            } else {
+                "package caches read-only"
+            }
+            .to_owned(),
+        );
     }
     parts.push("no new privileges".to_owned());
     if let Some(n) = config.max_processes {
@@ -276,10 +323,13 @@ mod tests {
             landlock_abi: 6,
             namespaces_missing: None,
             process_limit: true,
+            root_missing: None,
+            processes_missing: None,
+            private_layers: true,
         };
         expect_test::expect![[r#"
             Full {
-                description: "workspace-write, files confined by Landlock (ABI 6), network loopback only (a namespace of its own), no new privileges, at most 2048 processes, files up to 4096 MiB",
+                description: "workspace-write, files confined by Landlock (ABI 6), network loopback only (a namespace of its own), a root of its own (no socket outside the workspace, a private /tmp and /dev/shm), its own processes only (none outlives it), package caches written privately, no new privileges, at most 2048 processes, files up to 4096 MiB",
             }
         "#]]
         .assert_debug_eq(&confinement(&config, &full));
@@ -287,6 +337,9 @@ mod tests {
             landlock_abi: 0,
             namespaces_missing: Some("EPERM".into()),
             process_limit: false,
+            root_missing: Some("EPERM".into()),
+            processes_missing: Some("EPERM".into()),
+            private_layers: false,
         };
         let Confinement::Degraded { missing, .. } = confinement(&config, &bare) else {
             panic!("not degraded");

@@ -6,11 +6,18 @@
 //!   (`~/.cargo`, `~/.rustup`, `~/.pyenv`, `~/.nvm`, …, and wherever `PATH`
 //!   points), `~/.gitconfig`. Not the rest of the home directory: `~/.ssh`,
 //!   `~/.aws`, `~/.netrc`, Rein's own config and state stay out of reach.
-//! - **Write**: the workspace (not its `.rein/`, `.git/hooks`,
-//!   `.git/config`, `.vscode/`, `.envrc`: those would act later, outside
-//!   the sandbox), a private temporary directory (`TMPDIR`), the package
-//!   caches a test run fills (`~/.cache`, `~/.npm`, `~/.cargo/registry`),
-//!   never `~/.cargo/bin` or shell start-up files.
+//! - **Write**: the workspace (not its `.rein/`, `.git` — the whole of it,
+//!   and a submodule's or worktree's `.git` file —, `.vscode/`, `.envrc`:
+//!   those would act later, outside the sandbox), a private temporary
+//!   directory (`TMPDIR`); never `~/.cargo/bin` or shell start-up files.
+//! - **Write, privately**: the package caches a test run fills (`~/.cache`,
+//!   `~/.npm`, `~/.cargo/registry`, and the build and cache folders the
+//!   user's environment names): the command sees its writes, which are
+//!   gone with it — code in a cache runs later outside the sandbox.
+//! - **Nothing else exists**: a root of its own, with a private `/tmp`,
+//!   `/var/tmp` and `/dev/shm` ([`crate::view`]), so no socket of the
+//!   user's other programs can be reached; a PID namespace of its own
+//!   ([`crate::init`]), so nothing it starts outlives it.
 //! - **Network**: loopback only, unless the command was allowed it.
 //! - **Limits**: processes and file size.
 
@@ -70,6 +77,12 @@ pub struct Inputs {
     pub extra_write: Vec<PathBuf>,
     /// Out of reach even where a root above is granted.
     pub deny_read: Vec<PathBuf>,
+    /// Read-only even in the workspace, beyond [`WORKSPACE_READ_ONLY`]
+    /// (a submodule's `.git` file: [`git_metadata`]).
+    pub protected: Vec<PathBuf>,
+    /// Build and cache folders the user's environment names
+    /// (`CARGO_TARGET_DIR`, `GOCACHE`, …: [`ENV_WRITE`]): written privately.
+    pub caches: Vec<PathBuf>,
     pub limits: Limits,
 }
 
@@ -132,8 +145,8 @@ const HOME_READ: &[&str] = &[
     ".config/git",
 ];
 
-/// Caches a test run may fill.
-const HOME_WRITE: &[&str] = &[
+/// Caches a test run may fill, in a private layer.
+const HOME_CACHES: &[&str] = &[
     ".cache",
     ".npm",
     ".cargo/registry",
@@ -142,7 +155,9 @@ const HOME_WRITE: &[&str] = &[
 ];
 
 /// Variables of the user's environment naming where builds and caches go
-/// (`CARGO_TARGET_DIR=~/.cargo-target`): those places are written too.
+/// (`CARGO_TARGET_DIR=~/.cargo-target`): those places are written too, in
+/// a private layer (a build script in a shared target folder runs later,
+/// outside the sandbox).
 pub const ENV_WRITE: &[&str] = &[
     "CARGO_TARGET_DIR",
     "GOCACHE",
@@ -181,12 +196,13 @@ pub const HOME_SECRETS: &[&str] = &[
 ];
 
 /// In the workspace, what would act later outside the sandbox: Rein's own
-/// state (a forged task), git's hooks and config (run by the user's next
-/// git command), editor and shell settings that run code.
+/// state (a forged task), git's metadata (hooks, `core.fsmonitor`, a
+/// `commondir` elsewhere: run by the user's next git command — the whole
+/// folder, a mount, so it cannot be renamed and replaced either), editor
+/// and shell settings that run code.
 pub const WORKSPACE_READ_ONLY: &[&str] = &[
     ".rein",
-    ".git/hooks",
-    ".git/config",
+    ".git",
     ".vscode",
     ".idea",
     ".envrc",
@@ -222,6 +238,8 @@ pub fn policy(inputs: &Inputs) -> Policy {
             network: Network::Host,
             limits: inputs.limits.clone(),
             namespaces: false,
+            own_root: false,
+            own_processes: false,
         };
     }
     let home = inputs.home.as_deref();
@@ -232,8 +250,9 @@ pub fn policy(inputs: &Inputs) -> Policy {
 
     let mut read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
     if network == Network::Host {
-        // DNS resolution reads `/etc/resolv.conf`, often a link into /run.
-        read.push("/run".into());
+        // DNS resolution reads `/etc/resolv.conf`, often a link into /run:
+        // its folder, not the whole of /run (daemons' sockets).
+        read.extend(resolver_folder());
     }
     read.extend(in_home(HOME_READ));
     read.extend(path_roots(inputs.path.as_deref(), home));
@@ -242,7 +261,8 @@ pub fn policy(inputs: &Inputs) -> Policy {
 
     let mut write: Vec<PathBuf> = vec![inputs.tmp.clone()];
     write.extend(DEVICE_DIRS.iter().map(PathBuf::from));
-    write.extend(in_home(HOME_WRITE));
+    let mut private_write = in_home(HOME_CACHES);
+    private_write.extend(inputs.caches.iter().cloned());
     if inputs.mode == Mode::WorkspaceWrite {
         write.push(inputs.workspace.clone());
     }
@@ -258,6 +278,7 @@ pub fn policy(inputs: &Inputs) -> Policy {
     let read_only = WORKSPACE_READ_ONLY
         .iter()
         .map(|p| inputs.workspace.join(p))
+        .chain(inputs.protected.iter().cloned())
         .collect();
 
     Policy {
@@ -269,11 +290,62 @@ pub fn policy(inputs: &Inputs) -> Policy {
             files,
             deny,
             read_only,
+            private_write,
         }),
         network,
         limits: inputs.limits.clone(),
         namespaces: true,
+        own_root: true,
+        own_processes: true,
     }
+}
+
+/// The folder `/etc/resolv.conf` is in once its links are followed, when
+/// that is not `/etc` (systemd-resolved: `/run/systemd/resolve`).
+fn resolver_folder() -> Option<PathBuf> {
+    let resolved = std::fs::canonicalize("/etc/resolv.conf").ok()?;
+    let folder = resolved.parent()?.to_path_buf();
+    (folder != Path::new("/etc")).then_some(folder)
+}
+
+/// The git metadata of `workspace` beyond its own `.git` folder: the
+/// `.git` files of its submodules (from `.gitmodules`) and, when the
+/// workspace is a linked worktree or a submodule itself, its `.git` file.
+/// A `.git` file names the git folder the user's git commands use.
+pub fn git_metadata(workspace: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let own = workspace.join(".git");
+    if own.is_file() {
+        out.push(own);
+    }
+    let Ok(modules) = std::fs::read_to_string(workspace.join(".gitmodules")) else {
+        return out;
+    };
+    for line in modules.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if key.trim() != "path" {
+            continue;
+        }
+        let relative = Path::new(value.trim());
+        // Only paths inside the workspace: `..` or an absolute path in a
+        // repository's file names nothing of ours.
+        if relative.is_absolute()
+            || relative
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            continue;
+        }
+        let file = workspace.join(relative).join(".git");
+        if file.exists() {
+            out.push(file);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The directories of `PATH` and the toolchains they belong to: a `bin`
@@ -370,12 +442,48 @@ mod tests {
         assert!(files.write.contains(&PathBuf::from("/w")));
         assert!(!files.read.contains(&PathBuf::from("/home/u")));
         assert!(files.deny.contains(&PathBuf::from("/home/u/.ssh")));
-        assert!(files.read_only.contains(&PathBuf::from("/w/.git/hooks")));
+        assert!(files.read_only.contains(&PathBuf::from("/w/.git")));
+        assert!(
+            files
+                .private_write
+                .contains(&PathBuf::from("/home/u/.cargo/registry")),
+            "caches are written privately"
+        );
+        assert!(!files.write.iter().any(|p| p.starts_with("/home/u")));
+        assert!(policy.own_root && policy.own_processes);
         assert!(!files.write.iter().any(|p| p.ends_with(".cargo/bin")));
         assert!(
             !files.read.contains(&PathBuf::from("/run")),
             "no daemons' sockets"
         );
+    }
+
+    #[test]
+    fn a_submodules_git_file_is_protected_and_paths_leaving_the_workspace_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path();
+        for d in ["vendor/lib", "lib2", "outside"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        std::fs::write(
+            w.join("vendor/lib/.git"),
+            "gitdir: ../../.git/modules/lib\n",
+        )
+        .unwrap();
+        std::fs::write(w.join("lib2/.git"), "gitdir: ../.git/modules/lib2\n").unwrap();
+        std::fs::write(w.join("outside/.git"), "gitdir: x\n").unwrap();
+        std::fs::write(
+            w.join(".gitmodules"),
+            "[submodule \"lib\"]\n\tpath = vendor/lib\n[submodule \"b\"]\n  path=lib2\n[submodule \"c\"]\n\tpath = ../outside\n\tpath = /etc\n\tpath = missing\n",
+        )
+        .unwrap();
+        assert_eq!(
+            git_metadata(w),
+            [w.join("lib2/.git"), w.join("vendor/lib/.git")]
+        );
+        // A linked worktree: its own `.git` is a file.
+        let tree = w.join("vendor/lib");
+        assert_eq!(git_metadata(&tree), [tree.join(".git")]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus,
+    RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
 use crate::SandboxError;
@@ -59,7 +59,11 @@ pub fn apply(access: &FileAccess, mounted: bool) -> Result<Enforced, SandboxErro
     if !mounted {
         exclude.extend(existing(&access.read_only));
     }
-    let writable = subtract(&existing(&access.write), &exclude)?;
+    // A private layer is written like a write root; that the machine never
+    // sees it is the mount's doing (see [`crate::view`]).
+    let mut write = access.write.clone();
+    write.extend(access.private_write.iter().cloned());
+    let writable = subtract(&existing(&write), &exclude)?;
     let readable = subtract(&existing(&access.read), &deny)?;
     // What is read-only below a write root stays readable (unless denied).
     let read_only = subtract(&existing(&access.read_only), &deny)?;
@@ -69,6 +73,11 @@ pub fn apply(access: &FileAccess, mounted: bool) -> Result<Enforced, SandboxErro
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
         .map_err(fail("handled rights"))?
+        // Signals and abstract Unix sockets only within the command's own
+        // processes (Landlock ABI 6); a PID and a network namespace of its
+        // own do the same where the machine has them.
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)
+        .map_err(fail("scopes"))?
         .create()
         .map_err(fail("creating the ruleset"))?;
     for (paths, rights) in [

@@ -11,17 +11,28 @@
 //! command does not run unconfined (`rein sandbox-exec` exits 126 and says
 //! why on stderr, for the model to read).
 //!
-//! In order ([`apply`]), after, for root only, a `pids` cgroup (the kernel
-//! exempts root from `RLIMIT_NPROC`):
-//! 1. **Namespaces** ([`namespace`]): new user and mount namespaces (the
-//!    paths to keep read-only below a write root become read-only mounts),
-//!    and for [`Network::Loopback`] a network namespace with loopback only
-//!    and `/run` hidden.
-//! 2. **Limits** ([`limits`]): processes, file size, memory.
-//! 3. **Capabilities** ([`caps`]): those that inspect other processes.
-//! 4. **`no_new_privs`**: no privilege from setuid binaries.
-//! 5. **Files** ([`files`]): Landlock, last, since it would refuse the
-//!    writes to `/proc/self/*_map` the namespaces need.
+//! In order, after, for root only, a `pids` cgroup (the kernel exempts
+//! root from `RLIMIT_NPROC`):
+//! 1. **Namespaces** ([`namespace`], [`enter`]): new user and mount
+//!    namespaces with a root of the command's own ([`view`]: only what the
+//!    policy lists exists — no Unix socket outside it can be named; the
+//!    paths to keep read-only are read-only mounts), new PID and IPC
+//!    namespaces, and for [`Network::Loopback`] a network namespace with
+//!    loopback only.
+//! 2. **The init** ([`init`]): this process starts the binary again as
+//!    the PID namespace's first process and waits for it; that process
+//!    mounts the namespace's `/proc` and does the rest, then starts the
+//!    command and reaps until it ends — taking every process left with
+//!    it. This process ends as the command did.
+//! 3. **Limits** ([`limits`]): processes, file size, memory.
+//! 4. **Capabilities** ([`caps`]): those that inspect other processes.
+//! 5. **`no_new_privs`**: no privilege from setuid binaries.
+//! 6. **Files** ([`files`]): Landlock, last, since it would refuse the
+//!    mounts the steps before need.
+//!
+//! Steps 3–6 are [`confine`]; without a PID namespace of its own (a
+//! machine that refuses it) this process does them and `exec`s the
+//! command itself.
 //!
 //! [`probe`] tells what this machine supports, from a throwaway process.
 //! [`defaults`] builds the policy Rein gives a workspace's commands.
@@ -32,10 +43,12 @@
 pub mod caps;
 pub mod defaults;
 pub mod files;
+pub mod init;
 pub mod limits;
 pub mod namespace;
 pub mod policy;
 pub mod probe;
+pub mod view;
 
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
@@ -86,13 +99,20 @@ pub fn wrapper(rein: &Path, policy: &Policy) -> Vec<OsString> {
     ]
 }
 
-/// Applies `policy` to this process, then becomes `command`. Returns only
-/// if it could not.
+/// Applies `policy` to this process, then becomes `command` — or, with a
+/// PID namespace of its own, supervises it ([`init`]). Returns only if it
+/// could not.
 pub fn exec(policy: &Policy, command: &[OsString]) -> SandboxError {
     let Some((program, args)) = command.split_first() else {
         return SandboxError::NoCommand;
     };
-    if let Err(error) = apply(policy) {
+    if let Err(error) = enter(policy) {
+        return error;
+    }
+    if policy.own_processes && policy.needs_namespace() {
+        return init::supervise(policy, command);
+    }
+    if let Err(error) = confine(policy) {
         return error;
     }
     use std::os::unix::process::CommandExt;
@@ -103,9 +123,17 @@ pub fn exec(policy: &Policy, command: &[OsString]) -> SandboxError {
     }
 }
 
-/// Applies `policy` to this process (and so to what it execs). The process
-/// must be single-threaded: most of these act on the calling thread.
+/// Applies `policy` to this process (and so to what it execs), in one
+/// step: [`enter`], then [`confine`]. The process must be single-threaded:
+/// most of these act on the calling thread.
 pub fn apply(policy: &Policy) -> Result<(), SandboxError> {
+    enter(policy)?;
+    confine(policy)
+}
+
+/// The first half of a policy: the process limit's cgroup (for root) and
+/// the namespaces, with the command's own root.
+pub fn enter(policy: &Policy) -> Result<(), SandboxError> {
     // Root is exempt from `RLIMIT_NPROC`: a cgroup bounds its processes,
     // joined while still root of the machine (before the namespaces).
     if let Some(max) = policy.limits.processes
@@ -120,6 +148,9 @@ pub fn apply(policy: &Policy) -> Result<(), SandboxError> {
             reason: "running as root, processes can only be limited by a pids cgroup, and none is writable here".to_owned(),
         });
     }
+    if !policy.needs_namespace() {
+        return Ok(());
+    }
     let existing = |get: fn(&FileAccess) -> &Vec<std::path::PathBuf>| {
         policy
             .files
@@ -128,13 +159,23 @@ pub fn apply(policy: &Policy) -> Result<(), SandboxError> {
             .unwrap_or_default()
     };
     let (read_only, hidden) = (existing(|f| &f.read_only), existing(|f| &f.deny));
-    if policy.needs_namespace() {
-        namespace::enter(&namespace::Setup {
-            loopback_only: policy.network == Network::Loopback,
-            read_only: &read_only,
-            hidden: &hidden,
-        })?;
-    }
+    let root = match &policy.files {
+        Some(files) if policy.own_root => Some(view::plan(files)),
+        _ => None,
+    };
+    namespace::enter(&namespace::Setup {
+        loopback_only: policy.network == Network::Loopback,
+        read_only: &read_only,
+        hidden: &hidden,
+        root: root.as_deref(),
+        own_processes: policy.own_processes,
+    })
+}
+
+/// The second half, in the process that starts the command: limits,
+/// capabilities, `no_new_privs`, and Landlock last (it would refuse the
+/// mounts and the writes to `/proc/self/*_map` the first half needs).
+pub fn confine(policy: &Policy) -> Result<(), SandboxError> {
     limits::apply(&policy.limits)?;
     if policy.no_process_inspection {
         caps::drop_inspection()?;
@@ -146,7 +187,21 @@ pub fn apply(policy: &Policy) -> Result<(), SandboxError> {
         })?;
     }
     if let Some(files) = &policy.files {
-        files::apply(files, policy.needs_namespace())?;
+        let files = if policy.own_root {
+            // The private scratch folders of its own root.
+            let mut files = files.clone();
+            files
+                .write
+                .extend(view::SCRATCH.iter().map(std::path::PathBuf::from));
+            files
+        } else {
+            // No private layer without a root of its own: read-only.
+            let mut files = files.clone();
+            let private = std::mem::take(&mut files.private_write);
+            files.read.extend(private);
+            files
+        };
+        files::apply(&files, policy.needs_namespace())?;
     }
     Ok(())
 }
@@ -171,6 +226,8 @@ mod tests {
                 ..Limits::default()
             },
             namespaces: true,
+            own_root: true,
+            own_processes: true,
         };
         assert_eq!(Policy::from_arg(&policy.to_arg()).unwrap(), policy);
         assert!(matches!(

@@ -1,5 +1,7 @@
-//! A network of the command's own: new user, network and mount namespaces,
-//! with only loopback up.
+//! Namespaces of the command's own: user and mount namespaces (and with
+//! them a root of its own, [`crate::view`]), a PID namespace (the next
+//! child is the namespace's init, [`crate::init`]), and a network with only
+//! loopback up.
 //!
 //! The user namespace is what lets an unprivileged process make the others;
 //! the command keeps its own uid and gid inside (an identity map), so files
@@ -33,6 +35,12 @@ pub struct Setup<'a> {
     /// each (they must exist). Cheaper than carving them out of Landlock's
     /// rules, which takes a rule per sibling.
     pub hidden: &'a [std::path::PathBuf],
+    /// A root of its own, made by these steps ([`crate::view::plan`], which
+    /// then also holds the read-only and hidden paths).
+    pub root: Option<&'a [crate::view::Step]>,
+    /// A PID namespace (and an IPC namespace) for this process's children:
+    /// the next one it starts is their init.
+    pub own_processes: bool,
 }
 
 /// Moves this process into new user, network and mount namespaces with
@@ -40,8 +48,7 @@ pub struct Setup<'a> {
 pub fn enter_loopback_only() -> Result<(), SandboxError> {
     enter(&Setup {
         loopback_only: true,
-        read_only: &[],
-        hidden: &[],
+        ..Setup::default()
     })
 }
 
@@ -60,7 +67,10 @@ pub fn enter(setup: &Setup<'_>) -> Result<(), SandboxError> {
     if setup.loopback_only {
         flags |= CloneFlags::CLONE_NEWNET;
     }
-    unshare(flags).map_err(fail("user and mount namespaces"))?;
+    if setup.own_processes {
+        flags |= CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWIPC;
+    }
+    unshare(flags).map_err(fail("namespaces"))?;
     let write = |file: &str, text: String| {
         std::fs::write(file, text).map_err(|e| SandboxError::Apply {
             step: "user namespace maps",
@@ -83,6 +93,9 @@ pub fn enter(setup: &Setup<'_>) -> Result<(), SandboxError> {
         None::<&str>,
     )
     .map_err(fail("private mounts"))?;
+    if let Some(steps) = setup.root {
+        return crate::view::build(steps);
+    }
     for path in setup.read_only {
         read_only_mount(path)?;
     }
@@ -125,7 +138,7 @@ fn hide(path: &Path) -> Result<(), SandboxError> {
 
 /// Makes `path` a read-only bind mount of itself.
 fn read_only_mount(path: &Path) -> Result<(), SandboxError> {
-    bind_read_only(path, path, MsFlags::MS_REC).map_err(|e| SandboxError::Apply {
+    crate::view::read_only(path).map_err(|e| SandboxError::Apply {
         step: "read-only paths",
         reason: format!("{}: {e}", path.display()),
     })

@@ -27,6 +27,16 @@ pub struct Policy {
     /// allows them): read-only paths below a write root are then
     /// read-only mounts, so the root itself stays writable.
     pub namespaces: bool,
+    /// With `namespaces` and `files`: a root of its own in which only what
+    /// `files` lists exists, with a private `/tmp`, `/var/tmp` and
+    /// `/dev/shm` and a minimal `/dev` (see [`crate::view`]). Landlock does
+    /// not govern connecting to a Unix socket; this is what keeps the
+    /// sockets of the user's other programs out of reach.
+    pub own_root: bool,
+    /// With `namespaces`: a PID namespace whose first process is the
+    /// sandbox's own init ([`crate::init`]). No process the command starts
+    /// outlives it, and its signals reach only its own processes.
+    pub own_processes: bool,
 }
 
 /// File access by hierarchy. Everything not listed is out of reach: read
@@ -43,8 +53,13 @@ pub struct FileAccess {
     /// Out of reach even below a read or write root.
     pub deny: Vec<PathBuf>,
     /// Readable but not writable even below a write root (Rein's state,
-    /// git hooks: what would run later, outside the sandbox).
+    /// git's metadata: what would run later, outside the sandbox).
     pub read_only: Vec<PathBuf>,
+    /// Writable to the command through a private layer (an overlay whose
+    /// upper layer is gone with the command's namespaces): it sees its own
+    /// writes, the machine never does. Package caches, whose code runs
+    /// later outside the sandbox. Without `own_root`: read-only.
+    pub private_write: Vec<PathBuf>,
 }
 
 /// Where the command's network goes.
