@@ -150,6 +150,7 @@ async fn session() -> Result<String> {
         prices: Default::default(),
         scenario: None,
         context_window: None,
+        temperature: 0.0,
     };
     let recording = Arc::new(Recording {
         inner: anthropic_client(&provider)?,

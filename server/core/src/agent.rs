@@ -79,6 +79,10 @@ pub struct AgentConfig {
     /// How the model changes files (`auto` is decided by the front end
     /// once it knows the model's window; here it means `tools`).
     pub edit_format: EditFormat,
+    /// The sampling temperature of an ordinary turn (the provider's
+    /// setting; 0 by default: greedy first). The one more try after a
+    /// repeated answer samples hotter (`RESAMPLE_TEMPERATURE`).
+    pub temperature: Option<f64>,
 }
 
 impl AgentConfig {
@@ -104,6 +108,7 @@ impl AgentConfig {
             tool_updates: None,
             harness: Harness::Full,
             edit_format: EditFormat::Tools,
+            temperature: None,
         }
     }
 }
@@ -839,6 +844,7 @@ impl Agent {
         }
         self.shown_transformations = now;
         let mut request = assembled.request;
+        request.temperature = self.config.temperature;
         if self.guard.lock().is_ok_and(|g| g.resampling()) {
             request.temperature = Some(RESAMPLE_TEMPERATURE);
         }

@@ -233,6 +233,17 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
             "idle_timeout_secs",
             p.idle_timeout_secs.map(|v| v.to_string()),
         ),
+        ("temperature", p.temperature.map(|v| v.to_string())),
+        (
+            "temperatures",
+            (!p.temperatures.is_empty()).then(|| {
+                p.temperatures
+                    .iter()
+                    .map(|(model, t)| format!("{} = {t}", shown(model)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }),
+        ),
     ];
     for (name, value) in calls {
         if let Some(value) = value {

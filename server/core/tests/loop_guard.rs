@@ -358,3 +358,40 @@ async fn absurd_usage_from_the_provider_neither_wraps_nor_panics() {
     );
     assert!(last.cost_usd.is_finite());
 }
+
+/// Greedy first (the provider's temperature, 0 unless the user set one):
+/// every ordinary turn is sampled at it, only the one more try hotter.
+#[tokio::test]
+async fn ordinary_turns_are_sampled_at_the_configured_temperature_and_the_extra_try_hotter() {
+    const GIVING_UP: &str = "My edit was not applied, so I stop here.";
+    let scenario = Scenario::new()
+        .reply(Reply::text(GIVING_UP))
+        .reply(Reply::text(GIVING_UP))
+        .reply(Reply::tool_call(
+            "edit_file",
+            serde_json::json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(item.price * item.qty for item in items)"}),
+        ))
+        .reply(Reply::text("Fixed: total multiplies price by quantity."));
+    let r = Setup::new(cart_workspace())
+        .run(scenario, |c| {
+            c.budgets.max_turns = 10;
+            c.temperature = Some(0.0);
+        })
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Succeeded, "{}", r.outcome.reason);
+    let temperatures: Vec<serde_json::Value> = r
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.body["temperature"].clone())
+        .collect();
+    assert_eq!(
+        temperatures,
+        [
+            serde_json::json!(0.0),
+            serde_json::json!(0.0),
+            serde_json::json!(1.0),
+            serde_json::json!(0.0)
+        ]
+    );
+}

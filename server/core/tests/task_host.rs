@@ -113,6 +113,7 @@ impl Setup for Scripted {
             prices: Default::default(),
             scenario: None,
             context_window: None,
+            temperature: 0.0,
         };
         let exec = Arc::new(passing_when_fixed(Arc::clone(&self.ws)));
         let command = TestCommand::custom("run-tests {target}");

@@ -888,6 +888,7 @@ mod tests {
             prices: Default::default(),
             scenario: None,
             context_window: None,
+            temperature: 0.0,
         };
         let client = rein_models::anthropic_client(&config).unwrap();
         let edit = ToolCall {

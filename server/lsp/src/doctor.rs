@@ -655,6 +655,7 @@ mod tests {
                 prices: Default::default(),
                 scenario: None,
                 context_window: None,
+                temperature: 0.0,
             };
             let mut report = Report { lines: Vec::new() };
             provider(&config, EditFormat::Auto, &mut report).await;

@@ -113,6 +113,7 @@ async fn prepare(
     agent.allow_test_edits = config.allow_test_edits;
     agent.harness = config.harness;
     agent.prices = config.provider.prices.clone();
+    agent.temperature = Some(config.provider.temperature);
     agent.project_instructions = instructions::project_instructions(root);
     let window = context_window(&config.provider).await;
     agent.context = ContextConfig::for_window(window);
@@ -316,6 +317,7 @@ mod tests {
             prices: Default::default(),
             scenario: None,
             context_window,
+            temperature: 0.0,
         }
     }
 

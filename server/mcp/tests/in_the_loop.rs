@@ -129,6 +129,7 @@ async fn run(scenario: Scenario, rules: &[(Decision, &str)], approver: ScriptedA
         prices: Default::default(),
         scenario: None,
         context_window: None,
+        temperature: 0.0,
     };
     let tools = rein_core::tools::builtin();
     let policy = Policy::with_builtins(

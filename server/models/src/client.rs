@@ -576,6 +576,7 @@ mod tests {
             prices: Default::default(),
             scenario: None,
             context_window: None,
+            temperature: 0.0,
         };
         let client = anthropic_client(&config).unwrap();
         assert_eq!(client.provider(), "scripted");
@@ -607,6 +608,7 @@ mod tests {
             prices: Default::default(),
             scenario: None,
             context_window: None,
+            temperature: 0.0,
         };
         assert_eq!(anthropic_client(&config).unwrap().provider(), "Anthropic");
     }

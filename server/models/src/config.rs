@@ -78,6 +78,12 @@ pub struct ProviderSettings {
     /// reserve and the compaction threshold are cut from.
     #[serde(alias = "contextWindow")]
     pub context_window: Option<u64>,
+    /// The sampling temperature of every request but the harness's own
+    /// hotter retries (default 0: the first answer is the model's most
+    /// likely one).
+    pub temperature: Option<f64>,
+    /// The temperature for a model by name, over `temperature`.
+    pub temperatures: BTreeMap<String, f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,6 +108,23 @@ impl Default for Timeouts {
             idle: Duration::from_secs(120),
             first_token: Duration::from_secs(300),
         }
+    }
+}
+
+/// The sampling temperature: the first layer naming this model in
+/// `temperatures`, else the first `temperature`, else 0 (greedy: a small
+/// model's most likely answer is its best first try; the harness samples
+/// hotter only when that failed).
+fn temperature(layers: &[ProviderSettings], model: &str) -> Result<f64, ConfigError> {
+    let chosen = layers
+        .iter()
+        .find_map(|l| l.temperatures.get(model).copied())
+        .or_else(|| layers.iter().find_map(|l| l.temperature))
+        .unwrap_or(0.0);
+    if chosen.is_finite() && (0.0..=2.0).contains(&chosen) {
+        Ok(chosen)
+    } else {
+        Err(ConfigError::BadTemperature(chosen.to_string()))
     }
 }
 
@@ -174,6 +197,9 @@ pub struct ProviderConfig {
     pub scenario: Option<PathBuf>,
     /// The configured context window (`context_window`), if any.
     pub context_window: Option<u64>,
+    /// The sampling temperature of an ordinary request: the model's own
+    /// (`temperatures`), else the provider's (`temperature`), else 0.
+    pub temperature: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -196,6 +222,8 @@ pub enum ConfigError {
         "context_window must be a number of tokens of at least 1024 (the server's context size, e.g. llama-server --ctx-size), got {0:?}"
     )]
     BadContextWindow(String),
+    #[error("temperature must be a number from 0 to 2 (0: the model's most likely answer), got {0}")]
+    BadTemperature(String),
 }
 
 pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
@@ -279,6 +307,7 @@ impl ProviderConfig {
         for layer in layers.iter().rev() {
             prices.overrides.extend(layer.prices.clone());
         }
+        let temperature = temperature(layers, &model)?;
         Ok(Self {
             provider,
             model,
@@ -293,6 +322,7 @@ impl ProviderConfig {
                 .find_map(|l| l.scenario.clone())
                 .or_else(|| env("REIN_SCENARIO").map(PathBuf::from)),
             context_window: context_window(layers, &env)?,
+            temperature,
         })
     }
 
@@ -374,6 +404,42 @@ mod tests {
             serde_json::from_value(serde_json::json!({"firstTokenTimeoutSecs": 900})).unwrap();
         let c = ProviderConfig::resolve(&[set], &local).unwrap();
         assert_eq!(c.timeouts.first_token, Duration::from_secs(900));
+    }
+
+    /// Greedy first: without a setting, 0; a model's own temperature wins
+    /// over the provider's, a higher layer over a lower; nonsense is an
+    /// error naming the range.
+    #[test]
+    fn the_temperature_is_zero_unless_set_for_the_provider_or_the_model() {
+        let local = env(&[
+            ("OPENAI_BASE_URL", "http://localhost:8080/v1"),
+            ("REIN_MODEL", "qwen2.5-coder-1.5b"),
+        ]);
+        let t = |layers: &[ProviderSettings]| {
+            ProviderConfig::resolve(layers, &local).map(|c| c.temperature)
+        };
+        let layer = |json: serde_json::Value| -> ProviderSettings {
+            serde_json::from_value(json).unwrap()
+        };
+        assert_eq!(t(&[]), Ok(0.0));
+        assert_eq!(t(&[layer(serde_json::json!({"temperature": 0.3}))]), Ok(0.3));
+        let both = [
+            layer(serde_json::json!({"temperature": 0.3})),
+            layer(serde_json::json!({"temperatures": {"qwen2.5-coder-1.5b": 0.7, "other": 1.0}})),
+        ];
+        assert_eq!(t(&both), Ok(0.7));
+        assert_eq!(
+            t(&[layer(serde_json::json!({"temperatures": {"other": 1.0}}))]),
+            Ok(0.0)
+        );
+        for bad in [-0.1, 2.5, f64::NAN] {
+            let e = t(&[ProviderSettings {
+                temperature: Some(bad),
+                ..ProviderSettings::default()
+            }])
+            .unwrap_err();
+            assert!(matches!(e, ConfigError::BadTemperature(_)), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -59,6 +59,7 @@ fn config(format: Format, server: &FakeModel, stream: bool) -> ProviderConfig {
         prices: Default::default(),
         scenario: None,
         context_window: None,
+        temperature: 0.0,
     }
 }
 

@@ -35,6 +35,7 @@ fn config(base_url: String) -> ProviderConfig {
         prices: Default::default(),
         scenario: None,
         context_window: None,
+        temperature: 0.0,
     }
 }
 

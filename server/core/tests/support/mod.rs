@@ -185,6 +185,7 @@ impl Setup {
             prices: Default::default(),
             scenario: None,
             context_window: None,
+            temperature: 0.0,
         };
         let test_command = TestCommand::custom("run-tests {target}");
         let mut config = AgentConfig::new(Policy::with_builtins(Vec::new()));
