@@ -574,8 +574,20 @@ impl Agent {
             {
                 self.force_call = ForceCall::Next;
             }
+            // Compared by the calls it tried, not its prose: the same broken
+            // call in other words is the same answer.
+            let attempted = text_calls::attempted_calls(&text);
+            let same_as = if attempted.is_empty() {
+                &text
+            } else {
+                &attempted
+            };
             return self
-                .answer_instead("text_tool_call", text_calls::how_to_call(&problems), &text)
+                .answer_instead(
+                    "text_tool_call",
+                    text_calls::how_to_call(&problems),
+                    same_as,
+                )
                 .await;
         }
         match reply.stop {
@@ -907,12 +919,24 @@ impl Agent {
         };
         if cut.is_some_and(|cut| cut.load(Ordering::Relaxed)) {
             let dropped = repetition::trim_loop(&mut reply, estimated);
-            self.event(TaskEvent::Context {
-                transformation: "repetition_cut".into(),
-                detail: format!(
+            let looping_call = reply
+                .bad_calls
+                .iter()
+                .find(|bad| bad.problem == rein_models::BadArguments::Looping);
+            let detail = match looping_call {
+                Some(bad) => format!(
+                    "the arguments of a call to {} repeated the same lines more than {} times: cut there, the call not run",
+                    bad.name,
+                    repetition::REPEATED_LINES
+                ),
+                None => format!(
                     "the reply repeated the same lines more than {} times: cut there, {dropped} bytes of the loop dropped",
                     repetition::REPEATED_LINES
                 ),
+            };
+            self.event(TaskEvent::Context {
+                transformation: "repetition_cut".into(),
+                detail,
             });
         }
         let cost = self

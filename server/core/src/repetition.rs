@@ -9,7 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::{Stream, StreamExt, future, stream};
-use rein_models::{ModelError, ModelEvent, ModelReply, Part, StopReason, Usage, tokens};
+use rein_models::{
+    BadArguments, BadToolCall, ModelError, ModelEvent, ModelReply, Part, StopReason, ToolCall,
+    Usage, tokens,
+};
 
 /// How many lines must repeat an earlier one, in a row, before a reply
 /// counts as looping: more than code or prose ever repeats verbatim (the
@@ -57,11 +60,10 @@ pub fn looping_tail(text: &str) -> Option<usize> {
     Some(first_repeat.as_ptr() as usize - text.as_ptr() as usize)
 }
 
-/// Watches a streamed reply's text for a loop.
+/// Watches a streamed text for a loop.
 #[derive(Default)]
 struct LoopWatch {
     text: String,
-    cut: bool,
 }
 
 impl LoopWatch {
@@ -74,10 +76,130 @@ impl LoopWatch {
     }
 }
 
-/// `events`, ended with a stop of its own as soon as the reply's text
-/// loops (nothing after it is read, so the connection closes and the
-/// server stops generating); `cut` says it was. The attempt a retry
-/// discards starts afresh.
+/// One tool call as its arguments stream: a file's lines in a JSON
+/// string arrive as `\n` escapes, read here as line breaks.
+struct CallWatch {
+    id: String,
+    name: String,
+    raw: String,
+    lines: LoopWatch,
+    escaped: bool,
+    finished: bool,
+}
+
+impl CallWatch {
+    fn push(&mut self, fragment: &str) -> bool {
+        self.raw.push_str(fragment);
+        let mut decoded = String::with_capacity(fragment.len());
+        for c in fragment.chars() {
+            if self.escaped {
+                self.escaped = false;
+                if c == 'n' {
+                    decoded.push('\n');
+                } else {
+                    decoded.push('\\');
+                    decoded.push(c);
+                }
+            } else if c == '\\' {
+                self.escaped = true;
+            } else {
+                decoded.push(c);
+            }
+        }
+        self.lines.push(&decoded)
+    }
+
+    /// How the call ends when the stream is cut: `looping` is the one that
+    /// looped; any other started call has its arguments complete.
+    fn finish(&self, looping: bool) -> Result<ToolCall, BadToolCall> {
+        let bad = |problem| BadToolCall {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            raw_arguments: self.raw.clone(),
+            problem,
+        };
+        if looping {
+            return Err(bad(BadArguments::Looping));
+        }
+        rein_models::parse_arguments(&self.raw)
+            .map(|arguments| ToolCall {
+                id: self.id.clone(),
+                name: self.name.clone(),
+                arguments,
+            })
+            .map_err(bad)
+    }
+}
+
+/// Watches a streamed reply — its text and each call's arguments — for a
+/// loop.
+#[derive(Default)]
+struct Watch {
+    text: LoopWatch,
+    calls: Vec<CallWatch>,
+    cut: bool,
+}
+
+impl Watch {
+    /// The events that end the reply after `event`, if it made the reply
+    /// loop: for a call's arguments, every started call finished (the
+    /// looping one as unusable), then a stop.
+    fn after(&mut self, event: &ModelEvent) -> Option<Vec<ModelEvent>> {
+        match event {
+            ModelEvent::TextDelta(text) => self
+                .text
+                .push(text)
+                .then(|| vec![ModelEvent::Stop(StopReason::EndTurn)]),
+            ModelEvent::ToolCallStarted { index, id, name } => {
+                if *index == self.calls.len() {
+                    self.calls.push(CallWatch {
+                        id: id.clone(),
+                        name: name.clone(),
+                        raw: String::new(),
+                        lines: LoopWatch::default(),
+                        escaped: false,
+                        finished: false,
+                    });
+                }
+                None
+            }
+            ModelEvent::ToolArgumentsDelta { index, fragment } => {
+                let looping = self.calls.get_mut(*index)?.push(fragment);
+                looping.then(|| {
+                    let mut end: Vec<ModelEvent> = self
+                        .calls
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, call)| !call.finished)
+                        .map(|(i, call)| ModelEvent::ToolCallFinished {
+                            index: i,
+                            call: call.finish(i == *index),
+                        })
+                        .collect();
+                    end.push(ModelEvent::Stop(StopReason::ToolUse));
+                    end
+                })
+            }
+            ModelEvent::ToolCallFinished { index, .. } => {
+                if let Some(call) = self.calls.get_mut(*index) {
+                    call.finished = true;
+                }
+                None
+            }
+            ModelEvent::Retrying { .. } => {
+                *self = Watch::default();
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `events`, ended with a stop of its own as soon as the reply's text, or
+/// a call's arguments, loop (nothing after it is read, so the connection
+/// closes and the server stops generating); `cut` says it was. A call
+/// cut there is unusable ([`BadArguments::Looping`]), the calls before it
+/// are kept. The attempt a retry discards starts afresh.
 pub fn cut_loops<S>(
     events: S,
     cut: Arc<AtomicBool>,
@@ -86,24 +208,20 @@ where
     S: Stream<Item = Result<ModelEvent, ModelError>> + Send,
 {
     events
-        .scan(LoopWatch::default(), move |watch, event| {
+        .scan(Watch::default(), move |watch, event| {
             if watch.cut {
                 return future::ready(None);
             }
-            let looping = match &event {
-                Ok(ModelEvent::TextDelta(text)) => watch.push(text),
-                Ok(ModelEvent::Retrying { .. }) => {
-                    *watch = LoopWatch::default();
-                    false
-                }
-                _ => false,
+            let end = match &event {
+                Ok(event) => watch.after(event),
+                Err(_) => None,
             };
-            if looping {
+            if end.is_some() {
                 watch.cut = true;
                 cut.store(true, Ordering::Relaxed);
             }
-            let stop = looping.then_some(Ok(ModelEvent::Stop(StopReason::EndTurn)));
-            future::ready(Some(stream::iter(std::iter::once(event).chain(stop))))
+            let end = end.unwrap_or_default().into_iter().map(Ok);
+            future::ready(Some(stream::iter(std::iter::once(event).chain(end))))
         })
         .flatten()
 }
@@ -226,6 +344,87 @@ mod tests {
         let (got, cut) = through(events).await;
         assert_eq!(got.len(), 22);
         assert!(!cut);
+    }
+
+    /// A 1.5B model wrote a file as a `write_file` call whose `content`
+    /// repeated one row to the token limit: the stream stops there, the
+    /// looping call is unusable, the call before it is kept.
+    #[tokio::test]
+    async fn a_calls_arguments_that_loop_end_the_stream_and_the_call() {
+        let started = |index: usize, name: &str| {
+            Ok(ModelEvent::ToolCallStarted {
+                index,
+                id: format!("c{index}"),
+                name: name.into(),
+            })
+        };
+        let args = |index: usize, fragment: &str| {
+            Ok(ModelEvent::ToolArgumentsDelta {
+                index,
+                fragment: fragment.into(),
+            })
+        };
+        let mut events = vec![
+            started(0, "read_file"),
+            args(0, r#"{"path": "a.py"}"#),
+            started(1, "write_file"),
+            args(1, r#"{"path": "t.py", "content": "import x\n"#),
+        ];
+        // A row split across fragments, its `\n` escape too.
+        events.extend((0..40).flat_map(|_| [args(1, "    ([1], [1]),\\"), args(1, "n")]));
+        events.push(Ok(ModelEvent::Stop(StopReason::MaxTokens)));
+        let (got, cut) = through(events).await;
+        assert!(cut);
+        let tail: Vec<String> = got
+            .iter()
+            .rev()
+            .take(3)
+            .rev()
+            .map(|e| match e {
+                Ok(ModelEvent::ToolCallFinished {
+                    index,
+                    call: Ok(call),
+                }) => {
+                    format!("{index} ok {} {}", call.name, call.arguments)
+                }
+                Ok(ModelEvent::ToolCallFinished {
+                    index,
+                    call: Err(bad),
+                }) => {
+                    format!("{index} bad {} {:?}", bad.name, bad.problem)
+                }
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            tail,
+            [
+                r#"0 ok read_file {"path":"a.py"}"#,
+                "1 bad write_file Looping",
+                "Ok(Stop(ToolUse))"
+            ]
+        );
+        // Stopped after the 17th row: nothing after the loop was read.
+        assert!(got.len() < 2 * 20 + 4 + 3, "{}", got.len());
+    }
+
+    #[tokio::test]
+    async fn arguments_with_varied_lines_are_not_cut() {
+        let mut events = vec![Ok(ModelEvent::ToolCallStarted {
+            index: 0,
+            id: "c0".into(),
+            name: "write_file".into(),
+        })];
+        events.extend((0..40).map(|n| {
+            Ok(ModelEvent::ToolArgumentsDelta {
+                index: 0,
+                fragment: format!("line {n}\\n"),
+            })
+        }));
+        events.push(Ok(ModelEvent::Stop(StopReason::ToolUse)));
+        let (got, cut) = through(events).await;
+        assert!(!cut);
+        assert_eq!(got.len(), 42);
     }
 
     fn reply(text: String, usage: Usage) -> ModelReply {

@@ -204,6 +204,20 @@ fn call_of(item: &Value) -> Option<(String, Value)> {
     Some((name, arguments))
 }
 
+/// The calls `text` tries to make, as compared for repeats: each written
+/// call's JSON with its spacing collapsed, without the prose around them
+/// (a model that sends the same broken call in other words is repeating
+/// itself). Empty when it tries none.
+pub fn attempted_calls(text: &str) -> String {
+    candidates(text)
+        .into_iter()
+        .map(|(_, json)| json)
+        .filter(|json| looks_like_a_call(json))
+        .map(|json| json.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn looks_like_a_call(text: &str) -> bool {
     text.contains("\"name\"")
         && ["\"arguments\"", "\"parameters\"", "\"args\""]

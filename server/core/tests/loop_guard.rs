@@ -378,7 +378,12 @@ async fn ordinary_turns_are_sampled_at_the_configured_temperature_and_the_extra_
             c.temperature = Some(0.0);
         })
         .await;
-    assert_eq!(r.outcome.state, TaskState::Succeeded, "{}", r.outcome.reason);
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
     let temperatures: Vec<serde_json::Value> = r
         .server
         .requests()

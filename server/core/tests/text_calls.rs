@@ -198,6 +198,35 @@ async fn the_same_broken_call_twice_earns_one_more_try_and_thrice_ends_the_task(
     assert_eq!(r.server.requests().len(), 3);
 }
 
+/// The same broken call with other words around it is still the same
+/// answer: the loop guard compares the calls a reply tried, not its prose.
+#[tokio::test]
+async fn the_same_broken_call_in_other_words_is_still_a_repeat() {
+    let broken = |words: &str| {
+        format!(
+            "{words}\n```json\n{{\"name\": \"read_file\",   \"arguments\": {{\"path\": \"cart.py\"\n```"
+        )
+    };
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(broken("Let me read the file.")))
+                .reply(Reply::text(broken("I will look at cart.py first.")))
+                .reply(Reply::text(broken("Reading it again:")))
+                .reply(Reply::text(EDIT_AS_TEXT)),
+            |_| {},
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Failed, "{}", r.outcome.reason);
+    assert!(
+        r.outcome.reason.starts_with("stopped: the model gave up"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.server.requests().len(), 3);
+    assert_eq!(r.server.requests()[2].body["temperature"], 1.0);
+}
+
 /// A local OpenAI-compatible server is not asked for a required call:
 /// llama.cpp answered one with text and blank lines up to the token limit.
 #[tokio::test]

@@ -10,6 +10,7 @@ use pretty_assertions::assert_eq;
 use rein_core::harness::EditFormat;
 use rein_core::task::TaskState;
 use rein_testkit::fake_model::{Reply, Scenario, StopReason};
+use serde_json::json;
 use support::{CART_BROKEN, CART_FIXED, Run, Setup, TEST_FILE, TEST_TEXT, cart_workspace};
 
 fn whole(config: &mut rein_core::agent::AgentConfig) {
@@ -628,5 +629,52 @@ async fn the_naive_loop_does_not_cut_a_looping_reply() {
         told(&r)[0].starts_with("Your reply was cut off by the output token limit"),
         "{:?}",
         told(&r)
+    );
+}
+
+/// A call whose arguments loop (a test file written with one row over and
+/// over, seen from a 1.5B model in the tools format) is cut as it streams
+/// and not run; the model is told why, and its next call goes through.
+#[tokio::test]
+async fn a_call_whose_arguments_loop_is_cut_and_not_run() {
+    let looping = format!(
+        "import unittest\n{}",
+        "        self.assertEqual(total([]), 0)\n".repeat(300)
+    );
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::tool_call(
+                    "write_file",
+                    json!({"path": "tests/test_cart.py", "content": looping}),
+                ))
+                .reply(Reply::tool_call(
+                    "edit_file",
+                    json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(item.price * item.qty for item in items)"}),
+                ))
+                .reply(Reply::text("Fixed: total multiplies price by quantity.")),
+            |_| {},
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let cut = r.transformations("repetition_cut");
+    assert_eq!(
+        cut,
+        [
+            "the arguments of a call to write_file repeated the same lines more than 16 times: cut there, the call not run"
+        ]
+    );
+    let told = r.server.requests()[1].body["messages"].to_string();
+    assert!(told.contains("fell into a loop"), "{told}");
+    assert!(
+        !r.ws
+            .text("tests/test_cart.py")
+            .unwrap()
+            .contains("assertEqual(total([]), 0)\n        self.assertEqual(total([]), 0)")
     );
 }

@@ -120,7 +120,7 @@ pub(crate) fn token_count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>
 
 /// Arguments must be a JSON object; an empty string means no arguments
 /// (several servers send that for parameterless calls).
-fn parse_arguments(raw: &str) -> Result<Value, BadArguments> {
+pub fn parse_arguments(raw: &str) -> Result<Value, BadArguments> {
     if raw.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }

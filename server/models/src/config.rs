@@ -222,7 +222,9 @@ pub enum ConfigError {
         "context_window must be a number of tokens of at least 1024 (the server's context size, e.g. llama-server --ctx-size), got {0:?}"
     )]
     BadContextWindow(String),
-    #[error("temperature must be a number from 0 to 2 (0: the model's most likely answer), got {0}")]
+    #[error(
+        "temperature must be a number from 0 to 2 (0: the model's most likely answer), got {0}"
+    )]
     BadTemperature(String),
 }
 
@@ -418,11 +420,13 @@ mod tests {
         let t = |layers: &[ProviderSettings]| {
             ProviderConfig::resolve(layers, &local).map(|c| c.temperature)
         };
-        let layer = |json: serde_json::Value| -> ProviderSettings {
-            serde_json::from_value(json).unwrap()
-        };
+        let layer =
+            |json: serde_json::Value| -> ProviderSettings { serde_json::from_value(json).unwrap() };
         assert_eq!(t(&[]), Ok(0.0));
-        assert_eq!(t(&[layer(serde_json::json!({"temperature": 0.3}))]), Ok(0.3));
+        assert_eq!(
+            t(&[layer(serde_json::json!({"temperature": 0.3}))]),
+            Ok(0.3)
+        );
         let both = [
             layer(serde_json::json!({"temperature": 0.3})),
             layer(serde_json::json!({"temperatures": {"qwen2.5-coder-1.5b": 0.7, "other": 1.0}})),

@@ -25,6 +25,7 @@ mod types;
 pub mod window;
 mod wire;
 
+pub use assemble::parse_arguments;
 pub use client::{
     EventStream, ModelClient, anthropic_client, build_client, list_models, openai_client,
 };

@@ -213,6 +213,9 @@ pub enum BadArguments {
     Truncated,
     /// Not JSON, or not an object.
     Invalid(String),
+    /// The arguments fell into a loop (the same lines over and over) and
+    /// were cut off there.
+    Looping,
 }
 
 impl BadToolCall {
@@ -221,6 +224,10 @@ impl BadToolCall {
         match &self.problem {
             BadArguments::Truncated => format!(
                 "The call to {} was cut off by the output token limit before its arguments were complete, so it was not run. Retry with less output: split large edits into several smaller calls.",
+                self.name
+            ),
+            BadArguments::Looping => format!(
+                "The arguments of this call to {} fell into a loop (the same lines over and over), so Rein cut them off and did not run the call. Send it again with each line written once.",
                 self.name
             ),
             BadArguments::Invalid(why) => format!(
