@@ -71,6 +71,7 @@ impl SandboxLauncher {
             deny_read,
             protected: rein_sandbox::defaults::git_metadata(workspace),
             caches: env_build_dirs(env),
+            scratch: None,
             limits: Limits {
                 processes: config.max_processes,
                 file_bytes: config.max_file_bytes,

@@ -83,6 +83,10 @@ pub struct Inputs {
     /// Build and cache folders the user's environment names
     /// (`CARGO_TARGET_DIR`, `GOCACHE`, …: [`ENV_WRITE`]): written privately.
     pub caches: Vec<PathBuf>,
+    /// A folder laid out like the workspace whose files the command sees
+    /// in it: the workspace is then a private layer (a candidate fix
+    /// checked without touching the workspace; its writes are discarded).
+    pub scratch: Option<PathBuf>,
     pub limits: Limits,
 }
 
@@ -263,7 +267,14 @@ pub fn policy(inputs: &Inputs) -> Policy {
     write.extend(DEVICE_DIRS.iter().map(PathBuf::from));
     let mut private_write = in_home(HOME_CACHES);
     private_write.extend(inputs.caches.iter().cloned());
-    if inputs.mode == Mode::WorkspaceWrite {
+    let mut seeds = Vec::new();
+    if let Some(scratch) = &inputs.scratch {
+        private_write.push(inputs.workspace.clone());
+        seeds.push(crate::policy::Seed {
+            target: inputs.workspace.clone(),
+            from: scratch.clone(),
+        });
+    } else if inputs.mode == Mode::WorkspaceWrite {
         write.push(inputs.workspace.clone());
     }
     write.extend(inputs.extra_write.iter().cloned());
@@ -291,6 +302,7 @@ pub fn policy(inputs: &Inputs) -> Policy {
             deny,
             read_only,
             private_write,
+            seeds,
         }),
         network,
         limits: inputs.limits.clone(),

@@ -53,7 +53,7 @@ pub mod view;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
-pub use policy::{FileAccess, Limits, Network, Policy};
+pub use policy::{FileAccess, Limits, Network, Policy, Seed};
 pub use probe::Support;
 
 /// The hidden subcommand of `rein` that applies a policy and execs.

@@ -60,6 +60,21 @@ pub struct FileAccess {
     /// writes, the machine never does. Package caches, whose code runs
     /// later outside the sandbox. Without `own_root`: read-only.
     pub private_write: Vec<PathBuf>,
+    /// Files laid over a private layer before the command starts: the
+    /// command sees the folder with them in it, the machine never does (a
+    /// candidate fix checked against the workspace without touching it).
+    pub seeds: Vec<Seed>,
+}
+
+/// A folder whose files are laid over a private layer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Seed {
+    /// The folder under the layer (one of `private_write`).
+    pub target: PathBuf,
+    /// A folder laid out like `target`: its files replace (or add to)
+    /// `target`'s, in the layer.
+    pub from: PathBuf,
 }
 
 /// Where the command's network goes.

@@ -40,8 +40,12 @@ pub enum Step {
     /// The machine's folder or file, seen at the same place, read-only
     /// unless `writable` (Landlock then decides what is written).
     Bind { path: PathBuf, writable: bool },
-    /// The machine's folder under a private writable layer.
-    Layer(PathBuf),
+    /// The machine's folder under a private writable layer, with the
+    /// files of `seed` (a folder laid out like it) already in the layer.
+    Layer {
+        path: PathBuf,
+        seed: Option<PathBuf>,
+    },
     /// A minimal `/dev`: device files, a pseudo-terminal instance of its
     /// own, a private `/dev/shm`.
     Devices,
@@ -130,7 +134,14 @@ pub fn plan(access: &FileAccess) -> Vec<Step> {
             continue;
         }
         let step = match kind {
-            Kind::Private => Step::Layer(path.clone()),
+            Kind::Private => Step::Layer {
+                path: path.clone(),
+                seed: access
+                    .seeds
+                    .iter()
+                    .find(|s| resolve(&s.target, &mut Vec::new()).as_ref() == Some(path))
+                    .and_then(|s| resolve(&s.from, &mut Vec::new())),
+            },
             // The machine's /proc is only there until the init mounts the
             // namespace's own over it (which needs it as it is).
             Kind::Read if path != Path::new("/proc") => Step::Bind {
@@ -270,7 +281,7 @@ pub fn build(steps: &[Step]) -> Result<(), SandboxError> {
     // The private layers' upper folders: a tmpfs unmounted (detached)
     // once the overlays hold it, so nothing can name it afterwards.
     let layers = Path::new("/.layers");
-    let has_layers = steps.iter().any(|s| matches!(s, Step::Layer(_)));
+    let has_layers = steps.iter().any(|s| matches!(s, Step::Layer { .. }));
     if has_layers {
         std::fs::create_dir(layers).map_err(|e| fail("private layers", e))?;
         mount(
@@ -352,12 +363,15 @@ fn make(step: &Step, old: &Path, new: &Path, layer: &Path) -> Result<(), Sandbox
                 remount_read_only(&dst).map_err(nix_at("binding a path", path))
             }
         }
-        Step::Layer(path) => {
+        Step::Layer { path, seed } => {
             let (src, dst) = (under(old, path), under(new, path));
             mount_point(&src, &dst).map_err(at("a private layer", path))?;
             let (upper, work) = (layer.join("upper"), layer.join("work"));
             for dir in [&upper, &work] {
                 std::fs::create_dir_all(dir).map_err(at("a private layer", path))?;
+            }
+            if let Some(seed) = seed {
+                lay(&under(old, seed), &upper, 0).map_err(at("a private layer's files", seed))?;
             }
             overlay(&src, &upper, &work, &dst).map_err(nix_at("a private layer", path))
         }
@@ -395,6 +409,35 @@ fn make(step: &Step, old: &Path, new: &Path, layer: &Path) -> Result<(), Sandbox
             hidden.map_err(nix_at("hidden paths", path))
         }
     }
+}
+
+/// How deep a seed's folders may go.
+const MAX_SEED_DEPTH: usize = 32;
+
+/// Copies the folder `from` into `to` (made as needed): folders and
+/// regular files only, never following a link (a seed is Rein's own
+/// scratch folder; anything else in it is refused).
+fn lay(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
+    if depth > MAX_SEED_DEPTH {
+        return Err(std::io::Error::other("folders nested too deep"));
+    }
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            lay(&entry.path(), &target, depth + 1)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        } else {
+            return Err(std::io::Error::other(format!(
+                "{} is neither a folder nor a file",
+                entry.path().display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Makes `dst` like `src`: a folder, or an empty file to bind a file over.
@@ -588,7 +631,11 @@ mod tests {
                         path,
                         writable: false,
                     } => format!("bind {} (read-only)", rel(path)),
-                    Step::Layer(p) => format!("layer {}", rel(p)),
+                    Step::Layer { path, seed: None } => format!("layer {}", rel(path)),
+                    Step::Layer {
+                        path,
+                        seed: Some(seed),
+                    } => format!("layer {} with {}", rel(path), rel(seed)),
                     Step::Devices => "devices".to_owned(),
                     Step::Link { at, target } => {
                         format!("link {} -> {}", rel(at), target.display())
@@ -624,6 +671,7 @@ mod tests {
             deny: vec![home.join(".ssh"), home.join(".cargo/credentials")],
             read_only: vec![m.path("work/.git"), m.path("work/.rein")],
             private_write: vec![home.join(".cargo/registry"), home.join(".cache")],
+            seeds: Vec::new(),
         };
         let steps = plan(&access);
         assert_eq!(
@@ -677,6 +725,38 @@ mod tests {
         };
         let shown = m.shown(&plan(&access));
         assert_eq!(shown, ["scratch /tmp", "scratch /var/tmp"]);
+    }
+
+    #[test]
+    fn a_seeded_layer_names_its_seed_and_keeps_its_read_only_paths() {
+        let m = Machine::new();
+        let work = m.dir("work");
+        m.dir("work/.git");
+        let seed = m.dir("seed");
+        let access = FileAccess {
+            read: vec![work.clone()],
+            private_write: vec![work.clone()],
+            read_only: vec![work.join(".git")],
+            seeds: vec![crate::policy::Seed {
+                target: work.clone(),
+                from: seed,
+            }],
+            ..FileAccess::default()
+        };
+        let shown = m.shown(&plan(&access));
+        assert!(
+            shown.contains(&"layer ~/work with ~/seed".to_owned()),
+            "{shown:?}"
+        );
+        assert!(
+            shown.contains(&"read-only ~/work/.git".to_owned()),
+            "{shown:?}"
+        );
+        // The seed folder itself is not in the command's root.
+        assert!(
+            !shown.iter().any(|s| s.starts_with("bind ~/seed")),
+            "{shown:?}"
+        );
     }
 
     #[test]
