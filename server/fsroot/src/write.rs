@@ -198,6 +198,21 @@ impl Root {
         Ok(File::from(fd))
     }
 
+    /// The file `rel` open for writing, made if missing (with its folders)
+    /// or emptied. A link there is refused, wherever it points.
+    pub fn create(&self, rel: impl AsRef<Path>) -> io::Result<File> {
+        let parts = self.parts(rel.as_ref(), Verb::Write)?;
+        let (dir, name) = self.parent(&parts, true, Verb::Write)?;
+        let fd = self.open_last(
+            &dir,
+            &name,
+            &parts,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC,
+            Mode::from_raw_mode(FILE_MODE),
+        )?;
+        Ok(File::from(fd))
+    }
+
     /// Renames `from` to `to` (replacing it); neither last component is
     /// followed.
     pub fn rename(&self, from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<()> {

@@ -137,6 +137,10 @@ fn table(resolver: Resolver) -> String {
             &format!("append {rel}"),
             outcome(root.append(rel).map(drop)),
         );
+        line(
+            &format!("create {rel}"),
+            outcome(root.create(rel).map(drop)),
+        );
     }
     for rel in ["up", "abs-file", "dir-link/back", "dir-link/gone"] {
         line(
@@ -236,9 +240,13 @@ fn every_way_out_is_refused_and_every_way_within_works() {
         create_new dangling                error: AlreadyExists
         create_new dir-link/made.txt       ok ()
         append log.txt                     ok ()
+        create log.txt                     ok ()
         append abs-file                    refused: abs-file is a symbolic link; Rein does not write through it
+        create abs-file                    refused: abs-file is a symbolic link; Rein does not write through it
         append file-link                   refused: file-link is a symbolic link; Rein does not write through it
+        create file-link                   refused: file-link is a symbolic link; Rein does not write through it
         append up/log.txt                  refused: up is a symbolic link to a place outside the workspace; Rein does not write through it
+        create up/log.txt                  refused: up is a symbolic link to a place outside the workspace; Rein does not write through it
         remove_file up                     ok ()
         remove_file abs-file               ok ()
         remove_file dir-link/back          ok ()
