@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustix::fs::{CWD, Dir, Mode, OFlags, openat};
+use rustix::fs::{CWD, Dir, Mode, OFlags, mkdirat, openat};
 use rustix::io::Errno;
 
 use crate::path::{self, Parts};
@@ -188,6 +188,43 @@ impl Root {
         Ok((dir, name.clone()))
     }
 
+    /// The folder `parts`, made with its parents as needed: each missing
+    /// one is made relative to its parent's handle (`mkdirat`), then the
+    /// path is resolved again beneath the root.
+    pub(crate) fn make_dirs(
+        &self,
+        parts: &[OsString],
+        verb: Verb,
+        blame: &[OsString],
+    ) -> io::Result<OwnedFd> {
+        match self.open_blaming(parts, Open::dir(), verb, blame) {
+            Err(e) if is(&e, Errno::NOENT) => {}
+            other => return other,
+        }
+        let mut dir = self.open_parts(&[], Open::dir(), verb)?;
+        for i in 1..=parts.len() {
+            let prefix = &parts[..i];
+            dir = match self.open_blaming(prefix, Open::dir(), verb, blame) {
+                Ok(fd) => fd,
+                Err(e) if is(&e, Errno::NOENT) => {
+                    match mkdirat(&dir, &parts[i - 1], Mode::from_raw_mode(DIR_MODE)) {
+                        Ok(()) | Err(Errno::EXIST) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                    self.open_blaming(prefix, Open::dir(), verb, blame)?
+                }
+                Err(e) if is(&e, Errno::NOTDIR) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::NotADirectory,
+                        format!("{} is a file, not a folder", self.shown(prefix)),
+                    ));
+                }
+                Err(e) => return Err(e),
+            };
+        }
+        Ok(dir)
+    }
+
     /// A folder beneath, as a root of its own that follows the same links
     /// (made with its parents if `create`).
     pub fn dir(&self, rel: impl AsRef<Path>, create: bool) -> io::Result<Root> {
@@ -287,6 +324,13 @@ impl Root {
         }
         Ok(names)
     }
+}
+
+/// New folders: `0o777` less the umask, as `std::fs` makes them.
+const DIR_MODE: u32 = 0o777;
+
+fn is(e: &io::Error, errno: Errno) -> bool {
+    e.raw_os_error() == Some(errno.raw_os_error())
 }
 
 /// Back to blocking reads once open (a FIFO opened non-blocking would

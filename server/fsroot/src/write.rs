@@ -13,14 +13,14 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{
-    AtFlags, Mode, OFlags, RenameFlags, fsync, linkat, mkdirat, openat, readlinkat, renameat,
-    renameat_with, unlinkat,
+    AtFlags, Mode, OFlags, RenameFlags, fsync, linkat, openat, readlinkat, renameat, renameat_with,
+    unlinkat,
 };
 use rustix::io::Errno;
 
 use crate::path::{self, Parts};
 use crate::refused::{Reason, Verb};
-use crate::resolve::{Links, Open};
+use crate::resolve::Links;
 use crate::root::Root;
 
 /// What a conditional write did.
@@ -36,7 +36,6 @@ const MAX_LINKS: usize = 40;
 
 /// New files: `0o666` less the umask, as `std::fs` makes them.
 const FILE_MODE: u32 = 0o666;
-const DIR_MODE: u32 = 0o777;
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -45,43 +44,6 @@ impl Root {
     pub fn create_dir_all(&self, rel: impl AsRef<Path>) -> io::Result<()> {
         let parts = self.parts(rel.as_ref(), Verb::Write)?;
         self.make_dirs(&parts, Verb::Write, &parts).map(drop)
-    }
-
-    /// The folder `parts`, made with its parents as needed: each missing
-    /// one is made relative to its parent's handle (`mkdirat`), then the
-    /// path is resolved again beneath the root.
-    pub(crate) fn make_dirs(
-        &self,
-        parts: &[OsString],
-        verb: Verb,
-        blame: &[OsString],
-    ) -> io::Result<OwnedFd> {
-        match self.open_blaming(parts, Open::dir(), verb, blame) {
-            Err(e) if is(&e, Errno::NOENT) => {}
-            other => return other,
-        }
-        let mut dir = self.open_parts(&[], Open::dir(), verb)?;
-        for i in 1..=parts.len() {
-            let prefix = &parts[..i];
-            dir = match self.open_blaming(prefix, Open::dir(), verb, blame) {
-                Ok(fd) => fd,
-                Err(e) if is(&e, Errno::NOENT) => {
-                    match mkdirat(&dir, &parts[i - 1], Mode::from_raw_mode(DIR_MODE)) {
-                        Ok(()) | Err(Errno::EXIST) => {}
-                        Err(e) => return Err(e.into()),
-                    }
-                    self.open_blaming(prefix, Open::dir(), verb, blame)?
-                }
-                Err(e) if is(&e, Errno::NOTDIR) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::NotADirectory,
-                        format!("{} is a file, not a folder", self.shown(prefix)),
-                    ));
-                }
-                Err(e) => return Err(e),
-            };
-        }
-        Ok(dir)
     }
 
     /// Replaces the file at `rel` with `bytes`, atomically: a crash leaves
@@ -315,10 +277,6 @@ impl Root {
         }
         written
     }
-}
-
-fn is(e: &io::Error, errno: Errno) -> bool {
-    e.raw_os_error() == Some(errno.raw_os_error())
 }
 
 fn temp_name(name: &OsStr) -> OsString {
