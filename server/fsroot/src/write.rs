@@ -80,7 +80,9 @@ impl Root {
     ) -> io::Result<Committed<T>> {
         let parts = self.parts(rel.as_ref(), Verb::Write)?;
         let (dir, name) = self.target(&parts, false)?;
-        let current = self.open_last(&dir, &name, &parts, OFlags::RDONLY, Mode::empty())?;
+        // `O_NONBLOCK`: a FIFO swapped in must not hang the open.
+        let reading = OFlags::RDONLY | OFlags::NONBLOCK;
+        let current = self.open_last(&dir, &name, &parts, reading, Mode::empty())?;
         let current = File::from(current);
         let meta = current.metadata()?;
         if !meta.is_file() {
@@ -93,7 +95,7 @@ impl Root {
         drop(current);
         self.via_temp(&dir, &name, bytes, mode, |dir, tmp, moved| {
             let mut now = Vec::new();
-            File::from(self.open_last(dir, &name, &parts, OFlags::RDONLY, Mode::empty())?)
+            File::from(self.open_last(dir, &name, &parts, reading, Mode::empty())?)
                 .read_to_end(&mut now)?;
             if let Some(reason) = check(&now) {
                 return Ok(Committed::Declined(reason));

@@ -747,10 +747,29 @@ impl Workspace for LspWorkspace {
     async fn create_file(&self, request: CreateRequest) -> Result<EditOutcome, WorkspaceError> {
         let path = request.path.as_str();
         self.settle(path).await?;
-        if self.is_open(path) || self.fs.symlink_metadata(path).is_ok() {
+        if self.is_open(path) {
             return Err(WorkspaceError::AlreadyExists {
                 path: path.to_owned(),
             });
+        }
+        // The editor creates the file, by name: a folder on the way that is
+        // a link out of the workspace is refused here first (one swapped in
+        // after this is the editor's to follow).
+        match self.fs.symlink_metadata(path) {
+            Ok(_) => {
+                return Err(WorkspaceError::AlreadyExists {
+                    path: path.to_owned(),
+                });
+            }
+            Err(e) => {
+                if let Some(refused) = rein_fsroot::refusal(&e) {
+                    let refused = rein_fsroot::Refused {
+                        verb: rein_fsroot::Verb::Write,
+                        ..refused.clone()
+                    };
+                    return Err(WorkspaceError::Denied(refused.to_string()));
+                }
+            }
         }
         let caps = self.session.caps();
         if !(caps.document_changes && caps.create_files) {
