@@ -72,6 +72,15 @@ impl Refused {
         text
     }
 
+    /// The same refusal, told as one of `verb` (a check made before a
+    /// write reads, but the user is about to write).
+    pub fn with_verb(&self, verb: Verb) -> Refused {
+        Refused {
+            verb,
+            ..self.clone()
+        }
+    }
+
     pub(crate) fn into_io(self) -> io::Error {
         io::Error::new(io::ErrorKind::PermissionDenied, self)
     }

@@ -407,3 +407,29 @@ fn names(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// The kernel's resolver is the one used wherever `openat2` answers (so
+/// the cases above test it, not the walk twice).
+#[test]
+fn openat2_is_used_where_the_kernel_has_it() {
+    let dir = TempDir::new().unwrap();
+    let has_openat2 = rustix::fs::openat2(
+        rustix::fs::CWD,
+        dir.path(),
+        rustix::fs::OFlags::PATH,
+        rustix::fs::Mode::empty(),
+        rustix::fs::ResolveFlags::empty(),
+    )
+    .is_ok();
+    let root = Root::open(dir.path(), Links::Within).unwrap();
+    let expected = if has_openat2 {
+        Resolver::Kernel
+    } else {
+        Resolver::Walk
+    };
+    assert_eq!(root.resolver(), expected);
+    assert_eq!(
+        root.with_resolver(Resolver::Walk).resolver(),
+        Resolver::Walk
+    );
+}

@@ -763,10 +763,7 @@ impl Workspace for LspWorkspace {
             }
             Err(e) => {
                 if let Some(refused) = rein_fsroot::refusal(&e) {
-                    let refused = rein_fsroot::Refused {
-                        verb: rein_fsroot::Verb::Write,
-                        ..refused.clone()
-                    };
+                    let refused = refused.with_verb(rein_fsroot::Verb::Write);
                     return Err(WorkspaceError::Denied(refused.to_string()));
                 }
             }

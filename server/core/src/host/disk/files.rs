@@ -123,13 +123,9 @@ pub(super) fn creatable(fs: &Root, rel: &Path, shown: &str) -> Result<(), Worksp
 /// A refusal met while checking before a write, told as one of writing.
 fn for_writing(shown: &str, e: &io::Error) -> WorkspaceError {
     match refusal(e) {
-        Some(refused) => WorkspaceError::Denied(
-            rein_fsroot::Refused {
-                verb: rein_fsroot::Verb::Write,
-                ..refused.clone()
-            }
-            .to_string(),
-        ),
+        Some(refused) => {
+            WorkspaceError::Denied(refused.with_verb(rein_fsroot::Verb::Write).to_string())
+        }
         None => fs_error(shown, e),
     }
 }
