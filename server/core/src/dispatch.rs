@@ -183,3 +183,6 @@ fn plain(output: ToolOutput) -> Dispatched {
         waiting_for: None,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -59,6 +59,10 @@ pub enum PathError {
     SymlinkLoop { input: String },
     #[error("`{input}` leads to a path that is not valid UTF-8; use another path")]
     NotUtf8 { input: String },
+    #[error(
+        "`{input}`: a part of it keeps changing between a symbolic link and a folder or file while Rein looks at it; Rein does not use such a path"
+    )]
+    Changing { input: String },
     #[error("the workspace root {root} cannot be opened: {reason}")]
     Root { root: String, reason: String },
 }
@@ -125,6 +129,9 @@ pub fn resolve(root: &Path, input: &str) -> Result<String, PathError> {
             input: input.to_owned(),
         },
         Follow::NotUtf8 => PathError::NotUtf8 {
+            input: input.to_owned(),
+        },
+        Follow::Changing => PathError::Changing {
             input: input.to_owned(),
         },
     })?;
@@ -203,7 +210,14 @@ fn to_slash(path: &Path) -> Option<String> {
 enum Follow {
     Loop,
     NotUtf8,
+    /// A link that was no longer one when read, again and again (someone
+    /// is swapping it).
+    Changing,
 }
+
+/// How often a component that stopped being a link between two looks is
+/// looked at again.
+const MAX_RETRIES: usize = 16;
 
 struct Physical {
     path: PathBuf,
@@ -218,6 +232,7 @@ fn follow(root: &Path, components: Vec<String>) -> Result<Physical, Follow> {
     // Remaining components, in reverse order so `pop` yields the next one.
     let mut queue: Vec<String> = components.into_iter().rev().collect();
     let mut links = 0;
+    let mut retries = 0;
     let mut first_link = None;
     let mut consumed: Vec<String> = Vec::new();
     while let Some(part) = queue.pop() {
@@ -230,6 +245,19 @@ fn follow(root: &Path, components: Vec<String>) -> Result<Physical, Follow> {
         let next = current.join(&part);
         match std::fs::symlink_metadata(&next) {
             Ok(meta) if meta.file_type().is_symlink() => {
+                let target = match std::fs::read_link(&next) {
+                    Ok(target) => target,
+                    // Not a link any more (swapped or removed since):
+                    // look again.
+                    Err(_) => {
+                        retries += 1;
+                        if retries > MAX_RETRIES {
+                            return Err(Follow::Changing);
+                        }
+                        queue.push(part);
+                        continue;
+                    }
+                };
                 links += 1;
                 if links > MAX_SYMLINKS {
                     return Err(Follow::Loop);
@@ -238,7 +266,6 @@ fn follow(root: &Path, components: Vec<String>) -> Result<Physical, Follow> {
                     consumed.push(part.clone());
                     first_link = Some(consumed.join("/"));
                 }
-                let target = std::fs::read_link(&next).map_err(|_| Follow::NotUtf8)?;
                 let target = target.to_str().ok_or(Follow::NotUtf8)?;
                 if target.starts_with('/') {
                     current = PathBuf::from("/");

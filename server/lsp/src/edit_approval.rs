@@ -93,7 +93,7 @@ pub async fn ask(
         break;
     }
     if let Some(file) = shown {
-        let _ = tokio::fs::remove_file(file).await;
+        remove_diff(root, &file);
     }
     verdict
 }
@@ -185,9 +185,28 @@ fn write_diff(root: &Path, task: &TaskId, seq: u32, diff: &str) -> Result<PathBu
             }
         })
         .collect();
-    let file = rein_store::state_file(root, &format!("diffs/{name}")).map_err(|e| e.to_string())?;
-    std::fs::write(&file, paint_diff(diff, false).as_str()).map_err(|e| e.to_string())?;
-    Ok(file)
+    // Written beneath `.rein/` in one step.
+    rein_store::state_dir(root)
+        .and_then(|state| {
+            state.replace(
+                format!("diffs/{name}"),
+                paint_diff(diff, false).as_str().as_bytes(),
+                None,
+            )
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(root.join(rein_store::STATE_DIR).join("diffs").join(name))
+}
+
+/// Removes a diff [`write_diff`] wrote, beneath `.rein/` (never through a
+/// link swapped in since).
+fn remove_diff(root: &Path, file: &Path) {
+    let state = root.join(rein_store::STATE_DIR);
+    if let Ok(rel) = file.strip_prefix(&state)
+        && let Err(error) = rein_store::state_dir(root).and_then(|dir| dir.remove_file(rel))
+    {
+        tracing::debug!(%error, "removing a shown diff");
+    }
 }
 
 #[cfg(test)]

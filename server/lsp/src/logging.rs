@@ -5,7 +5,7 @@
 //! event redacted: this process's secrets from the start, each task's
 //! configured key once a task has been given it.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,7 +69,7 @@ pub fn log_to_workspace(root: &Path) -> Option<PathBuf> {
     let path = root.join(".rein/logs/lsp.log");
     // `.rein/` with its `.gitignore` first (a log must not be what puts an
     // unignored `.rein/` into the user's repository), and no link followed.
-    let opened = rein_store::state_file(root, "logs/lsp.log").and_then(|path| open_rotated(&path));
+    let opened = rein_store::state_dir(root).and_then(|state| open_rotated(&state));
     match opened {
         Ok(file) => {
             if let Ok(mut slot) = FILE.get_or_init(|| Mutex::new(None)).lock() {
@@ -84,16 +84,20 @@ pub fn log_to_workspace(root: &Path) -> Option<PathBuf> {
     }
 }
 
-fn open_rotated(path: &Path) -> io::Result<File> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    if std::fs::metadata(path).is_ok_and(|m| m.len() > ROTATE_BYTES) {
-        std::fs::rename(path, path.with_extension("log.1"))?;
+/// `logs/lsp.log` in Rein's state folder, open for appending, moved to
+/// `lsp.log.1` first when it grew too large; each step beneath the folder
+/// in one step, no link followed.
+fn open_rotated(state: &rein_fsroot::Root) -> io::Result<File> {
+    const LOG: &str = "logs/lsp.log";
+    if state
+        .symlink_metadata(LOG)
+        .is_ok_and(|m| m.is_file() && m.len() > ROTATE_BYTES)
+    {
+        state.rename(LOG, "logs/lsp.log.1")?;
     }
     // Append: two servers on one workspace (two editor windows) share the
     // file; each event is one `write`, so lines do not interleave.
-    OpenOptions::new().create(true).append(true).open(path)
+    state.append(LOG)
 }
 
 /// Redacts each event before its writers (stderr and the file) see it.
@@ -202,7 +206,8 @@ mod tests {
         let path = dir.path().join(".rein/logs/lsp.log");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, vec![b'x'; (ROTATE_BYTES + 1) as usize]).unwrap();
-        let mut file = open_rotated(&path).unwrap();
+        let state = rein_store::state_dir(dir.path()).unwrap();
+        let mut file = open_rotated(&state).unwrap();
         file.write_all(b"new\n").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new\n");
         assert_eq!(
@@ -213,7 +218,7 @@ mod tests {
         );
         // A small one is appended to.
         drop(file);
-        open_rotated(&path).unwrap().write_all(b"more\n").unwrap();
+        open_rotated(&state).unwrap().write_all(b"more\n").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new\nmore\n");
     }
 }

@@ -24,6 +24,7 @@ use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchResult,
     Workspace, WorkspaceError,
 };
+use rein_fsroot::{Links, Root};
 use rein_text::{ContentHash, Rope, Snapshot, char_to_position, patch};
 use serde_json::{Value, json};
 use tower_lsp_server::Client;
@@ -42,6 +43,9 @@ use crate::session::Session;
 pub struct LspWorkspace {
     root: PathBuf,
     disk: DiskWorkspace,
+    /// The handle Rein's own reads and writes of the disk go beneath
+    /// (write-behind of buffers, hashes of disk copies).
+    fs: Root,
     client: Client,
     session: Arc<Session>,
     task: TaskId,
@@ -123,8 +127,13 @@ impl LspWorkspace {
         task: TaskId,
         waits: Arc<LspProgress>,
     ) -> Result<Self, WorkspaceError> {
+        let fs = Root::open(&root, Links::Within).map_err(|e| WorkspaceError::Io {
+            path: root.display().to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(Self {
             disk: DiskWorkspace::new(&root)?,
+            fs,
             root,
             client,
             session,
@@ -255,7 +264,7 @@ impl LspWorkspace {
     /// `path` (in its buffer, or on disk for a client that edits files
     /// directly). Returns the version seen.
     async fn confirm(&self, path: &str, expected: ContentHash) -> Option<ReadVersion> {
-        let (session, abs) = (&self.session, &self.abs(path));
+        let (session, abs, fs) = (&self.session, &self.abs(path), &self.fs);
         // The disk is polled now and then for clients that write files
         // themselves (no notification says so).
         let poll = Some(Duration::from_millis(200));
@@ -268,7 +277,7 @@ impl LspWorkspace {
                         hash: expected,
                     })
                 } else {
-                    let bytes = tokio::fs::read(abs).await.ok()?;
+                    let bytes = read_disk(fs, path).await?;
                     (ContentHash::of_bytes(&bytes) == expected).then_some(ReadVersion {
                         buffer_version: None,
                         hash: expected,
@@ -301,10 +310,10 @@ impl LspWorkspace {
     /// own save would have made it. Its `didChange` may trail the answer a
     /// little, so this waits (bounded) for the buffer to catch up.
     async fn saved_as_shown(&self, path: &str, before_save: ContentHash) -> bool {
-        let (session, abs) = (&self.session, &self.abs(path));
+        let (session, abs, fs) = (&self.session, &self.abs(path), &self.fs);
         session
             .wait_for(session.confirm_timeout(), None, move || async move {
-                let on_disk = ContentHash::of_bytes(&tokio::fs::read(abs).await.ok()?);
+                let on_disk = ContentHash::of_bytes(&read_disk(fs, path).await?);
                 // A buffer closed meanwhile: what it held when asked to save.
                 let shown = session
                     .open_document(abs)
@@ -419,9 +428,8 @@ impl LspWorkspace {
         let Some(doubt) = self.session.doubts.get(&abs) else {
             return Ok(());
         };
-        let disk = tokio::fs::read(&abs)
+        let disk = read_disk(&self.fs, path)
             .await
-            .ok()
             .map(|b| ContentHash::of_bytes(&b));
         match doubt.settle(self.is_open(path), disk) {
             Settled::Unknown => Err(WorkspaceError::Denied(doubt::frozen_message(path))),
@@ -459,9 +467,8 @@ impl LspWorkspace {
             },
         );
         let answer = saving::ask_about_doubt(&self.client, &self.session, path).await;
-        let disk = tokio::fs::read(&abs)
+        let disk = read_disk(&self.fs, path)
             .await
-            .ok()
             .map(|b| ContentHash::of_bytes(&b));
         if disk == Some(expected) {
             self.session.doubts.clear(&abs);
@@ -521,10 +528,8 @@ impl LspWorkspace {
         open_uri: &str,
         ours: bool,
     ) -> Result<(), WorkspaceError> {
-        let abs = self.abs(path);
-        let on_disk = tokio::fs::read(&abs)
+        let on_disk = read_disk(&self.fs, path)
             .await
-            .ok()
             .map(|b| ContentHash::of_bytes(&b));
         let seen = self
             .disk_seen
@@ -565,12 +570,7 @@ impl LspWorkspace {
                 "{path} changed on disk outside the editor since Rein last saw it, so Rein will not overwrite it with the buffer; save or reload {path} in the editor first"
             )));
         }
-        write_atomically(&abs, text)
-            .await
-            .map_err(|reason| WorkspaceError::Io {
-                path: path.to_owned(),
-                reason,
-            })?;
+        write_atomically(&self.fs, path, text).await?;
         if let Ok(mut s) = self.disk_seen.lock() {
             s.insert(path.to_owned(), ContentHash::of_str(text));
         }
@@ -747,10 +747,26 @@ impl Workspace for LspWorkspace {
     async fn create_file(&self, request: CreateRequest) -> Result<EditOutcome, WorkspaceError> {
         let path = request.path.as_str();
         self.settle(path).await?;
-        if self.is_open(path) || tokio::fs::try_exists(self.abs(path)).await.unwrap_or(false) {
+        if self.is_open(path) {
             return Err(WorkspaceError::AlreadyExists {
                 path: path.to_owned(),
             });
+        }
+        // The editor creates the file, by name: a folder on the way that is
+        // a link out of the workspace is refused here first (one swapped in
+        // after this is the editor's to follow).
+        match self.fs.symlink_metadata(path) {
+            Ok(_) => {
+                return Err(WorkspaceError::AlreadyExists {
+                    path: path.to_owned(),
+                });
+            }
+            Err(e) => {
+                if let Some(refused) = rein_fsroot::refusal(&e) {
+                    let refused = refused.with_verb(rein_fsroot::Verb::Write);
+                    return Err(WorkspaceError::Denied(refused.to_string()));
+                }
+            }
         }
         let caps = self.session.caps();
         if !(caps.document_changes && caps.create_files) {
@@ -841,9 +857,8 @@ impl Workspace for LspWorkspace {
         // editor before a test run for the same reason.)
         let mut pending = Vec::new();
         for (path, uri, snap) in self.open_documents() {
-            let on_disk = tokio::fs::read(self.abs(&path))
+            let on_disk = read_disk(&self.fs, &path)
                 .await
-                .ok()
                 .map(|b| ContentHash::of_bytes(&b));
             if on_disk != Some(snap.content_hash()) {
                 pending.push((path, uri, snap));
@@ -985,9 +1000,9 @@ impl LspWorkspace {
         let Some((_, snap)) = self.session.open_document(&abs) else {
             return true;
         };
-        tokio::fs::read(&abs)
+        read_disk(&self.fs, path)
             .await
-            .is_ok_and(|bytes| ContentHash::of_bytes(&bytes) == snap.content_hash())
+            .is_some_and(|bytes| ContentHash::of_bytes(&bytes) == snap.content_hash())
     }
 }
 
@@ -1005,15 +1020,33 @@ impl tower_lsp_server::ls_types::request::Request for SaveDocuments {
     const METHOD: &'static str = SAVE_DOCUMENTS;
 }
 
-/// The file replaced atomically, its permissions kept
-/// ([`rein_core::host::atomic::replace`]: a unique temporary file, fsynced,
-/// renamed, the directory fsynced), off the async threads.
-pub async fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let path = path.to_owned();
-    let text = text.to_owned();
-    tokio::task::spawn_blocking(move || {
-        rein_core::host::atomic::replace(&path, text.as_bytes(), None).map_err(|e| e.to_string())
+/// The file at `path` (workspace-relative) replaced atomically, its
+/// permissions kept, beneath the workspace's handle in one step
+/// ([`rein_fsroot::Root::replace`]: a unique temporary file made in the
+/// parent folder's handle, fsynced, renamed, the folder fsynced), off the
+/// async threads. A link out of the workspace is `Denied`.
+async fn write_atomically(fs: &Root, path: &str, text: &str) -> Result<(), WorkspaceError> {
+    let (fs, rel, text) = (fs.clone(), path.to_owned(), text.to_owned());
+    let written = tokio::task::spawn_blocking(move || fs.replace(&rel, text.as_bytes(), None))
+        .await
+        .map_err(std::io::Error::other)
+        .and_then(|written| written);
+    written.map_err(|e| match rein_fsroot::refusal(&e) {
+        Some(refused) => WorkspaceError::Denied(refused.to_string()),
+        None => WorkspaceError::Io {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        },
     })
-    .await
-    .map_err(|e| e.to_string())?
+}
+
+/// The bytes of `path` (workspace-relative) on disk, read beneath the
+/// workspace's handle; `None` if there is no such file (or it cannot be
+/// read, or a link leads out).
+async fn read_disk(fs: &Root, path: &str) -> Option<Vec<u8>> {
+    let (fs, rel) = (fs.clone(), path.to_owned());
+    tokio::task::spawn_blocking(move || fs.read(&rel).ok())
+        .await
+        .ok()
+        .flatten()
 }

@@ -417,8 +417,23 @@ enum Change {
 /// task (files changed back to what they were are left out).
 async fn changes(root: &Path, before: &std::collections::BTreeMap<String, Before>) -> Vec<Change> {
     let mut out = Vec::new();
+    // Read beneath the workspace in one step: a link swapped in since
+    // cannot put another file's text in the diff.
+    let fs = match rein_fsroot::Root::open(root, rein_fsroot::Links::Within) {
+        Ok(fs) => fs,
+        Err(e) => {
+            out.push(Change::Note(format!("cannot read the workspace now: {e}")));
+            return out;
+        }
+    };
     for (path, before) in before {
-        let now = match tokio::fs::read_to_string(root.join(path)).await {
+        let read = {
+            let (fs, path) = (fs.clone(), path.clone());
+            tokio::task::spawn_blocking(move || fs.read_to_string(&path))
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+        };
+        let now = match read {
             Ok(text) => Some(text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => {

@@ -68,7 +68,8 @@ impl RunResult {
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let json = serde_json::to_string_pretty(self)
             .map_err(|e| format!("cannot encode the result: {e}"))?;
-        std::fs::write(path, json + "\n")
+        // Replaced atomically in the folder named, never through a link.
+        rein_core::host::atomic::replace(path, (json + "\n").as_bytes(), None)
             .map_err(|e| format!("cannot write the result to {}: {e}", path.display()))
     }
 

@@ -112,8 +112,13 @@ fn run(args: &TraceArgs) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
     let written = match &args.html {
         Some(file) => {
-            std::fs::write(file, html::render(&report, Some(&root)))
-                .map_err(|e| Failure::io(format!("cannot write {}: {e}", file.display())))?;
+            // Replaced atomically in the folder named, never through a link.
+            rein_core::host::atomic::replace(
+                file,
+                html::render(&report, Some(&root)).as_bytes(),
+                None,
+            )
+            .map_err(|e| Failure::io(format!("cannot write {}: {e}", file.display())))?;
             writeln!(
                 stdout,
                 "wrote {} (task {}, {} events)",

@@ -84,7 +84,7 @@ pub use migrations::{MIGRATIONS, SCHEMA_VERSION};
 pub use ops::{FileHash, NewOp, OpRecord, OpState};
 pub use sessions::{SessionRecord, SessionTask};
 pub use store::{
-    BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, ensure_state_dir, now_ms, state_db_path, state_file,
+    BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, ensure_state_dir, now_ms, state_db_path, state_dir,
 };
 pub use tasks::{NewTask, TaskRecord};
 pub use turns::TurnRecord;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rein_fsroot::{Links, Root};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use crate::error::{Fail, StoreError, classify};
@@ -31,78 +32,44 @@ const STATE_GITIGNORE: &str = "# Rein's task state, logs and traces: local to th
 *\n\
 !config.toml\n";
 
-/// Creates `<workspace>/.rein/` if needed, with its `.gitignore` (left as
-/// it is if the user has one), so no task state ends up in a commit: a
-/// `state.db` that travels with a repository could start tasks elsewhere.
+/// What a refusal in `.rein/` tells the user to do.
+const LINK_HINT: &str = "Rein keeps its state in .rein/ and never writes through a link there, which a repository may have shipped; remove it";
+
+/// `<workspace>/.rein/`, opened beneath the workspace in one step and made
+/// if needed, with its `.gitignore` (left as it is if the user has one), so
+/// no task state ends up in a commit: a `state.db` that travels with a
+/// repository could start tasks elsewhere. Every file Rein keeps there is
+/// then opened through this handle, which follows no symbolic link:
+/// `.rein/` comes with cloned repositories too, and one that ships
+/// `.rein/logs/lsp.log` as a link to `~/.bashrc` (or `.rein` itself as a
+/// link) must not get Rein to write there — nor a process swapping one in
+/// while Rein writes.
+pub fn state_dir(workspace: &Path) -> std::io::Result<Root> {
+    // The workspace itself is the user's (as named); made if missing.
+    std::fs::create_dir_all(workspace)?;
+    let dir = Root::open(workspace, Links::Refuse)?
+        .with_hint(LINK_HINT)
+        .dir(STATE_DIR, true)?;
+    match dir.create_new(".gitignore", STATE_GITIGNORE.as_bytes(), None) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(dir),
+    }
+}
+
+/// [`state_dir`], for a caller that needs its path (the database, which
+/// SQLite opens by name).
 pub fn ensure_state_dir(workspace: &Path) -> std::io::Result<PathBuf> {
-    let dir = workspace.join(STATE_DIR);
-    refuse_link(&dir)?;
-    ignore_in_git(&dir)?;
-    Ok(dir)
+    state_dir(workspace).map(|dir| dir.path().to_path_buf())
 }
 
-/// `<workspace>/.rein/<rel>`, a file Rein is about to write, with its
-/// folders made — never through a symbolic link. `.rein/` comes with
-/// cloned repositories too: one that ships `.rein/logs/lsp.log` as a link
-/// to `~/.bashrc` (or `.rein` itself as a link) must not get Rein to write
-/// there. (Its contents are static, so checking before opening suffices.)
-pub fn state_file(workspace: &Path, rel: &str) -> std::io::Result<PathBuf> {
-    let mut at = ensure_state_dir(workspace)?;
-    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
-    if parts.is_empty() || parts.iter().any(|p| *p == ".." || *p == ".") {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("not a file under {STATE_DIR}/: {rel}"),
-        ));
-    }
-    for (i, part) in parts.iter().enumerate() {
-        at.push(part);
-        let last = i + 1 == parts.len();
-        match std::fs::symlink_metadata(&at) {
-            Ok(meta) if meta.file_type().is_symlink() => return Err(link_error(&at)),
-            Ok(meta) if !last && !meta.is_dir() => {
-                return Err(std::io::Error::other(format!(
-                    "{} is not a folder",
-                    at.display()
-                )));
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if !last {
-                    std::fs::create_dir(&at)?;
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(at)
-}
-
-fn refuse_link(path: &Path) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => Err(link_error(path)),
+/// Refuses `name` in `dir` if it is a link.
+fn refuse_link(dir: &Root, name: &str) -> std::io::Result<()> {
+    match dir.symlink_metadata(name) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(std::io::Error::other(format!(
+            "{} is a symbolic link: {LINK_HINT}",
+            dir.path().join(name).display()
+        ))),
         _ => Ok(()),
-    }
-}
-
-fn link_error(path: &Path) -> std::io::Error {
-    std::io::Error::other(format!(
-        "{} is a symbolic link: Rein keeps its state in {STATE_DIR}/ and never writes through a link there (a repository may have shipped it); remove it",
-        path.display()
-    ))
-}
-
-fn ignore_in_git(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let ignore = dir.join(".gitignore");
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&ignore)
-    {
-        Ok(mut file) => std::io::Write::write_all(&mut file, STATE_GITIGNORE.as_bytes()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
     }
 }
 
@@ -150,9 +117,16 @@ impl Store {
             .filter(|parent| !parent.as_os_str().is_empty())
         {
             let created = if parent.file_name() == Some(std::ffi::OsStr::new(STATE_DIR)) {
-                refuse_link(parent)
-                    .and_then(|()| ignore_in_git(parent))
-                    .and_then(|()| refuse_link(path))
+                // SQLite opens the file by name (it has no call to open one
+                // beneath a folder handle); `.rein/` and the name are
+                // checked in one step each just before.
+                let workspace = parent
+                    .parent()
+                    .filter(|w| !w.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                state_dir(workspace)
+                    .and_then(|dir| refuse_link(&dir, name.as_deref().unwrap_or(DB_FILE)))
             } else {
                 std::fs::create_dir_all(parent)
             };

@@ -51,9 +51,10 @@ impl DiskArtifacts {
         let root = self.root.clone();
         let under_state = rel_path.trim_start_matches(".rein/").to_owned();
         tokio::task::spawn_blocking(move || {
-            let path = rein_store::state_file(&root, &under_state)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+            // Opened beneath `.rein/` in one step, never through a link.
+            rein_store::state_dir(&root)
+                .and_then(|state| state.replace(&under_state, &bytes, None))
+                .map_err(|e| format!("{}: {e}", path.display()))
         })
         .await
         .map_err(|e| e.to_string())?

@@ -1,86 +1,55 @@
-//! Writing a file so that a crash leaves either the old or the new content,
-//! never a mix: a temporary file in the same directory, fsynced, then moved
-//! into place by the caller's commit step (a rename, a link, or nothing if
-//! the file changed meanwhile), then the directory fsynced.
+//! Writing a file Rein keeps in a folder of its own outside any workspace
+//! (the user's state folder), by path: the folder (named by the user's
+//! environment, so trusted) is opened, then the file is replaced or
+//! created relative to it through [`rein_fsroot`] — atomically, and never
+//! through a symbolic link. Files beneath a workspace are written through
+//! the workspace's own handle instead (`disk/`, `rein_store::state_dir`).
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// What the commit step did.
-pub(crate) enum Committed<T> {
-    Written,
-    /// It chose not to move the file into place, for the reason in `T`.
-    Declined(T),
-}
+use rein_fsroot::{Links, Root};
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `bytes` to a new temporary file next to `dest` (with `perms`,
-/// fsynced), then lets `commit` move it into place. The temporary file is
-/// removed whatever happens.
-pub(crate) fn write_via_temp<T>(
-    dest: &Path,
-    bytes: &[u8],
-    perms: Option<fs::Permissions>,
-    commit: impl FnOnce(&Path) -> io::Result<Committed<T>>,
-) -> io::Result<Committed<T>> {
-    let dir = dest.parent().unwrap_or(Path::new("."));
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.rein-{}-{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    // Only a file this call created is removed afterwards: a name already
-    // taken (`create_new` refuses it) belongs to someone else.
-    let mut created = false;
-    let result = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        created = true;
-        file.write_all(bytes)?;
-        if let Some(perms) = perms {
-            file.set_permissions(perms)?;
-        }
-        file.sync_all()?;
-        drop(file);
-        let done = commit(&tmp)?;
-        if let Committed::Written = done {
-            // Make the rename itself durable; not fatal if the platform
-            // cannot sync a directory.
-            if let Err(e) = File::open(dir).and_then(|d| d.sync_all()) {
-                tracing::debug!("fsync {}: {e}", dir.display());
-            }
-        }
-        Ok(done)
-    })();
-    if created && tmp.exists() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+/// The folder of `dest` as a root that follows no link, and the file's name.
+fn folder_of(dest: &Path) -> io::Result<(Root, &std::ffi::OsStr)> {
+    let name = dest.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} names no file", dest.display()),
+        )
+    })?;
+    let dir = dest
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Ok((Root::open(dir, Links::Refuse)?, name))
 }
 
 /// Replaces `dest` with `bytes`, atomically: a crash leaves the old file
 /// or the new one, never a mix, and the new one is on disk when this
 /// returns. `perms: None` keeps `dest`'s own (or the default for a new
-/// file). The one way Rein replaces a file.
+/// file).
 pub fn replace(dest: &Path, bytes: &[u8], perms: Option<fs::Permissions>) -> io::Result<()> {
-    let perms = perms.or_else(|| fs::metadata(dest).ok().map(|m| m.permissions()));
-    write_via_temp(dest, bytes, perms, |tmp| {
-        fs::rename(tmp, dest)?;
-        Ok(Committed::<()>::Written)
-    })
-    .map(|_| ())
+    let (dir, name) = folder_of(dest)?;
+    dir.replace(name, bytes, perms.map(|p| p.mode()))
+}
+
+/// Creates `dest` with `bytes` unless something is there already
+/// (`Ok(false)`): two processes creating it at once agree on whichever
+/// came first.
+pub fn create_new(dest: &Path, bytes: &[u8], perms: Option<fs::Permissions>) -> io::Result<bool> {
+    let (dir, name) = folder_of(dest)?;
+    match dir.create_new(name, bytes, perms.map(|p| p.mode())) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
 
     fn names(dir: &Path) -> Vec<String> {
@@ -108,24 +77,15 @@ mod tests {
     }
 
     #[test]
-    fn a_temporary_name_already_taken_is_never_written_through_nor_removed() {
-        // A file (or a link planted there) with the name a temporary file
-        // would have: `create_new` refuses it, so nothing is written through
-        // it, and the next name is used on the next try.
+    fn a_link_in_the_folder_is_never_written_through() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("a.txt");
-        fs::write(&file, "old").unwrap();
-        let next = TEMP_COUNTER.load(Ordering::Relaxed);
-        let taken = dir
-            .path()
-            .join(format!(".a.txt.rein-{}-{next}.tmp", std::process::id()));
-        fs::write(&taken, "someone else's").unwrap();
-        let first = replace(&file, b"new", None);
-        if first.is_err() {
-            assert_eq!(fs::read_to_string(&file).unwrap(), "old");
-            replace(&file, b"new", None).unwrap();
-        }
-        assert_eq!(fs::read_to_string(&file).unwrap(), "new");
-        assert_eq!(fs::read_to_string(&taken).unwrap(), "someone else's");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("bashrc");
+        fs::write(&target, "mine").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("trust.json")).unwrap();
+        let error = replace(&dir.path().join("trust.json"), b"{}", None).unwrap_err();
+        assert!(error.to_string().contains("is a symbolic link"), "{error}");
+        assert!(!create_new(&dir.path().join("trust.json"), b"{}", None).unwrap());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "mine");
     }
 }

@@ -14,6 +14,7 @@ use std::time::SystemTime;
 use globset::{Glob, GlobMatcher};
 use quick_xml::Reader;
 use quick_xml::events::Event;
+use rein_fsroot::{Links, Root};
 
 /// How a `<testcase>` ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +198,6 @@ impl Walk<'_> {
 }
 
 fn read(root: &Path, rel: &str, len: u64, reports: &mut Reports) {
-    let path = root.join(rel);
     if len > MAX_FILE_BYTES {
         reports.unreadable.push(format!(
             "{rel}: larger than {} MiB",
@@ -206,7 +206,11 @@ fn read(root: &Path, rel: &str, len: u64, reports: &mut Reports) {
         return;
     }
     let mut bytes = Vec::new();
-    let read = fs::File::open(&path).and_then(|f| f.take(MAX_FILE_BYTES).read_to_end(&mut bytes));
+    // Opened beneath the workspace in one step, through no link at all
+    // (the checks above only chose the name).
+    let read = Root::open(root, Links::Refuse)
+        .and_then(|fs| fs.open_file(rel))
+        .and_then(|f| f.take(MAX_FILE_BYTES).read_to_end(&mut bytes));
     if let Err(e) = read {
         reports.unreadable.push(format!("{rel}: {e}"));
         return;

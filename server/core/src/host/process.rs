@@ -952,16 +952,43 @@ fn display_line(head: &[u8], len: u64) -> String {
 // ---------------------------------------------------------------------------
 // The log file.
 
+/// The command's log, made (or emptied). Under a workspace's `.rein/` (a
+/// task's logs always are) it is opened beneath that folder in one step,
+/// never through a link (`rein_store::state_dir`).
 async fn open_log(path: &Path) -> Result<std::fs::File, ExecError> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        tokio::fs::create_dir_all(parent)
-            .await
-            .map_err(|e| log_error(path, &e))?;
+    let owned = path.to_owned();
+    let opened = tokio::task::spawn_blocking(move || match in_state_dir(&owned) {
+        Some((workspace, rel)) => rein_store::state_dir(&workspace)?.create(rel),
+        None => {
+            if let Some(parent) = owned.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::File::create(&owned)
+        }
+    })
+    .await
+    .map_err(io::Error::other)
+    .and_then(|opened| opened);
+    opened.map_err(|e| log_error(path, &e))
+}
+
+/// `(<workspace>, <rel>)` for a path `<workspace>/.rein/<rel>`.
+fn in_state_dir(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let parts: Vec<_> = path.components().collect();
+    let at = parts
+        .iter()
+        .position(|c| c.as_os_str() == rein_store::STATE_DIR)?;
+    let rel: PathBuf = parts[at + 1..].iter().collect();
+    if rel.as_os_str().is_empty() {
+        return None;
     }
-    let file = tokio::fs::File::create(path)
-        .await
-        .map_err(|e| log_error(path, &e))?;
-    Ok(file.into_std().await)
+    let workspace: PathBuf = parts[..at].iter().collect();
+    let workspace = if workspace.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        workspace
+    };
+    Some((workspace, rel))
 }
 
 fn log_error(path: &Path, e: &io::Error) -> ExecError {
@@ -976,6 +1003,35 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use rein_models::REDACTED;
+
+    /// A command's log under `.rein/` goes through the state folder's
+    /// handle: a link planted there (a repository may ship one) is refused.
+    #[tokio::test]
+    async fn a_command_log_is_opened_beneath_rein() {
+        let path = |p: &str| PathBuf::from(p);
+        assert_eq!(
+            in_state_dir(&path("/w/.rein/artifacts/t-1/run-1.log")),
+            Some((path("/w"), path("artifacts/t-1/run-1.log")))
+        );
+        assert_eq!(
+            in_state_dir(&path(".rein/artifacts/x.log")),
+            Some((path("."), path("artifacts/x.log")))
+        );
+        assert_eq!(in_state_dir(&path("/tmp/run.log")), None);
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".rein")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(".rein/artifacts")).unwrap();
+        let error = open_log(&dir.path().join(".rein/artifacts/t-1/run-1.log"))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains("is a symbolic link"), "{error}");
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        open_log(&dir.path().join(".rein/logs/run-2.log"))
+            .await
+            .unwrap();
+        assert!(dir.path().join(".rein/logs/run-2.log").is_file());
+    }
 
     #[test]
     fn scrub_keeps_everything_else_in_order() {

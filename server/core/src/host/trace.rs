@@ -4,7 +4,7 @@
 //! process knows of redacted (by the task's [`Redactor`]) before it
 //! reaches the disk.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -37,19 +37,24 @@ impl TraceWriter {
     /// skipped: tracing must never stop the work.
     pub fn open(root: &Path, task: &TaskId, redactor: Redactor) -> Self {
         let path = trace_path(root, task);
-        let file = rein_store::state_file(root, &format!("traces/{}.jsonl", task.0))
-            .and_then(|path| OpenOptions::new().create(true).append(true).open(path));
-        let file = match file {
-            Ok(file) => Some(file),
+        let rel = format!("traces/{}.jsonl", task.0);
+        // Opened beneath `.rein/`, never through a link.
+        let opened = rein_store::state_dir(root).and_then(|state| {
+            let file = state.append(&rel)?;
+            // Continue the step count of an existing trace.
+            let steps = state
+                .read(&rel)
+                .map(|bytes| String::from_utf8_lossy(&bytes).lines().count() as u64)
+                .unwrap_or(0);
+            Ok((file, steps))
+        });
+        let (file, steps) = match opened {
+            Ok((file, steps)) => (Some(file), steps),
             Err(error) => {
                 tracing::warn!(path = %path.display(), %error, "cannot write the trace");
-                None
+                (None, 0)
             }
         };
-        // Continue the step count of an existing trace.
-        let steps = std::fs::read_to_string(&path)
-            .map(|t| t.lines().count() as u64)
-            .unwrap_or(0);
         Self {
             file: Mutex::new(file),
             task: task.clone(),

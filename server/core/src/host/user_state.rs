@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::{self, Committed};
+use super::atomic;
 
 const TRUST_FILE: &str = "trust.json";
 const INSTALLATION_FILE: &str = "installation-id";
@@ -154,21 +154,16 @@ impl UserState {
         }
         self.make_dir()?;
         let id = random_id();
-        // Linked, not renamed, into place: two processes making the id at
-        // once agree on whichever came first.
-        let made = atomic::write_via_temp(
+        // Never replacing one there: two processes making the id at once
+        // agree on whichever came first.
+        let made = atomic::create_new(
             &path,
             id.as_bytes(),
             Some(fs::Permissions::from_mode(0o600)),
-            |tmp| match fs::hard_link(tmp, &path) {
-                Ok(()) => Ok(Committed::Written),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Committed::Declined(())),
-                Err(e) => Err(e),
-            },
         );
         match made {
-            Ok(Committed::Written) => Ok(id),
-            Ok(Committed::Declined(())) => read_id(&path)?.ok_or(UserStateError::Read {
+            Ok(true) => Ok(id),
+            Ok(false) => read_id(&path)?.ok_or(UserStateError::Read {
                 path,
                 source: io::Error::new(io::ErrorKind::InvalidData, "empty installation id"),
             }),

@@ -164,7 +164,9 @@ fn run(args: EvalRunArgs) -> Result<ExitCode, String> {
         ("report.html", html::html(&report)),
     ] {
         let path = out.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        // Replaced atomically in the report folder, never through a link.
+        rein_core::host::atomic::replace(&path, text.as_bytes(), None)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(markdown.as_bytes());

@@ -154,14 +154,13 @@ enum Ran {
 /// `rein run --yes --fix-test …` on the copy. Its exit code says nothing
 /// the result file does not; the output goes to `run.out` and `run.err`.
 async fn rein_run(task: &Task, options: &Options, dir: &Path, project: &Path) -> Ran {
-    let (out, err) = match (
-        std::fs::File::create(dir.join("run.out")),
-        std::fs::File::create(dir.join("run.err")),
-    ) {
-        (Ok(out), Ok(err)) => (out, err),
-        (Err(e), _) | (_, Err(e)) => {
-            return Ran::Failed(format!("cannot write the run's output: {e}"));
-        }
+    // Made in the task's folder, never through a link (the project copy
+    // next to them is where the task's commands ran).
+    let opened = rein_fsroot::Root::open(dir, rein_fsroot::Links::Refuse)
+        .and_then(|folder| Ok((folder.create("run.out")?, folder.create("run.err")?)));
+    let (out, err) = match opened {
+        Ok(files) => files,
+        Err(e) => return Ran::Failed(format!("cannot write the run's output: {e}")),
     };
     let mut command = Command::new(&options.rein);
     command

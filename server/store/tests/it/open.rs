@@ -221,19 +221,26 @@ fn state_files_are_never_written_through_links() {
     .unwrap();
     std::os::unix::fs::symlink(outside.path(), root.join(".rein/traces")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("db"), root.join(".rein/state.db")).unwrap();
+    let state = rein_store::state_dir(root).unwrap();
     for rel in ["logs/lsp.log", "traces/t.jsonl"] {
-        let error = rein_store::state_file(root, rel).unwrap_err();
+        let error = state.append(rel).unwrap_err();
         assert!(
             error.to_string().contains("is a symbolic link"),
             "{rel}: {error}"
         );
     }
-    assert!(rein_store::state_file(root, "../x").is_err());
+    expect_test::expect![".rein/traces is a symbolic link; Rein does not write through it (Rein keeps its state in .rein/ and never writes through a link there, which a repository may have shipped; remove it)"]
+        .assert_eq(&state.replace("traces/t.jsonl", b"x", None).unwrap_err().to_string());
+    assert!(state.append("../x").is_err());
     assert!(Store::open(&state_db_path(root)).is_err());
     // A fresh file under a real folder is fine, folders made as needed.
-    let made = rein_store::state_file(root, "artifacts/t-1/out.txt").unwrap();
-    assert_eq!(made, root.join(".rein/artifacts/t-1/out.txt"));
-    assert!(root.join(".rein/artifacts/t-1").is_dir());
+    state
+        .replace("artifacts/t-1/out.txt", b"out", None)
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join(".rein/artifacts/t-1/out.txt")).unwrap(),
+        "out"
+    );
     // `.rein` itself as a link.
     let other = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(outside.path(), other.path().join(".rein")).unwrap();

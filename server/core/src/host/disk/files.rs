@@ -1,28 +1,28 @@
 //! Reading a file as text (bounded, binary refused) and writing one
-//! without clobbering a change made by someone else.
+//! without clobbering a change made by someone else, each opened beneath
+//! the workspace's handle in one step.
 
 use super::*;
 
-/// Reads a file as text, up to `limit` bytes. Returns the path actually
-/// read (symlinks resolved) and the text.
+/// Reads a file as text, up to `limit` bytes.
 pub(super) fn read_text(
     ctx: &WalkContext,
     path: &RelPath,
     limit: u64,
-) -> Result<(PathBuf, String), WorkspaceError> {
+) -> Result<String, WorkspaceError> {
     let shown = &path.shown;
-    let abs = ctx.root.join(&path.rel);
-    check_inside(&ctx.root, &abs, shown)?;
-    let meta = match fs::metadata(&abs) {
-        Ok(meta) => meta,
+    let file = match ctx.fs.open_file(&path.rel) {
+        Ok(file) => file,
         Err(e) if is_not_found(&e) => {
             return Err(WorkspaceError::NotFound {
                 path: shown.clone(),
                 suggestions: ctx.suggest(shown),
             });
         }
-        Err(e) => return Err(io_error(shown, &e)),
+        Err(e) => return Err(fs_error(shown, &e)),
     };
+    // What was opened, not what the name held a moment before.
+    let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
     if meta.is_dir() {
         return Err(WorkspaceError::IsADirectory {
             path: shown.clone(),
@@ -42,19 +42,17 @@ pub(super) fn read_text(
     if meta.len() > limit {
         return Err(too_large(meta.len()));
     }
-    let real = abs.canonicalize().map_err(|e| io_error(shown, &e))?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    File::open(&real)
-        .and_then(|f| f.take(limit.saturating_add(1)).read_to_end(&mut bytes))
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
         .map_err(|e| io_error(shown, &e))?;
     if bytes.len() as u64 > limit {
-        // It grew since the metadata was read.
+        // It grew since it was opened.
         return Err(too_large(bytes.len() as u64));
     }
-    let text = into_text(bytes).ok_or_else(|| WorkspaceError::NotText {
+    into_text(bytes).ok_or_else(|| WorkspaceError::NotText {
         path: shown.clone(),
-    })?;
-    Ok((real, text))
+    })
 }
 
 /// The text of `bytes`, unless they look binary (NUL early on) or are not
@@ -70,68 +68,83 @@ pub(super) fn into_text(bytes: Vec<u8>) -> Option<String> {
 /// the text the change was computed from.
 type Commit = Committed<ReadVersion>;
 
-/// Replaces the file at `real` with `new_text`, unless it no longer hashes
-/// to `expected`.
+/// Replaces the file at `rel` with `new_text`, unless it no longer hashes
+/// to `expected`. A file that is a link inside the workspace is replaced
+/// at its target.
 pub(super) fn replace_if_unchanged(
-    real: &Path,
+    fs: &Root,
+    rel: &Path,
     shown: &str,
     expected: ContentHash,
     new_text: &str,
 ) -> Result<Commit, WorkspaceError> {
-    let perms = fs::metadata(real)
-        .map_err(|e| io_error(shown, &e))?
-        .permissions();
-    let commit = |tmp: &Path| -> io::Result<Commit> {
-        let now = fs::read(real)?;
-        let hash = ContentHash::of_bytes(&now);
-        if hash != expected {
-            return Ok(Committed::Declined(ReadVersion {
-                buffer_version: None,
-                hash,
-            }));
-        }
-        fs::rename(tmp, real)?;
-        Ok(Committed::Written)
-    };
-    write_via_temp(real, new_text.as_bytes(), Some(perms), commit).map_err(|e| {
-        if is_not_found(&e) {
-            // Deleted while we worked: do not bring it back.
-            WorkspaceError::NotFound {
-                path: shown.to_string(),
-                suggestions: Vec::new(),
-            }
-        } else {
-            io_error(shown, &e)
-        }
+    fs.replace_if(rel, new_text.as_bytes(), |now| {
+        let hash = ContentHash::of_bytes(now);
+        (hash != expected).then_some(ReadVersion {
+            buffer_version: None,
+            hash,
+        })
     })
+    // Deleted while we worked: `NotFound`, never brought back.
+    .map_err(|e| fs_error(shown, &e))
 }
 
-/// Creates `abs` with `content`, never replacing anything that exists.
-pub(super) fn create_new(abs: &Path, shown: &str, content: &str) -> Result<(), WorkspaceError> {
-    if let Some(parent) = abs.parent() {
-        fs::create_dir_all(parent).map_err(|e| io_error(shown, &e))?;
-    }
-    let commit = |tmp: &Path| -> io::Result<Commit> {
-        // A hard link fails if `abs` exists: atomic and no clobbering.
-        match fs::hard_link(tmp, abs) {
-            Ok(()) => Ok(Committed::Written),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
-            Err(e) => {
-                // No hard links here (some file systems): check, then rename.
-                tracing::debug!("hard link {}: {e}; renaming instead", abs.display());
-                if fs::symlink_metadata(abs).is_ok() {
-                    return Err(io::ErrorKind::AlreadyExists.into());
-                }
-                fs::rename(tmp, abs)?;
-                Ok(Committed::Written)
-            }
+/// Whether `rel` can be created: nothing there (not even a link), and no
+/// file where one of its folders should be.
+pub(super) fn creatable(fs: &Root, rel: &Path, shown: &str) -> Result<(), WorkspaceError> {
+    match fs.symlink_metadata(rel) {
+        Ok(_) => {
+            return Err(WorkspaceError::AlreadyExists {
+                path: shown.to_string(),
+            });
         }
-    };
-    match write_via_temp(abs, content.as_bytes(), None, commit) {
-        Ok(_) => Ok(()),
+        Err(e) if refusal(&e).is_some() => return Err(for_writing(shown, &e)),
+        Err(_) => {}
+    }
+    let mut folder = PathBuf::new();
+    for part in rel.parent().into_iter().flat_map(Path::components) {
+        folder.push(part);
+        match fs.metadata(&folder) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(WorkspaceError::Io {
+                    path: shown.to_string(),
+                    reason: format!("{} is a file, not a directory", rel_string(&folder)),
+                });
+            }
+            Err(e) if refusal(&e).is_some() => return Err(for_writing(shown, &e)),
+            // Missing from here on: made when the file is.
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+/// A refusal met while checking before a write, told as one of writing.
+fn for_writing(shown: &str, e: &io::Error) -> WorkspaceError {
+    match refusal(e) {
+        Some(refused) => {
+            WorkspaceError::Denied(refused.with_verb(rein_fsroot::Verb::Write).to_string())
+        }
+        None => fs_error(shown, e),
+    }
+}
+
+/// Creates `rel` with `content`, never replacing anything that exists.
+pub(super) fn create_new(
+    fs: &Root,
+    rel: &Path,
+    shown: &str,
+    content: &str,
+) -> Result<(), WorkspaceError> {
+    match fs.create_new(rel, content.as_bytes(), None) {
+        Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(WorkspaceError::AlreadyExists {
             path: shown.to_string(),
         }),
-        Err(e) => Err(io_error(shown, &e)),
+        Err(e) => Err(match refusal(&e) {
+            Some(_) => fs_error(shown, &e),
+            None => io_error(shown, &e),
+        }),
     }
 }

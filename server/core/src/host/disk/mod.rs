@@ -3,8 +3,15 @@
 //! written to the disk directly.
 //!
 //! - **Paths** are workspace-relative with `/`. The caller has checked them;
-//!   as a second line of defence, absolute paths and `..` are refused, and so
-//!   is a path that leaves the workspace through a symlink ([`WorkspaceError::Denied`]).
+//!   as a second line of defence, absolute paths and `..` are refused.
+//! - **Every file is opened beneath the workspace in one step**
+//!   ([`rein_fsroot::Root`]): read, created, replaced, searched, or its
+//!   folders made, the path is resolved from a handle on the workspace
+//!   root by the same system call that opens it, so nothing swapped in
+//!   meanwhile (a folder replaced by a link to `~/.config`) can send a
+//!   write or a read elsewhere. A symbolic link is followed while it stays
+//!   inside; one that leaves is refused ([`WorkspaceError::Denied`],
+//!   naming the link).
 //! - **Walking** (listing, searching, "did you mean") respects `.gitignore`
 //!   (also outside a git repository), `.ignore`, `.git/info/exclude` and the
 //!   global git excludes, including those of directories between the git
@@ -18,18 +25,19 @@
 //!   component (`a/b.py` before `a.py`), search hits by path, then line.
 //!   Only the first `limit` are kept in memory; `truncated` is an exact
 //!   count of the others (a search reads every file it walks).
-//! - **Writes** are atomic (a temporary file in the same directory, fsync,
-//!   rename; the file keeps its permissions) and never clobber a change made
-//!   by someone else: right before the rename the file is read and hashed
-//!   again, and if it no longer holds the text the edit was computed from,
-//!   nothing is written and the outcome is `Stale`. (The window left between
-//!   that check and the rename is a few system calls wide; closing it would
-//!   take locks that editors do not honour.)
+//! - **Writes** are atomic (a temporary file made in the parent folder's
+//!   handle, fsync, rename; the file keeps its permissions) and never
+//!   clobber a change made by someone else: right before the rename the
+//!   file is read and hashed again, and if it no longer holds the text the
+//!   edit was computed from, nothing is written and the outcome is `Stale`.
+//!   (The window left between that check and the rename is a few system
+//!   calls wide; closing it would take locks that editors do not honour.)
+//!   Listing walks by path (it only names files); every file it reports or
+//!   searches is then opened as above.
 //!
 //! Everything that blocks runs in [`tokio::task::spawn_blocking`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,9 +50,11 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{DirEntry, Match, WalkBuilder, WalkState};
+/// How the workspace resolves paths (see [`DiskWorkspace::with_resolver`]).
+pub use rein_fsroot::Resolver;
+use rein_fsroot::{Committed, Links, Root, refusal};
 use rein_text::ContentHash;
 
-use super::atomic::{Committed, write_via_temp};
 use crate::edit::MatchError;
 use crate::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchHit,
@@ -88,6 +98,8 @@ pub trait ConfirmChange: Send + Sync {
 /// A workspace on disk.
 pub struct DiskWorkspace {
     root: PathBuf,
+    /// The handle every file is opened beneath.
+    fs: Root,
     /// Where ignore files start to count: the git repository root when the
     /// workspace is inside one, else the workspace root.
     ignore_base: PathBuf,
@@ -99,6 +111,7 @@ impl std::fmt::Debug for DiskWorkspace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DiskWorkspace")
             .field("root", &self.root)
+            .field("resolver", &self.fs.resolver())
             .field("ignore_base", &self.ignore_base)
             .field("confirm", &self.confirm.is_some())
             .field("read_limit", &self.read_limit)
@@ -128,6 +141,7 @@ impl DiskWorkspace {
                 reason: "the workspace root must be a directory".into(),
             });
         }
+        let fs = Root::open(&root, Links::Within).map_err(|e| io_error(&shown, &e))?;
         let ignore_base = root
             .ancestors()
             .find(|dir| dir.join(".git").exists())
@@ -135,10 +149,18 @@ impl DiskWorkspace {
             .to_path_buf();
         Ok(Self {
             root,
+            fs,
             ignore_base,
             confirm: None,
             read_limit: DEFAULT_READ_LIMIT,
         })
+    }
+
+    /// Resolves paths with `resolver` (the tests of kernels without
+    /// `openat2` use [`Resolver::Walk`]; the default is the best there is).
+    pub fn with_resolver(mut self, resolver: Resolver) -> Self {
+        self.fs = self.fs.with_resolver(resolver);
+        self
     }
 
     /// Asks `confirm` before a change that needs confirmation. Without one,
@@ -157,6 +179,7 @@ impl DiskWorkspace {
     fn walk_context(&self) -> WalkContext {
         WalkContext {
             root: self.root.clone(),
+            fs: self.fs.clone(),
             ignore_base: self.ignore_base.clone(),
         }
     }
@@ -220,20 +243,19 @@ fn is_not_found(e: &io::Error) -> bool {
     )
 }
 
-/// Refuses `abs` when the deepest part of it that exists resolves (through
-/// symlinks) outside the workspace.
-fn check_inside(root: &Path, abs: &Path, shown: &str) -> Result<(), WorkspaceError> {
-    for probe in abs.ancestors() {
-        if let Ok(real) = probe.canonicalize() {
-            if real.starts_with(root) {
-                return Ok(());
-            }
-            return Err(WorkspaceError::Denied(format!(
-                "{shown} resolves outside the workspace (through a symlink)"
-            )));
-        }
+/// An error of the workspace's handle: a refusal (a link leading out) is
+/// `Denied`, in its own words; a missing file `NotFound`.
+fn fs_error(path: &str, e: &io::Error) -> WorkspaceError {
+    if let Some(refused) = refusal(e) {
+        return WorkspaceError::Denied(refused.to_string());
     }
-    Ok(())
+    if is_not_found(e) {
+        return WorkspaceError::NotFound {
+            path: path.to_string(),
+            suggestions: Vec::new(),
+        };
+    }
+    io_error(path, e)
 }
 
 /// Runs blocking work off the async runtime.
@@ -261,7 +283,7 @@ impl Workspace for DiskWorkspace {
         let ctx = self.walk_context();
         let limit = self.read_limit;
         blocking(path, move || {
-            let (_, text) = read_text(&ctx, &rel, limit)?;
+            let text = read_text(&ctx, &rel, limit)?;
             Ok(FileRead {
                 version: ReadVersion::of_disk(&text),
                 path: rel.shown,
@@ -275,10 +297,9 @@ impl Workspace for DiskWorkspace {
         let Ok(rel) = relative(path) else {
             return false;
         };
-        let root = self.root.clone();
+        let fs = self.fs.clone();
         blocking(path, move || {
-            let abs = root.join(&rel.rel);
-            Ok(check_inside(&root, &abs, &rel.shown).is_ok() && abs.is_file())
+            Ok(fs.metadata(&rel.rel).is_ok_and(|m| m.is_file()))
         })
         .await
         .unwrap_or(false)
@@ -345,8 +366,8 @@ impl Workspace for DiskWorkspace {
                     .line_terminator(LineTerminator::crlf())
                     .binary_detection(BinaryDetection::quit(0))
                     .build();
-                let (matcher, glob, found) = (&matcher, &glob, &found);
-                move |path: &Path, rel: &str| {
+                let (matcher, glob, found, fs) = (&matcher, &glob, &found, &ctx.fs);
+                move |_: &Path, rel: &str| {
                     if !glob.as_ref().is_none_or(|g| g.matches(rel)) {
                         return Next::Continue;
                     }
@@ -356,7 +377,16 @@ impl Workspace for DiskWorkspace {
                         binary: false,
                         keep: limit,
                     };
-                    if let Err(e) = searcher.search_path(matcher, path, &mut sink) {
+                    // Opened beneath the root: the walk only named it.
+                    let file = match fs.open_file(rel) {
+                        Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => file,
+                        Ok(_) => return Next::Continue,
+                        Err(e) => {
+                            tracing::debug!("searching {rel}: {e}");
+                            return Next::Continue;
+                        }
+                    };
+                    if let Err(e) = searcher.search_file(matcher, &file, &mut sink) {
                         tracing::debug!("searching {rel}: {e}");
                         return Next::Continue;
                     }
@@ -406,7 +436,8 @@ impl Workspace for DiskWorkspace {
 
         let ctx = self.walk_context();
         let limit = self.read_limit.max(EDIT_LIMIT);
-        let (real, current) = blocking(&shown, move || read_text(&ctx, &rel, limit)).await?;
+        let target = rel.rel.clone();
+        let current = blocking(&shown, move || read_text(&ctx, &rel, limit)).await?;
         let now = ReadVersion::of_disk(&current);
         let current_hash = now.hash;
         let Fitted {
@@ -433,8 +464,9 @@ impl Workspace for DiskWorkspace {
 
         let version = ReadVersion::of_disk(&applied.text);
         let new_text = applied.text;
+        let fs = self.fs.clone();
         let commit = blocking(&shown.clone(), move || {
-            replace_if_unchanged(&real, &shown, current_hash, &new_text)
+            replace_if_unchanged(&fs, &target, &shown, current_hash, &new_text)
         })
         .await?;
         Ok(match commit {
@@ -448,34 +480,11 @@ impl Workspace for DiskWorkspace {
 
     async fn create_file(&self, create: CreateRequest) -> Result<EditOutcome, WorkspaceError> {
         let RelPath { rel, shown } = relative(&create.path)?;
-        let root = self.root.clone();
-        let abs = root.join(&rel);
         {
-            let (abs, shown) = (abs.clone(), shown.clone());
-            blocking(&shown.clone(), move || {
-                check_inside(&root, &abs, &shown)?;
-                if fs::symlink_metadata(&abs).is_ok() {
-                    return Err(WorkspaceError::AlreadyExists { path: shown });
-                }
-                // A file where a parent directory should be.
-                if let Some(blocker) = abs
-                    .ancestors()
-                    .skip(1)
-                    .find(|a| fs::symlink_metadata(a).is_ok())
-                    .filter(|a| !a.is_dir())
-                {
-                    let blocker = blocker.strip_prefix(&root).map(rel_string);
-                    return Err(WorkspaceError::Io {
-                        path: shown,
-                        reason: format!(
-                            "{} is a file, not a directory",
-                            blocker.unwrap_or_default()
-                        ),
-                    });
-                }
-                Ok(())
-            })
-            .await?;
+            // Checked before the user is asked (`create_new` checks again,
+            // in one step, when it writes).
+            let (fs, rel, shown) = (self.fs.clone(), rel.clone(), shown.clone());
+            blocking(&shown.clone(), move || creatable(&fs, &rel, &shown)).await?;
         }
 
         if create.needs_confirmation
@@ -491,7 +500,11 @@ impl Workspace for DiskWorkspace {
 
         let version = ReadVersion::of_disk(&create.content);
         let content = create.content;
-        blocking(&shown.clone(), move || create_new(&abs, &shown, &content)).await?;
+        let fs = self.fs.clone();
+        blocking(&shown.clone(), move || {
+            create_new(&fs, &rel, &shown, &content)
+        })
+        .await?;
         Ok(EditOutcome::Applied {
             version,
             rebased_from: None,

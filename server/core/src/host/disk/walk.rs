@@ -8,6 +8,8 @@ use super::*;
 #[derive(Clone)]
 pub(super) struct WalkContext {
     pub(super) root: PathBuf,
+    /// The handle files are opened beneath.
+    pub(super) fs: Root,
     pub(super) ignore_base: PathBuf,
 }
 
@@ -100,7 +102,6 @@ impl WalkContext {
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                 !ancestors.ignores(entry.path(), is_dir)
             });
-        let root = &self.root;
         builder.build_parallel().run(|| {
             let mut visit = make();
             Box::new(move |entry| {
@@ -111,7 +112,7 @@ impl WalkContext {
                         return WalkState::Continue;
                     }
                 };
-                let Some(rel) = file_in(root, &entry) else {
+                let Some(rel) = self.file_in(&entry) else {
                     return WalkState::Continue;
                 };
                 match visit(entry.path(), &rel) {
@@ -130,16 +131,21 @@ impl WalkContext {
                 "{shown}: the .git directory is never listed or searched"
             )));
         }
-        let abs = self.root.join(&rel);
-        check_inside(&self.root, &abs, &shown)?;
-        match fs::metadata(&abs) {
-            Ok(_) => Ok((abs, shown)),
-            Err(e) if is_not_found(&e) => Err(WorkspaceError::NotFound {
-                path: shown,
-                suggestions: Vec::new(),
-            }),
-            Err(e) => Err(io_error(&shown, &e)),
+        match self.fs.metadata(&rel) {
+            Ok(_) => Ok((self.root.join(&rel), shown)),
+            Err(e) => Err(fs_error(&shown, &e)),
         }
+    }
+
+    /// The workspace-relative path of `entry` if it is a file, or a
+    /// symlink to a file inside the workspace (broken symlinks and
+    /// symlinks to directories are skipped).
+    fn file_in(&self, entry: &DirEntry) -> Option<String> {
+        let file_type = entry.file_type()?;
+        let rel = entry.path().strip_prefix(&self.root).ok().map(rel_string)?;
+        let is_file = file_type.is_file()
+            || (file_type.is_symlink() && self.fs.metadata(&rel).is_ok_and(|m| m.is_file()));
+        is_file.then_some(rel)
     }
 
     /// Up to [`MAX_SUGGESTIONS`] existing files whose path is close to
@@ -203,22 +209,6 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 pub(super) fn next_unless(stop: bool) -> Next {
     if stop { Next::Stop } else { Next::Continue }
-}
-
-/// The workspace-relative path of `entry` if it is a file, or a symlink to
-/// a file inside the workspace (broken symlinks and symlinks to directories
-/// are skipped).
-pub(super) fn file_in(root: &Path, entry: &DirEntry) -> Option<String> {
-    let file_type = entry.file_type()?;
-    let path = entry.path();
-    let is_file = file_type.is_file()
-        || (file_type.is_symlink()
-            && fs::metadata(path).is_ok_and(|m| m.is_file())
-            && path.canonicalize().is_ok_and(|p| p.starts_with(root)));
-    if !is_file {
-        return None;
-    }
-    path.strip_prefix(root).ok().map(rel_string)
 }
 
 /// A file name without its last extension (`cart.py` → `cart`; `.env`
