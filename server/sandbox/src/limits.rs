@@ -44,15 +44,33 @@ pub fn enter_pids_cgroup(name: &str, max: u64) -> Result<bool, SandboxError> {
         step: "process limit",
         reason: format!("{what} {}: {e}", dir.display()),
     };
-    match std::fs::create_dir(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(fail("creating", e)),
+    // An empty cgroup may be removed by another Rein between its making
+    // and our joining (a stale one of a process that just ended, or a
+    // task's own at its end): make it again.
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let tried = std::fs::create_dir(&dir)
+            .or_else(|e| {
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    Ok(())
+                } else {
+                    Err(("creating", e))
+                }
+            })
+            .and_then(|()| {
+                std::fs::write(dir.join("pids.max"), max.to_string()).map_err(|e| ("limiting", e))
+            })
+            .and_then(|()| {
+                std::fs::write(dir.join("cgroup.procs"), std::process::id().to_string())
+                    .map_err(|e| ("joining", e))
+            });
+        match tried {
+            Ok(()) => return Ok(true),
+            Err((_, e)) if e.kind() == std::io::ErrorKind::NotFound && attempts < 5 => continue,
+            Err((what, e)) => return Err(fail(what, e)),
+        }
     }
-    std::fs::write(dir.join("pids.max"), max.to_string()).map_err(|e| fail("limiting", e))?;
-    std::fs::write(dir.join("cgroup.procs"), std::process::id().to_string())
-        .map_err(|e| fail("joining", e))?;
-    Ok(true)
 }
 
 /// Removes the cgroup `name` (once its processes are gone: a cgroup that
@@ -65,7 +83,9 @@ pub fn remove_pids_cgroup(name: &str) {
 }
 
 /// Removes the empty cgroups of tasks that ended without removing theirs
-/// (a crash): once per task, not per command.
+/// (a crash): once per task, not per command. Only those of Rein
+/// processes that are gone (`rein-<pid>-<n>`): a live one's may be about
+/// to be joined.
 pub fn remove_stale_cgroups() {
     let Some(base) = pids_hierarchy() else {
         return;
@@ -74,10 +94,24 @@ pub fn remove_stale_cgroups() {
         return;
     };
     for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with("rein-") {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if owner_is_gone(&name) {
             let _ = std::fs::remove_dir(entry.path());
         }
     }
+}
+
+/// Whether `name` is a Rein cgroup (`rein-<pid>-<n>`, a probe's
+/// `rein-probe-<pid>`) whose process is gone.
+fn owner_is_gone(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("rein-") else {
+        return false;
+    };
+    let rest = rest.strip_prefix("probe-").unwrap_or(rest);
+    let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+        return false;
+    };
+    !std::path::Path::new("/proc").join(pid.to_string()).exists()
 }
 
 /// A cgroup name Rein made: `rein-` and then letters, digits and dashes, so
@@ -119,4 +153,21 @@ fn pids_hierarchy() -> Option<std::path::PathBuf> {
                 .is_ok_and(|c| c.split_whitespace().any(|w| w == "pids"))
         })
         .map(std::path::Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_cgroups_of_rein_processes_that_are_gone_are_stale() {
+        let me = std::process::id();
+        assert!(!owner_is_gone(&format!("rein-{me}-0")));
+        assert!(owner_is_gone("rein-4294967295-3"));
+        assert!(owner_is_gone("rein-probe-4294967295"));
+        assert!(!owner_is_gone(&format!("rein-probe-{me}")));
+        for other in ["rein-command", "system.slice", "rein-"] {
+            assert!(!owner_is_gone(other), "{other}");
+        }
+    }
 }
