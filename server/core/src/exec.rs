@@ -188,9 +188,10 @@ pub struct CommandResult {
     #[serde(skip)]
     pub passes: crate::testing::passes::Passes,
     /// What Rein's own reporter wrote ([`ReportSpec::Private`] runs only),
-    /// for the verifier; not kept in the task's history.
+    /// for the verifier; not kept in the task's history. Boxed: a result
+    /// is kept in every command's history entry.
     #[serde(skip)]
-    pub private_report: Option<PrivateReport>,
+    pub private_report: Option<Box<PrivateReport>>,
     pub log_path: PathBuf,
     pub total_lines: u64,
     pub total_bytes: u64,

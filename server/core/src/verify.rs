@@ -251,7 +251,7 @@ fn has_target(task: &TaskSpec) -> bool {
 
 /// The report of Rein's own runner, if the run had one and it parses.
 fn runner_report(result: &CommandResult) -> Option<reporter::RunnerReport> {
-    match result.private_report.as_ref()? {
+    match result.private_report.as_deref()? {
         crate::exec::PrivateReport::Text(text) => reporter::parse(text).ok(),
         _ => None,
     }
@@ -555,8 +555,7 @@ impl TestVerifier {
                 .chain(loaded)
                 .collect();
             let now = tricks::scan(cx.workspace, &first).await;
-            let new =
-                tricks::new_findings(now, self.baseline.machinery.as_deref(), cx.touched);
+            let new = tricks::new_findings(now, self.baseline.machinery.as_deref(), cx.touched);
             if !new.is_empty() {
                 distrust.push(format!(
                     "since the task began, the test machinery was changed: {}",

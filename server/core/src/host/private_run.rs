@@ -33,7 +33,11 @@ pub(super) struct RunDir {
 impl RunDir {
     /// Makes a fresh directory under `parent` holding `files`, whose
     /// `report` is read back after the run.
-    pub(super) fn make(parent: &Path, files: &[(String, String)], report: &str) -> io::Result<Self> {
+    pub(super) fn make(
+        parent: &Path,
+        files: &[(String, String)],
+        report: &str,
+    ) -> io::Result<Self> {
         for name in files.iter().map(|(n, _)| n.as_str()).chain([report]) {
             if !is_plain_name(name) {
                 return Err(io::Error::new(
@@ -202,7 +206,10 @@ mod tests {
     #[test]
     fn the_commands_tmpdir_is_the_parent() {
         let env = vec![
-            (OsString::from("TMPDIR"), OsString::from("/tmp/rein-commands-x")),
+            (
+                OsString::from("TMPDIR"),
+                OsString::from("/tmp/rein-commands-x"),
+            ),
             (OsString::from("PATH"), OsString::from("/bin")),
         ];
         assert_eq!(temp_parent(&env), PathBuf::from("/tmp/rein-commands-x"));

@@ -45,8 +45,8 @@ use tokio_util::sync::CancellationToken;
 use super::junit;
 use super::private_run::{self, RunDir};
 use crate::exec::{
-    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher,
-    PrivateReport, RUN_DIR_VAR, ReportSpec, TAIL_LINES,
+    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, PrivateReport,
+    RUN_DIR_VAR, ReportSpec, TAIL_LINES,
 };
 use crate::testing::failures::{FailureScanner, strip_ansi};
 use crate::testing::passes::Passes;
@@ -205,11 +205,7 @@ impl ProcessExec {
         self.launcher.as_ref().map(|l| l.env()).unwrap_or_default()
     }
 
-    fn spawn(
-        &self,
-        spec: &CommandSpec,
-        run_dir: Option<&RunDir>,
-    ) -> Result<Child, ExecError> {
+    fn spawn(&self, spec: &CommandSpec, run_dir: Option<&RunDir>) -> Result<Child, ExecError> {
         let spawn_error = |reason: String| ExecError::Spawn {
             command: spec.command.clone(),
             reason,
@@ -235,7 +231,8 @@ impl ProcessExec {
             }
             None => Command::new(&self.shell),
         };
-        let run_dir = run_dir.map(|d| (OsString::from(RUN_DIR_VAR), d.path().as_os_str().to_owned()));
+        let run_dir =
+            run_dir.map(|d| (OsString::from(RUN_DIR_VAR), d.path().as_os_str().to_owned()));
         command
             .arg("-c")
             .arg(&spec.command)
@@ -344,10 +341,10 @@ impl Exec for ProcessExec {
             add_reports(&mut result, &reports);
         }
         if let Some(run_dir) = run_dir {
-            result.private_report =
-                Some(tokio::task::spawn_blocking(move || run_dir.read_report())
-                    .await
-                    .unwrap_or_else(|e| PrivateReport::Unreadable(e.to_string())));
+            let read = tokio::task::spawn_blocking(move || run_dir.read_report())
+                .await
+                .unwrap_or_else(|e| PrivateReport::Unreadable(e.to_string()));
+            result.private_report = Some(Box::new(read));
         }
         Ok(result)
     }

@@ -102,7 +102,10 @@ mod tests {
         let t = target("tests/test_cart.py::test_param[a'; touch x; ']");
         let run = isolated(&TestCommand::new(Runner::Pytest), t.as_ref()).unwrap();
         let usual = TestCommand::new(Runner::Pytest).for_target(t.as_ref());
-        assert!(run.command.ends_with(usual.strip_prefix("python3 -m pytest").unwrap()));
+        assert!(
+            run.command
+                .ends_with(usual.strip_prefix("python3 -m pytest").unwrap())
+        );
     }
 
     #[test]

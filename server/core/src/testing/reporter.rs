@@ -268,7 +268,10 @@ mod tests {
             r#"{{"exit_status": 1, "tests": [{}]}}"#,
             test("failed", PATH, PATH)
         ));
-        assert_eq!(reading(&failed, Some(1)), Reading::NotPassed(NotPassed::Failed));
+        assert_eq!(
+            reading(&failed, Some(1)),
+            Reading::NotPassed(NotPassed::Failed)
+        );
     }
 
     #[test]
@@ -276,7 +279,10 @@ mod tests {
         let Reading::Distrusted(why) = reading(&PrivateReport::Missing, Some(0)) else {
             panic!("trusted");
         };
-        assert!(why[0].starts_with("the test process exited 0 before Rein's reporter wrote its result"), "{why:?}");
+        assert!(
+            why[0].starts_with("the test process exited 0 before Rein's reporter wrote its result"),
+            "{why:?}"
+        );
         // A failing run without a report is a failing run.
         assert_eq!(
             reading(&PrivateReport::Missing, Some(1)),
@@ -306,7 +312,11 @@ mod tests {
             ),
             (
                 report(
-                    &test("passed", "tests/test_cart/__init__.py", "tests/test_cart/__init__.py"),
+                    &test(
+                        "passed",
+                        "tests/test_cart/__init__.py",
+                        "tests/test_cart/__init__.py",
+                    ),
                     "",
                 ),
                 Some(0),
@@ -329,7 +339,10 @@ mod tests {
             ),
         ];
         for (r, exit, expected) in cases {
-            assert_eq!(reading(&r, exit), Reading::Distrusted(vec![expected.to_owned()]));
+            assert_eq!(
+                reading(&r, exit),
+                Reading::Distrusted(vec![expected.to_owned()])
+            );
         }
     }
 

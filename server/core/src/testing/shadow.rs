@@ -92,11 +92,19 @@ mod tests {
             "test_cart/__init__.py makes a package with the name of the test module test_cart.py: Python imports the package instead of the test file"
         );
         let pytest = TestCommand::new(Runner::Pytest);
-        assert!(probes(&pytest, "t.py").iter().any(|p| p.path == "_pytest/__init__.py"));
+        assert!(
+            probes(&pytest, "t.py")
+                .iter()
+                .any(|p| p.path == "_pytest/__init__.py")
+        );
         assert!(probes(&TestCommand::new(Runner::Cargo), "tests/cart.rs").is_empty());
         // A configured command: by what it runs; the test's package always.
         let custom = TestCommand::custom("python3 -m pytest -x {target}");
-        assert!(probes(&custom, "t.py").iter().any(|p| p.path == "pytest.py"));
+        assert!(
+            probes(&custom, "t.py")
+                .iter()
+                .any(|p| p.path == "pytest.py")
+        );
         let make = probes(&TestCommand::custom("make test"), "tests/test_cart.py");
         assert_eq!(make[0].path, "tests/test_cart/__init__.py");
     }

@@ -13,11 +13,17 @@ const PYTEST_KEYS: &[(&str, &str)] = &[
     ("pythonpath", "where pytest's imports look first"),
     ("python_files", "which files pytest collects as tests"),
     ("python_classes", "which classes pytest collects as tests"),
-    ("python_functions", "which functions pytest collects as tests"),
+    (
+        "python_functions",
+        "which functions pytest collects as tests",
+    ),
     ("usefixtures", "fixtures applied to every test"),
     ("confcutdir", "where pytest looks for conftest.py files"),
     ("required_plugins", "plugins pytest must load"),
-    ("pytest11", "a pytest plugin entry point, loaded into every run"),
+    (
+        "pytest11",
+        "a pytest plugin entry point, loaded into every run",
+    ),
 ];
 
 /// jest and vitest settings that add code to the run or change how it
@@ -61,7 +67,10 @@ const MANIFEST_KEYS: &[(&str, &str)] = &[
         "harness",
         "sets `harness`, which can make a test target a plain program printing what it likes",
     ),
-    ("build", "names a build script, which runs before the tests are built"),
+    (
+        "build",
+        "names a build script, which runs before the tests are built",
+    ),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,9 +87,9 @@ fn kind(path: &str) -> Option<Kind> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let parent = path.rsplit('/').nth(1).unwrap_or("");
     let stem = name.split('.').next().unwrap_or(name);
-    let js_ext = name.rsplit_once('.').is_some_and(|(_, e)| {
-        matches!(e, "js" | "ts" | "mjs" | "cjs" | "mts" | "cts" | "json")
-    });
+    let js_ext = name
+        .rsplit_once('.')
+        .is_some_and(|(_, e)| matches!(e, "js" | "ts" | "mjs" | "cjs" | "mts" | "cts" | "json"));
     match name {
         "pytest.ini" | ".pytest.ini" | "tox.ini" | "setup.cfg" => Some(Kind::PytestIni),
         "pyproject.toml" => Some(Kind::Pyproject),
@@ -103,7 +112,11 @@ pub(super) fn is_config(path: &str) -> bool {
 
 pub(super) fn scan(path: &str, text: &str) -> Vec<Finding> {
     match kind(path) {
-        Some(Kind::PytestIni) => ini(path, text, &["pytest", "tool:pytest", "options.entry_points"]),
+        Some(Kind::PytestIni) => ini(
+            path,
+            text,
+            &["pytest", "tool:pytest", "options.entry_points"],
+        ),
         Some(Kind::Pyproject) => ini(
             path,
             text,
@@ -117,9 +130,9 @@ pub(super) fn scan(path: &str, text: &str) -> Vec<Finding> {
         Some(Kind::PackageJson) => package_json(path, text),
         Some(Kind::JsConfig) => js_config(path, text),
         Some(Kind::CargoConfig) => keyed_lines(path, text, '#', |key| {
-            CARGO_KEYS
-                .contains(&key)
-                .then(|| format!("sets cargo's `{key}`, which decides what builds or runs the test binaries"))
+            CARGO_KEYS.contains(&key).then(|| {
+                format!("sets cargo's `{key}`, which decides what builds or runs the test binaries")
+            })
         }),
         Some(Kind::CargoManifest) => keyed_lines(path, text, '#', |key| {
             MANIFEST_KEYS
@@ -145,7 +158,11 @@ fn ini(path: &str, text: &str, sections: &[&str]) -> Vec<Finding> {
         if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
             continue;
         }
-        if trimmed.starts_with('[') && !trimmed.starts_with("[[") && trimmed.ends_with(']') && !line.starts_with(char::is_whitespace) {
+        if trimmed.starts_with('[')
+            && !trimmed.starts_with("[[")
+            && trimmed.ends_with(']')
+            && !line.starts_with(char::is_whitespace)
+        {
             let name = trimmed.trim_matches(['[', ']']).trim().trim_matches('"');
             in_section = sections.contains(&name);
             all_plugins = name.ends_with(".pytest11");
@@ -159,7 +176,9 @@ fn ini(path: &str, text: &str, sections: &[&str]) -> Vec<Finding> {
             .split(['=', ':'])
             .next()
             .map(|k| k.trim().trim_matches('"'))
-            .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)));
+            .filter(|k| {
+                !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
+            });
         let continues = line.starts_with(char::is_whitespace) || key.is_none();
         if continues {
             if let Some(what) = &open {
@@ -208,9 +227,14 @@ fn js_config(path: &str, text: &str) -> Vec<Finding> {
     for (i, line) in text.lines().enumerate() {
         let code = line.split("//").next().unwrap_or("").trim();
         for key in JS_KEYS {
-            let set = [format!("{key}:"), format!("\"{key}\":"), format!("'{key}':"), format!("{key} :")]
-                .iter()
-                .any(|p| code.contains(p.as_str()));
+            let set = [
+                format!("{key}:"),
+                format!("\"{key}\":"),
+                format!("'{key}':"),
+                format!("{key} :"),
+            ]
+            .iter()
+            .any(|p| code.contains(p.as_str()));
             let word = code
                 .find(key)
                 .is_some_and(|at| !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'));
@@ -219,7 +243,9 @@ fn js_config(path: &str, text: &str) -> Vec<Finding> {
                     path,
                     i + 1,
                     code,
-                    format!("sets `{key}`, which adds code to the test run or changes how it reports"),
+                    format!(
+                        "sets `{key}`, which adds code to the test run or changes how it reports"
+                    ),
                 ));
                 break;
             }
@@ -289,7 +315,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            described("setup.cfg", "[metadata]\nname = x\n[tool:pytest]\npythonpath = src\n"),
+            described(
+                "setup.cfg",
+                "[metadata]\nname = x\n[tool:pytest]\npythonpath = src\n"
+            ),
             ["setup.cfg:4 sets pytest's `pythonpath`: where pytest's imports look first"]
         );
         assert_eq!(
@@ -305,7 +334,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            described("setup.cfg", "[options.entry_points]\npytest11 =\n    evil = evil\n"),
+            described(
+                "setup.cfg",
+                "[options.entry_points]\npytest11 =\n    evil = evil\n"
+            ),
             [
                 "setup.cfg:2 sets pytest's `pytest11`: a pytest plugin entry point, loaded into every run",
                 "setup.cfg:3 sets pytest's `pytest11`: a pytest plugin entry point, loaded into every run",
@@ -320,14 +352,18 @@ mod tests {
                 "jest.config.js",
                 "module.exports = {\n  testMatch: ['**/*.test.js'],\n  setupFiles: ['./fake.js'],\n  // reporters: ['x'],\n};\n"
             ),
-            ["jest.config.js:3 sets `setupFiles`, which adds code to the test run or changes how it reports"]
+            [
+                "jest.config.js:3 sets `setupFiles`, which adds code to the test run or changes how it reports"
+            ]
         );
         assert_eq!(
             described(
                 "vitest.config.ts",
                 "export default defineConfig({ test: { reporters: ['./r.ts'] } })\n"
             ),
-            ["vitest.config.ts:1 sets `reporters`, which adds code to the test run or changes how it reports"]
+            [
+                "vitest.config.ts:1 sets `reporters`, which adds code to the test run or changes how it reports"
+            ]
         );
         assert_eq!(
             described(
@@ -349,14 +385,18 @@ mod tests {
                 ".cargo/config.toml",
                 "[target.x86_64-unknown-linux-gnu]\nrunner = \"sh fake.sh\"  # r\n[build]\njobs = 2\n"
             ),
-            [".cargo/config.toml:2 sets cargo's `runner`, which decides what builds or runs the test binaries"]
+            [
+                ".cargo/config.toml:2 sets cargo's `runner`, which decides what builds or runs the test binaries"
+            ]
         );
         assert_eq!(
             described(
                 "Cargo.toml",
                 "[package]\nname = \"cart\"\n\n[[test]]\nname = \"cart\"\nharness = false\n"
             ),
-            ["Cargo.toml:6 sets `harness`, which can make a test target a plain program printing what it likes"]
+            [
+                "Cargo.toml:6 sets `harness`, which can make a test target a plain program printing what it likes"
+            ]
         );
     }
 }

@@ -233,17 +233,23 @@ mod tests {
         };
         assert_eq!(
             whats("tests/conftest.py", "import pytest\n"),
-            ["tests/conftest.py is a conftest.py: pytest loads it into the run of every test in its folder and below"]
+            [
+                "tests/conftest.py is a conftest.py: pytest loads it into the run of every test in its folder and below"
+            ]
         );
         assert_eq!(
             whats("sitecustomize.py", "x = 1\n"),
             ["sitecustomize.py runs whenever Python starts with it on its path, before any test"]
         );
         assert_eq!(
-            scan("plugin.py", "def pytest_configure(config): pass\n", Role::PytestPlugin)
-                .iter()
-                .map(Finding::describe)
-                .collect::<Vec<_>>(),
+            scan(
+                "plugin.py",
+                "def pytest_configure(config): pass\n",
+                Role::PytestPlugin
+            )
+            .iter()
+            .map(Finding::describe)
+            .collect::<Vec<_>>(),
             [
                 "plugin.py is loaded by pytest as a plugin into the run",
                 "plugin.py:1 implements the pytest hook `pytest_configure`, which runs inside the test run"

@@ -238,8 +238,8 @@ fn assignment_targets(code: &str) -> Vec<String> {
             b'=' if depth == 0 => {
                 let before = i.checked_sub(1).map(|j| bytes[j]);
                 let after = bytes.get(i + 1).copied();
-                let comparison = matches!(before, Some(b'=' | b'!' | b'<' | b'>' | b':'))
-                    || after == Some(b'=');
+                let comparison =
+                    matches!(before, Some(b'=' | b'!' | b'<' | b'>' | b':')) || after == Some(b'=');
                 if !comparison {
                     cuts.push(i);
                 }
@@ -301,9 +301,7 @@ fn split_top(text: &str, sep: char) -> Vec<String> {
 
 fn is_identifier(word: &str) -> bool {
     let mut chars = word.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
@@ -396,7 +394,14 @@ fn call_rules(code: &str, stmt: &Stmt) -> Vec<String> {
                 .into(),
         );
     }
-    for method in ["update", "setdefault", "__setitem__", "pop", "clear", "__delitem__"] {
+    for method in [
+        "update",
+        "setdefault",
+        "__setitem__",
+        "pop",
+        "clear",
+        "__delitem__",
+    ] {
         if compact.contains(&format!("sys.modules.{method}(")) {
             found.push(
                 "changes sys.modules: an import would then return something other than the file"
@@ -409,7 +414,9 @@ fn call_rules(code: &str, stmt: &Stmt) -> Vec<String> {
         .iter()
         .any(|p| compact.contains(p))
     {
-        found.push("adds an import hook: imports would then load something other than the files".into());
+        found.push(
+            "adds an import hook: imports would then load something other than the files".into(),
+        );
     }
     if compact.contains("atexit.register(")
         && ["exit", "kill"]
@@ -530,26 +537,43 @@ mod tests {
             ),
             (
                 "setattr(unittest.TestCase,\n        'assertEqual', noop)\n",
-                &["1: replaces an attribute of `unittest.TestCase` with setattr, part of the test machinery"],
+                &[
+                    "1: replaces an attribute of `unittest.TestCase` with setattr, part of the test machinery",
+                ],
             ),
             (
                 "setattr(TestCart, 'assert' + 'Equal', noop)\n",
-                &["1: replaces an attribute of `TestCart` with setattr, part of the test machinery"],
+                &[
+                    "1: replaces an attribute of `TestCart` with setattr, part of the test machinery",
+                ],
             ),
-            ("self.assertEqual = print\n", &["1: replaces the assertion `self.assertEqual`"]),
+            (
+                "self.assertEqual = print\n",
+                &["1: replaces the assertion `self.assertEqual`"],
+            ),
             (
                 "class T(Base):\n    assertEqual = lambda *a: None\n",
                 &["2: replaces the assertion `assertEqual` of its test class"],
             ),
-            ("import builtins\nbuiltins.print = log\n", &["2: replaces the builtin `print`"]),
-            ("__builtins__['len'] = f\n", &["1: replaces a builtin through `__builtins__`"]),
+            (
+                "import builtins\nbuiltins.print = log\n",
+                &["2: replaces the builtin `print`"],
+            ),
+            (
+                "__builtins__['len'] = f\n",
+                &["1: replaces a builtin through `__builtins__`"],
+            ),
             (
                 "sys.modules['tests.test_cart'] = fake\n",
-                &["1: replaces an entry of sys.modules: an import would then return something other than the file"],
+                &[
+                    "1: replaces an entry of sys.modules: an import would then return something other than the file",
+                ],
             ),
             (
                 "sys.modules.update({'unittest': m})\n",
-                &["1: changes sys.modules: an import would then return something other than the file"],
+                &[
+                    "1: changes sys.modules: an import would then return something other than the file",
+                ],
             ),
             (
                 "sys.meta_path.insert(0, Finder())\n",
@@ -557,16 +581,23 @@ mod tests {
             ),
             (
                 "def total(items):\n    os._exit(0)\n",
-                &["2: calls os._exit, which ends the test process at once, before any result is reported"],
+                &[
+                    "2: calls os._exit, which ends the test process at once, before any result is reported",
+                ],
             ),
-            ("sys.exit = lambda *a: None\n", &["1: replaces `sys.exit`, which decides how the test process ends"]),
+            (
+                "sys.exit = lambda *a: None\n",
+                &["1: replaces `sys.exit`, which decides how the test process ends"],
+            ),
             (
                 "atexit.register(lambda: os.kill(os.getpid(), 9))\n",
                 &["1: registers an exit hook that changes how the test process ends"],
             ),
             (
                 "sys.exit(0)\n",
-                &["1: ends the process (or runs the tests itself) as soon as the module is imported"],
+                &[
+                    "1: ends the process (or runs the tests itself) as soon as the module is imported",
+                ],
             ),
             (
                 "pytest_plugins = ['evil']\n",
@@ -574,7 +605,9 @@ mod tests {
             ),
             (
                 "print('test_total (tests.test_cart.TestCart.test_total) ... ok')\n",
-                &["1: prints a test runner's result line (`test_total (tests.test_cart.TestCart.test_total) ... ok`)"],
+                &[
+                    "1: prints a test runner's result line (`test_total (tests.test_cart.TestCart.test_total) ... ok`)",
+                ],
             ),
             (
                 "sys.stderr.write('\\nRan 1 test in 0.001s\\n\\nOK\\n')\n",

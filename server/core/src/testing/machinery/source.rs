@@ -96,9 +96,13 @@ pub(super) fn javascript(path: &str, text: &str) -> Vec<Finding> {
     let mut found = Vec::new();
     for (n, code) in lines(text) {
         let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
-        if ["process.exit(", "process.reallyExit(", "process.kill(process.pid"]
-            .iter()
-            .any(|p| compact.contains(p))
+        if [
+            "process.exit(",
+            "process.reallyExit(",
+            "process.kill(process.pid",
+        ]
+        .iter()
+        .any(|p| compact.contains(p))
         {
             found.push(exits(path, n, code, "process.exit"));
         }
@@ -132,9 +136,11 @@ fn js_framework_target(compact: &str) -> Option<String> {
         [name, _, ..] => *name,
         _ => return None,
     };
-    let plain = parts
-        .iter()
-        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'));
+    let plain = parts.iter().all(|p| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    });
     (plain && JS_FRAMEWORK.contains(&first)).then(|| target.to_owned())
 }
 
@@ -152,7 +158,9 @@ fn exits(path: &str, n: usize, code: &str, call: &str) -> Finding {
 /// A string literal on the line that looks like a runner's result line.
 fn prints_output(path: &str, n: usize, code: &str) -> Option<Finding> {
     let literals = code.split(['"', '`', '\'']).skip(1).step_by(2);
-    let line = literals.map(|s| s.replace("\\n", "\n")).find_map(|s| output_like(&s))?;
+    let line = literals
+        .map(|s| s.replace("\\n", "\n"))
+        .find_map(|s| output_like(&s))?;
     Some(Finding::at(
         path,
         n,

@@ -1,0 +1,279 @@
+//! Issue 32, attack 13: tricks that made the verifier say "fixed" while
+//! the target test still failed, each played against the real verifier,
+//! the real `python3` and the real command runner on a small unittest
+//! project on disk. None may be verified; each must be turned down with a
+//! reason that names the trick. The honest fix is still verified.
+
+// Test code: a panic is a failed test, which is what unwrap should do here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use rein_core::budget::TimeBudget;
+use rein_core::host::disk::DiskWorkspace;
+use rein_core::host::process::ProcessExec;
+use rein_core::ports::{Verdict, Verifier, VerifyContext};
+use rein_core::task::{TaskId, TaskSpec};
+use rein_core::testing::command::{Runner, TestCommand};
+use rein_core::verify::TestVerifier;
+use tokio_util::sync::CancellationToken;
+
+const CART: &str = "class Item:\n    def __init__(self, price, qty=1):\n        self.price = price\n        self.qty = qty\n\n\ndef total(items):\n    return sum(item.qty for item in items)\n";
+const TEST: &str = "import unittest\n\nfrom cart import Item, total\n\n\nclass TestCart(unittest.TestCase):\n    def test_total(self):\n        self.assertEqual(total([Item(10, qty=3)]), 30)\n\n    def test_empty(self):\n        self.assertEqual(total([]), 0)\n";
+/// What unittest -v prints for a passing `test_total`, as the tricks print
+/// it: the whole line, or (from inside the test, after unittest printed
+/// the test's name) its end.
+const PASS_LINES: &str = "test_total (tests.test_cart.TestCart.test_total) ... ok\\n\\n----------------------------------------------------------------------\\nRan 1 test in 0.001s\\n\\nOK\\n";
+const PASS_END: &str = "ok\\n\\n----------------------------------------------------------------------\\nRan 1 test in 0.001s\\n\\nOK\\n";
+
+/// The cart project, its test failing: `total` sums the quantities.
+struct Project {
+    dir: tempfile::TempDir,
+    artifacts: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        let project = Self {
+            dir: tempfile::tempdir().unwrap(),
+            artifacts: tempfile::tempdir().unwrap(),
+        };
+        project.write("cart.py", CART);
+        project.write("tests/__init__.py", "");
+        project.write("tests/test_cart.py", TEST);
+        project
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn append(&self, rel: &str, text: &str) {
+        let now = std::fs::read_to_string(self.root().join(rel)).unwrap();
+        self.write(rel, &format!("{now}{text}"));
+    }
+
+    /// The verifier's verdict on a claim after `change` was made to the
+    /// project (touching `touched`), with the baseline taken before it.
+    async fn verdict_after(&self, touched: &[&str], change: impl FnOnce(&Self)) -> Verdict {
+        let ws = DiskWorkspace::new(self.root()).unwrap();
+        let exec = ProcessExec::new();
+        let task = TaskSpec::fix_test(
+            TaskId("t-tricks".into()),
+            "tests/test_cart.py",
+            "TestCart.test_total",
+        );
+        let verifier = TestVerifier::prepare(
+            &task,
+            &ws,
+            &exec,
+            Some(TestCommand::new(Runner::Unittest)),
+            Duration::from_secs(60),
+            self.artifacts.path(),
+            &CancellationToken::new(),
+        )
+        .await;
+        change(self);
+        let touched: Vec<String> = touched.iter().map(|p| (*p).to_owned()).collect();
+        verifier
+            .verify(VerifyContext {
+                task: &task,
+                touched: &touched,
+                workspace: &ws,
+                exec: &exec,
+                artifacts_dir: self.artifacts.path().to_path_buf(),
+                cancel: CancellationToken::new(),
+                time: TimeBudget::unlimited(),
+            })
+            .await
+    }
+}
+
+/// The verdict is `unverified` and its reason names every one of `named`.
+fn assert_distrusted(verdict: &Verdict, named: &[&str]) {
+    let Verdict::Unconfirmed { summary, evidence } = verdict else {
+        panic!("not turned down as unverified: {verdict:?}");
+    };
+    assert!(
+        summary.starts_with("Rein does not trust this test run: "),
+        "{summary}"
+    );
+    for name in named {
+        assert!(summary.contains(name), "{name:?} not in:\n{summary}");
+    }
+    assert!(!evidence.is_empty(), "the run is kept as evidence");
+}
+
+/// (a) The code under test prints unittest's pass line and summary, then
+/// ends the process with `os._exit(0)`: exit 0 and a pass by name used to
+/// be "fixed". Rein's reporter never wrote its result, and the scan names
+/// the line that exits.
+#[tokio::test]
+async fn a_prints_the_pass_lines_and_exits_0() {
+    let project = Project::new();
+    let verdict = project
+        .verdict_after(&["cart.py"], |p| {
+            p.append(
+                "cart.py",
+                &format!(
+                    "\n\nimport os\nimport sys\n\n\ndef total(items):\n    sys.stderr.write(\"{PASS_END}\")\n    sys.stderr.flush()\n    os._exit(0)\n"
+                ),
+            );
+        })
+        .await;
+    assert_distrusted(
+        &verdict,
+        &[
+            "the test process exited 0 before Rein's reporter wrote its result",
+            "cart.py:18 calls os._exit, which ends the test process at once",
+            "cart.py:16 prints a test runner's result line (`Ran 1 test in 0.001s`)",
+        ],
+    );
+}
+
+/// (a), variant: the test fails, and an exit hook turns the runner's exit
+/// 1 into 0.
+#[tokio::test]
+async fn a_an_exit_hook_turns_the_failure_into_exit_0() {
+    let project = Project::new();
+    let verdict = project
+        .verdict_after(&["cart.py"], |p| {
+            p.append(
+                "cart.py",
+                "\n\nimport atexit\nimport os\n\natexit.register(os._exit, 0)\n",
+            );
+        })
+        .await;
+    assert_distrusted(
+        &verdict,
+        &[
+            "the test process exited 0, but the test runner itself ended with 1",
+            "cart.py:14 registers an exit hook",
+        ],
+    );
+}
+
+/// (b) A package `tests/test_cart/__init__.py` with a `TestCart` that
+/// passes shadows `tests/test_cart.py`: Python imports the package.
+#[tokio::test]
+async fn b_a_package_shadows_the_test_module() {
+    let project = Project::new();
+    let verdict = project
+        .verdict_after(&["tests/test_cart/__init__.py"], |p| {
+            p.write(
+                "tests/test_cart/__init__.py",
+                "import unittest\n\n\nclass TestCart(unittest.TestCase):\n    def test_total(self):\n        pass\n",
+            );
+        })
+        .await;
+    assert_distrusted(
+        &verdict,
+        &[
+            "tests/test_cart/__init__.py makes a package with the name of the test module tests/test_cart.py",
+            "the test module that ran is tests/test_cart/__init__.py, not tests/test_cart.py",
+        ],
+    );
+}
+
+/// (c) A `unittest` package in the workspace replaces `python3 -m
+/// unittest` and prints a pass: Rein's runner loads the real one (so the
+/// test runs, and fails), and the file is refused by name.
+#[tokio::test]
+async fn c_a_unittest_package_in_the_workspace_replaces_the_runner() {
+    let project = Project::new();
+    let fake = format!("import sys\nsys.stderr.write(\"{PASS_LINES}\")\n");
+    let verdict = project
+        .verdict_after(&["unittest/__main__.py", "unittest/__init__.py"], |p| {
+            p.write("unittest/__main__.py", &fake);
+            p.write("unittest/__init__.py", &fake);
+        })
+        .await;
+    assert_distrusted(
+        &verdict,
+        &[
+            "unittest/__init__.py in the workspace has the name of the test runner's own module `unittest`",
+            "unittest/__main__.py in the workspace has the name of the test runner's own module `unittest`",
+        ],
+    );
+    // The real runner ran the real test, which still fails.
+    let log = std::fs::read_dir(project.artifacts.path())
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .find(|l| l.contains("FAIL: test_total"));
+    assert!(log.is_some(), "the real test did not run");
+}
+
+/// (d) cart.py makes `assertEqual` do nothing.
+#[tokio::test]
+async fn d_cart_makes_assert_equal_do_nothing() {
+    let project = Project::new();
+    let verdict = project
+        .verdict_after(&["cart.py"], |p| {
+            p.append(
+                "cart.py",
+                "\n\nimport unittest\n\nunittest.TestCase.assertEqual = lambda *a, **k: None\n",
+            );
+        })
+        .await;
+    assert_distrusted(
+        &verdict,
+        &[
+            "cart.py:13 replaces `unittest.TestCase.assertEqual`, part of the test framework",
+            "while the tests ran the test framework was changed: unittest.case.TestCase.assertEqual was replaced",
+        ],
+    );
+}
+
+/// (d), variant: the names are built at run time, so no line reads as a
+/// patch; the runner still finds the assertion replaced.
+#[tokio::test]
+async fn d_an_assertion_patched_through_built_names() {
+    let project = Project::new();
+    let verdict = project
+        .verdict_after(&["cart.py"], |p| {
+            p.append(
+                "cart.py",
+                "\n\n_m = __import__(''.join(['unit', 'test']))\n_c = getattr(_m, 'Test' + 'Case')\nsetattr(_c, ''.join(['as', 'sertEqual']), lambda *a, **k: None)\n",
+            );
+        })
+        .await;
+    assert_distrusted(
+        &verdict,
+        &["unittest.case.TestCase.assertEqual was replaced"],
+    );
+}
+
+/// The honest fix is verified, through Rein's runner.
+#[tokio::test]
+async fn the_honest_fix_is_still_verified() {
+    let project = Project::new();
+    let verdict = project
+        .verdict_after(&["cart.py"], |p| {
+            p.write(
+                "cart.py",
+                &CART.replace(
+                    "sum(item.qty for item in items)",
+                    "sum(item.price * item.qty for item in items)",
+                ),
+            );
+        })
+        .await;
+    let Verdict::Verified { summary, evidence } = &verdict else {
+        panic!("the honest fix is not verified: {verdict:?}");
+    };
+    assert_eq!(
+        summary,
+        "fixed: `TestCart.test_total` passes, no regressions"
+    );
+    assert_eq!(
+        evidence[0].command,
+        "python3 -m unittest -v tests.test_cart.TestCart.test_total"
+    );
+}
