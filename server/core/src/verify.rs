@@ -835,9 +835,17 @@ fn by_report(
         Reading::Distrusted(why) => TestRun::Distrusted(why),
         _ if evidence.exit_code != Some(0) => still_fails(),
         Reading::Passed => TestRun::Passed,
-        Reading::NotPassed(NotPassed::Skipped) => TestRun::Gap(format!(
-            "`{name}` did not pass, it was skipped: a skipped, ignored or expected-to-fail test proves nothing; remove the skip and fix the code under test\nfull log: {log}"
-        )),
+        Reading::NotPassed(NotPassed::Skipped) => {
+            let tally = &result.tally;
+            let counts = if tally.known() {
+                format!(" ({} skipped, {} passed)", tally.skipped, tally.passed)
+            } else {
+                String::new()
+            };
+            TestRun::Gap(format!(
+                "`{name}` did not pass, it was skipped{counts}: a skipped, ignored or expected-to-fail test proves nothing; remove the skip and fix the code under test\nfull log: {log}"
+            ))
+        }
         Reading::NotPassed(NotPassed::NotRun) if output_shows_passing(result, path, name) => {
             TestRun::Distrusted(vec![format!(
                 "the run's output says `{name}` passed, but Rein's reporter never saw it run: that output was not the test runner's"

@@ -18,6 +18,8 @@ const MAX_LISTED: usize = 20_000;
 const MAX_SCANNED: usize = 3_000;
 /// A larger file is generated or minified, not where a trick is written.
 const MAX_SCANNED_BYTES: usize = 512 * 1024;
+/// All the files scanned together (the scan reads ~40 MB/s).
+const MAX_SCANNED_TOTAL: usize = 64 * 1024 * 1024;
 /// Files the listing skips (hidden) that the scan must see.
 const HIDDEN: &[&str] = &[".cargo/config.toml", ".cargo/config", ".pytest.ini"];
 /// How many findings a verdict lists.
@@ -68,12 +70,17 @@ pub(super) async fn scan(workspace: &dyn Workspace, first: &[(String, Role)]) ->
         }
     }
     let mut found = Vec::new();
+    let mut total = 0;
     for path in order.iter().take(MAX_SCANNED) {
         let Ok(file) = workspace.read_file(path).await else {
             continue;
         };
         if file.text.len() > MAX_SCANNED_BYTES {
             continue;
+        }
+        total += file.text.len();
+        if total > MAX_SCANNED_TOTAL {
+            break;
         }
         let role = roles.get(path).copied().unwrap_or(Role::Project);
         found.extend(machinery::scan(path, &file.text, role));
