@@ -138,6 +138,38 @@ async fn a_prints_the_pass_lines_and_exits_0() {
     );
 }
 
+/// (a), from a hostile repository: the trick is there before the task —
+/// cart.py prints a passing run of the test file when it is imported,
+/// then exits 0 — so the run before the task "showed" the target passing,
+/// and the task ended at once as "already passing". Rein's reporter wrote
+/// nothing: it is not.
+#[tokio::test]
+async fn a_a_repository_that_fakes_its_pass_is_not_already_passing() {
+    let project = Project::new();
+    let lines = "test_empty (tests.test_cart.TestCart.test_empty) ... ok\\ntest_total (tests.test_cart.TestCart.test_total) ... ok\\n\\n----------------------------------------------------------------------\\nRan 2 tests in 0.001s\\n\\nOK\\n";
+    project.append(
+        "cart.py",
+        &format!("\n\nimport os\nimport sys\n\nsys.stderr.write(\"{lines}\")\nsys.stderr.flush()\nos._exit(0)\n"),
+    );
+    let ws = DiskWorkspace::new(project.root()).unwrap();
+    let task = TaskSpec::fix_test(
+        TaskId("t-tricks".into()),
+        "tests/test_cart.py",
+        "TestCart.test_total",
+    );
+    let verifier = TestVerifier::prepare(
+        &task,
+        &ws,
+        &ProcessExec::new(),
+        Some(TestCommand::new(Runner::Unittest)),
+        Duration::from_secs(60),
+        project.artifacts.path(),
+        &CancellationToken::new(),
+    )
+    .await;
+    assert!(!verifier.met_at_baseline(), "taken for already passing");
+}
+
 /// (a), variant: the test fails, and an exit hook turns the runner's exit
 /// 1 into 0.
 #[tokio::test]
@@ -276,4 +308,125 @@ async fn the_honest_fix_is_still_verified() {
         evidence[0].command,
         "python3 -m unittest -v tests.test_cart.TestCart.test_total"
     );
+}
+
+// ---------------------------------------------------------------------------
+// The verdict rules on the reporter's word, with a scripted runner.
+
+mod by_report {
+    use super::*;
+    use rein_core::exec::{CommandResult, PrivateReport};
+    use rein_core::fakes::{MemoryWorkspace, ScriptedExec, command_result};
+    use rein_core::verify::Baseline;
+
+    const PASSED_OUTPUT: &str = "test_total (tests.test_cart.TestCart.test_total) ... ok\n\n----------------------------------------------------------------------\nRan 1 test in 0.001s\n\nOK";
+
+    fn workspace(cart: &str) -> MemoryWorkspace {
+        MemoryWorkspace::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/memory-root"
+        ))
+        .with_file("cart.py", cart)
+        .with_file("tests/test_cart.py", TEST)
+    }
+
+    /// Every run exits `exit`, prints `output` and leaves `report`.
+    fn runner(exit: i32, output: &'static str, report: String) -> ScriptedExec {
+        ScriptedExec::new(move |_| CommandResult {
+            private_report: Some(Box::new(PrivateReport::Text(report.clone()))),
+            ..command_result(exit, output, &[])
+        })
+    }
+
+    fn report(outcome: &str) -> String {
+        format!(
+            r#"{{"exit_status": 0, "tests": [{{"class": "tests.test_cart.TestCart", "name": "test_total", "outcome": "{outcome}", "file": "tests/test_cart.py", "module_file": "tests/test_cart.py"}}]}}"#
+        )
+    }
+
+    async fn verdict(ws: &MemoryWorkspace, exec: &ScriptedExec, baseline: Baseline) -> Verdict {
+        let task = TaskSpec::fix_test(
+            TaskId("t-tricks".into()),
+            "tests/test_cart.py",
+            "TestCart.test_total",
+        );
+        let verifier = TestVerifier::with_baseline(
+            Some(TestCommand::new(Runner::Unittest)),
+            Duration::from_secs(60),
+            baseline,
+        );
+        let touched = vec!["cart.py".to_owned()];
+        verifier
+            .verify(VerifyContext {
+                task: &task,
+                touched: &touched,
+                workspace: ws,
+                exec,
+                artifacts_dir: "/tmp/rein-tricks-artifacts".into(),
+                cancel: CancellationToken::new(),
+                time: TimeBudget::unlimited(),
+            })
+            .await
+    }
+
+    /// The output names the target as passed, but Rein's reporter never
+    /// saw it run: the output was not the runner's.
+    #[tokio::test]
+    async fn a_pass_the_reporter_never_saw_is_distrusted() {
+        let ws = workspace(CART);
+        let exec = runner(
+            0,
+            PASSED_OUTPUT,
+            r#"{"exit_status": 0, "tests": []}"#.into(),
+        );
+        assert_distrusted(
+            &verdict(&ws, &exec, Baseline::default()).await,
+            &[
+                "the run's output says `TestCart.test_total` passed, but Rein's reporter never saw it run",
+            ],
+        );
+    }
+
+    /// The reporter's word is the verdict, whatever the output shows.
+    #[tokio::test]
+    async fn the_reporter_decides() {
+        let ws = workspace(CART);
+        let exec = runner(0, "", report("passed"));
+        assert!(matches!(
+            verdict(&ws, &exec, Baseline::default()).await,
+            Verdict::Verified { .. }
+        ));
+        let exec = runner(0, PASSED_OUTPUT, report("skipped"));
+        let Verdict::Gap { gap, .. } = verdict(&ws, &exec, Baseline::default()).await else {
+            panic!("a skipped target is not a pass");
+        };
+        assert!(
+            gap.starts_with("`TestCart.test_total` did not pass, it was skipped"),
+            "{gap}"
+        );
+    }
+
+    /// A baseline kept before the scan's findings were: what the touched
+    /// files hold counts; what the baseline knew is the project's own.
+    #[tokio::test]
+    async fn a_finding_known_to_the_baseline_is_the_projects_own() {
+        let patched = format!("{CART}\nimport unittest\nunittest.TestCase.assertEqual = print\n");
+        let ws = workspace(&patched);
+        let exec = runner(0, PASSED_OUTPUT, report("passed"));
+        assert_distrusted(
+            &verdict(&ws, &exec, Baseline::default()).await,
+            &["cart.py:11 replaces `unittest.TestCase.assertEqual`"],
+        );
+        let known = Baseline {
+            machinery: Some(vec![rein_core::testing::machinery::FindingKey {
+                path: "cart.py".into(),
+                text: "unittest.TestCase.assertEqual = print".into(),
+            }]),
+            ..Baseline::default()
+        };
+        assert!(matches!(
+            verdict(&ws, &exec, known).await,
+            Verdict::Verified { .. }
+        ));
+    }
 }
