@@ -720,10 +720,8 @@ impl TestVerifier {
         name: &str,
         loaded: &mut Vec<(String, Role)>,
     ) -> Result<(Evidence, TestRun), String> {
-        let no_command =
-            || "Rein cannot run the tests to check this (no test command detected or configured)";
         if self.test_command.is_none() {
-            return Err(no_command().into());
+            return Err(NO_COMMAND.into());
         }
         if let Err(e) = cx.workspace.flush_to_disk().await {
             return Err(format!(
@@ -734,7 +732,7 @@ impl TestVerifier {
             .await
             .map_err(|e| format!("the target test cannot be run: {e}"))?;
         let Some(planned) = self.planned(target.as_ref()) else {
-            return Err(no_command().into());
+            return Err(NO_COMMAND.into());
         };
         let limit = CommandLimit::new(None, self.timeout, cx.time.left());
         if limit.by == LimitedBy::TimeBudget && limit.timeout.is_zero() {
@@ -791,7 +789,12 @@ impl TestVerifier {
                 evidence.command, evidence.log_path
             ))
         } else if let Some(private) = &result.private_report {
-            let (reading, report) = reporter::read(private, result.exit_code, path, name);
+            let target = reporter::Target {
+                path,
+                name,
+                defined_here: test_now(cx.workspace, path, name).await.is_some(),
+            };
+            let (reading, report) = reporter::read(private, result.exit_code, target);
             if let Some(report) = &report {
                 loaded.extend(tricks::loaded(report));
             }
@@ -804,6 +807,9 @@ impl TestVerifier {
         Ok((evidence, run))
     }
 }
+
+const NO_COMMAND: &str =
+    "Rein cannot run the tests to check this (no test command detected or configured)";
 
 /// What a run of the target test shows.
 enum TestRun {
@@ -922,8 +928,15 @@ fn passed_by_name(result: &CommandResult, path: &str, name: &str, evidence: &Evi
 fn shows_passing(result: &CommandResult, path: &str, name: &str) -> bool {
     // Rein's own runner: its report, not the output, says.
     if let Some(private) = &result.private_report {
+        // Where the test is defined is not asked here: a run before the
+        // task may pass on the word of the report alone.
+        let target = reporter::Target {
+            path,
+            name,
+            defined_here: false,
+        };
         return result.exit_code == Some(0)
-            && reporter::read(private, result.exit_code, path, name).0 == Reading::Passed;
+            && reporter::read(private, result.exit_code, target).0 == Reading::Passed;
     }
     output_shows_passing(result, path, name)
 }

@@ -149,6 +149,17 @@ if _KIND == "pytest":
         except ImportError:
             pass
 
+# Whether pytest-xdist is installed (found, not imported: pytest would
+# warn that it cannot rewrite a plugin imported before it).
+_HAS_XDIST = False
+if _KIND == "pytest":
+    import importlib.util
+
+    try:
+        _HAS_XDIST = importlib.util.find_spec("xdist") is not None
+    except (ImportError, ValueError):
+        pass
+
 # The usual order now: the workspace first, as `python3 -m` has it.
 sys.path[:] = _unique([_CWD] + _PYTHONPATH + _BASE + _USER_SITE + sys.path)
 # Bytecode is read and written here from now on, never in the workspace.
@@ -419,10 +430,15 @@ def _run_pytest():
     # The environment's extra options and plugins are not the project's tests.
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
         os.environ.pop(name, None)
-    sys.argv[:] = ["python3 -m pytest"] + _ARGS
+    args = list(_ARGS)
+    if _HAS_XDIST and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        # pytest-xdist would run the tests in processes of its own, which
+        # this runner does not watch: in this one.
+        args += ["-n", "0"]
+    sys.argv[:] = ["python3 -m pytest"] + args
     error = None
     try:
-        status = int(pytest.main(list(_ARGS), plugins=[Plugin()]))
+        status = int(pytest.main(args, plugins=[Plugin()]))
     except SystemExit as e:
         status = e.code if _isinstance(e.code, int) else (0 if e.code is None else 1)
     except BaseException as e:  # noqa: BLE001 - reported, then the exit

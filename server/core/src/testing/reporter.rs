@@ -92,14 +92,23 @@ pub fn parse(text: &str) -> Result<RunnerReport, String> {
     serde_json::from_str(text).map_err(|e| format!("not Rein's runner report ({e})"))
 }
 
-/// What `report` says about the test `name` of the file `path`, for a
-/// process that ended with `exit_code` (`None`: killed); with the parsed
-/// report, if there is one.
+/// The test a report is read for.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    /// Its file, workspace-relative.
+    pub path: &'a str,
+    pub name: &'a str,
+    /// Whether its code is in that file's text (not inherited from a base
+    /// class elsewhere): then the code that ran must come from there.
+    pub defined_here: bool,
+}
+
+/// What `report` says about `target`, for a process that ended with
+/// `exit_code` (`None`: killed); with the parsed report, if there is one.
 pub fn read(
     report: &PrivateReport,
     exit_code: Option<i32>,
-    path: &str,
-    name: &str,
+    target: Target<'_>,
 ) -> (Reading, Option<RunnerReport>) {
     let exited_0 = exit_code == Some(0);
     let text = match report {
@@ -136,12 +145,12 @@ pub fn read(
         }
         Err(_) => return (Reading::NotPassed(NotPassed::NotRun), None),
     };
-    let reading = judge(&parsed, exit_code, path, name);
+    let reading = judge(&parsed, exit_code, target);
     (reading, Some(parsed))
 }
 
-fn judge(report: &RunnerReport, exit_code: Option<i32>, path: &str, name: &str) -> Reading {
-    let path = path.trim_start_matches("./");
+fn judge(report: &RunnerReport, exit_code: Option<i32>, target: Target<'_>) -> Reading {
+    let (path, name) = (target.path.trim_start_matches("./"), target.name);
     let mut distrust = Vec::new();
     if !report.tampered.is_empty() {
         let shown: Vec<&str> = report
@@ -183,6 +192,8 @@ fn judge(report: &RunnerReport, exit_code: Option<i32>, path: &str, name: &str) 
             continue;
         }
         match (test.file.as_deref(), test.line) {
+            // An inherited test is defined where its base class is.
+            _ if !target.defined_here => {}
             (Some(file), _) if file == path => {}
             (Some(file), line) if !file.starts_with('/') => distrust.push(format!(
                 "the `{name}` that ran is defined in {file}{}, not in {path}: something replaced the test",
@@ -247,8 +258,16 @@ mod tests {
         )
     }
 
+    fn target(defined_here: bool) -> Target<'static> {
+        Target {
+            path: PATH,
+            name: NAME,
+            defined_here,
+        }
+    }
+
     fn reading(report: &PrivateReport, exit: Option<i32>) -> Reading {
-        read(report, exit, PATH, NAME).0
+        read(report, exit, target(true)).0
     }
 
     #[test]
@@ -346,14 +365,32 @@ mod tests {
         }
     }
 
+    /// A test the target's class inherits runs code from its base class's
+    /// file; its module is still the target file's.
+    #[test]
+    fn an_inherited_test_runs_code_from_elsewhere() {
+        let r = report(&test("passed", "tests/base.py", PATH), "");
+        assert_eq!(read(&r, Some(0), target(false)).0, Reading::Passed);
+        let shadowed = report(
+            &test("passed", "tests/base.py", "tests/test_cart/__init__.py"),
+            "",
+        );
+        assert!(matches!(
+            read(&shadowed, Some(0), target(false)).0,
+            Reading::Distrusted(_)
+        ));
+    }
+
     #[test]
     fn pytest_ids_match_too() {
         let r = PrivateReport::Text(
             r#"{"runner": "pytest", "exit_status": 0, "tests": [{"class": "tests.test_cart", "name": "test_total[3]", "outcome": "passed", "file": "tests/test_cart.py", "module_file": "tests/test_cart.py"}]}"#.into(),
         );
-        assert_eq!(
-            read(&r, Some(0), "tests/test_cart.py", "test_total").0,
-            Reading::Passed
-        );
+        let target = Target {
+            path: "tests/test_cart.py",
+            name: "test_total",
+            defined_here: true,
+        };
+        assert_eq!(read(&r, Some(0), target).0, Reading::Passed);
     }
 }

@@ -625,6 +625,12 @@ mod tests {
                 ],
             ),
             (
+                "from os import _exit\n_exit(0)\n",
+                &[
+                    "2: calls os._exit, which ends the test process at once, before any result is reported",
+                ],
+            ),
+            (
                 "sys.exit = lambda *a: None\n",
                 &["1: replaces `sys.exit`, which decides how the test process ends"],
             ),
