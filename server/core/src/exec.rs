@@ -52,9 +52,11 @@ pub enum ReportSpec {
     Junit(String),
     /// Rein's own reporter: `files` (name, text) are written to a
     /// directory made for this run alone, outside the workspace, whose
-    /// path the command finds in `$REIN_RUN_DIR`; after it ends, the file
-    /// `report` of that directory is read back
-    /// ([`CommandResult::private_report`]) and the directory removed.
+    /// path the command finds in `$REIN_RUN_DIR`, with a random token in
+    /// its file [`TOKEN_FILE`]; after it ends, the file `report` of that
+    /// directory is read back ([`CommandResult::private_report`]) — it
+    /// counts only if its first line is the token — and the directory is
+    /// removed.
     Private {
         files: Vec<(String, String)>,
         report: String,
@@ -64,6 +66,12 @@ pub enum ReportSpec {
 /// The environment variable holding a [`ReportSpec::Private`] run's
 /// directory.
 pub const RUN_DIR_VAR: &str = "REIN_RUN_DIR";
+
+/// The file of a [`ReportSpec::Private`] run's directory holding its
+/// token: the reporter reads it and deletes it before any code under test
+/// runs, and writes it as the first line of its report, so a report the
+/// code under test writes in its place does not count.
+pub const TOKEN_FILE: &str = "token";
 
 /// What a [`ReportSpec::Private`] run left in its report file.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -602,8 +602,9 @@ async fn other_commands_are_not_scanned_for_failures() {
 
 /// A run with Rein's own reporter: its files are in a directory made for
 /// it alone under the command's `TMPDIR` (outside the workspace), named by
-/// `$REIN_RUN_DIR`; what the run leaves in the report file comes back, and
-/// the directory is gone after. A run that writes none has none.
+/// `$REIN_RUN_DIR`, with a token; what the run leaves in the report file
+/// after that token comes back, and the directory is gone after. A run
+/// that writes none has none.
 #[tokio::test]
 async fn a_private_run_gets_its_own_directory_and_its_report_back() {
     use rein_core::exec::{PrivateReport, ReportSpec};
@@ -623,7 +624,9 @@ async fn a_private_run_gets_its_own_directory_and_its_report_back() {
     };
     let result = run_spec(
         &exec,
-        private("cat \"$REIN_RUN_DIR/given.txt\" > \"$REIN_RUN_DIR/report.json\"; echo \"$REIN_RUN_DIR\""),
+        private(
+            "d=\"$REIN_RUN_DIR\"; { cat \"$d/token\"; echo; cat \"$d/given.txt\"; } > \"$d/report.json\"; echo \"$d\"",
+        ),
     )
     .await
     .unwrap();

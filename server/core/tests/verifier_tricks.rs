@@ -138,6 +138,31 @@ async fn a_prints_the_pass_lines_and_exits_0() {
     );
 }
 
+/// (a), aimed at Rein: the code under test finds Rein's reporter's file
+/// (next to the runner, `__main__`), writes a passing report there itself,
+/// then exits 0 (through a name the scan cannot read). The report lacks
+/// the token the reporter took before any code of the workspace ran: it
+/// does not count.
+#[tokio::test]
+async fn a_the_code_under_test_forges_reins_report() {
+    let project = Project::new();
+    let forged = r#"{"runner": "unittest", "exit_status": 0, "tests": [{"class": "tests.test_cart.TestCart", "name": "test_total", "outcome": "passed", "file": "tests/test_cart.py", "module_file": "tests/test_cart.py"}]}"#;
+    let verdict = project
+        .verdict_after(&["cart.py"], |p| {
+            p.append(
+                "cart.py",
+                &format!(
+                    "\n\nimport os\nimport sys\n\n\ndef total(items):\n    here = os.path.dirname(sys.modules['__main__'].__file__)\n    with open(os.path.join(here, 'report.json'), 'w') as f:\n        f.write({forged:?})\n    getattr(os, '_ex' + 'it')(0)\n"
+                ),
+            );
+        })
+        .await;
+    assert_distrusted(
+        &verdict,
+        &["report.json: not written by Rein's reporter (its token is missing or wrong)"],
+    );
+}
+
 /// (a), from a hostile repository: the trick is there before the task —
 /// cart.py prints a passing run of the test file when it is imported,
 /// then exits 0 — so the run before the task "showed" the target passing,

@@ -5,8 +5,12 @@
 //! filled with the reporter's files, read back once the run is over and
 //! then removed.
 //!
-//! The report is read only if it is a regular file (never through a link,
-//! never a FIFO that would block) and not larger than [`MAX_REPORT_BYTES`].
+//! The directory also holds a random token ([`TOKEN_FILE`]), which the
+//! reporter deletes before any code under test runs and writes as the
+//! first line of its report: a report without it was written by something
+//! else. The report is read only if it is a regular file (never through a
+//! link, never a FIFO that would block) and not larger than
+//! [`MAX_REPORT_BYTES`].
 //!
 //! [`ReportSpec::Private`]: crate::exec::ReportSpec::Private
 
@@ -18,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
 
-use crate::exec::PrivateReport;
+use crate::exec::{PrivateReport, TOKEN_FILE};
 
 /// A larger report is not one Rein's reporter wrote.
 pub const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
@@ -28,6 +32,7 @@ pub const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
 pub(super) struct RunDir {
     dir: PathBuf,
     report: String,
+    token: String,
 }
 
 impl RunDir {
@@ -39,7 +44,7 @@ impl RunDir {
         report: &str,
     ) -> io::Result<Self> {
         for name in files.iter().map(|(n, _)| n.as_str()).chain([report]) {
-            if !is_plain_name(name) {
+            if !is_plain_name(name) || name == TOKEN_FILE {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     format!("{name:?} is not a plain file name"),
@@ -50,10 +55,12 @@ impl RunDir {
         let run = Self {
             dir,
             report: report.to_owned(),
+            token: random_hex()?,
         };
         for (name, text) in files {
             fs::write(run.dir.join(name), text)?;
         }
+        fs::write(run.dir.join(TOKEN_FILE), &run.token)?;
         Ok(run)
     }
 
@@ -92,9 +99,15 @@ impl RunDir {
         if let Err(e) = file.take(MAX_REPORT_BYTES).read_to_end(&mut bytes) {
             return PrivateReport::Unreadable(format!("{}: {e}", self.report));
         }
-        match String::from_utf8(bytes) {
-            Ok(text) => PrivateReport::Text(text),
-            Err(_) => PrivateReport::Unreadable(format!("{}: not UTF-8", self.report)),
+        let Ok(text) = String::from_utf8(bytes) else {
+            return PrivateReport::Unreadable(format!("{}: not UTF-8", self.report));
+        };
+        match text.split_once('\n') {
+            Some((token, rest)) if token == self.token => PrivateReport::Text(rest.to_owned()),
+            _ => PrivateReport::Unreadable(format!(
+                "{}: not written by Rein's reporter (its token is missing or wrong)",
+                self.report
+            )),
         }
     }
 }
@@ -129,7 +142,7 @@ fn fresh_dir(parent: &Path) -> io::Result<PathBuf> {
     builder.mode(0o700);
     let mut last = io::Error::other("no attempt");
     for _ in 0..8 {
-        let dir = parent.join(format!("rein-run-{}", random_suffix()?));
+        let dir = parent.join(format!("rein-run-{}", random_hex()?));
         match builder.create(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
@@ -140,7 +153,7 @@ fn fresh_dir(parent: &Path) -> io::Result<PathBuf> {
 }
 
 /// 16 random bytes from the kernel, as hex.
-fn random_suffix() -> io::Result<String> {
+fn random_hex() -> io::Result<String> {
     let mut bytes = [0u8; 16];
     fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
@@ -168,7 +181,9 @@ mod tests {
             "print(1)\n"
         );
         assert_eq!(dir.read_report(), PrivateReport::Missing);
-        fs::write(dir.path().join("report.json"), "{}").unwrap();
+        let token = fs::read_to_string(dir.path().join("token")).unwrap();
+        assert_eq!(token.len(), 32);
+        fs::write(dir.path().join("report.json"), format!("{token}\n{{}}")).unwrap();
         assert_eq!(dir.read_report(), PrivateReport::Text("{}".into()));
         let path = dir.path().to_path_buf();
         drop(dir);
@@ -193,10 +208,33 @@ mod tests {
         assert!(matches!(dir.read_report(), PrivateReport::Unreadable(_)));
     }
 
+    /// Attack: the code under test writes a report of its own where Rein
+    /// reads it. Without the token it is not the reporter's.
+    #[test]
+    fn a_report_without_the_token_does_not_count() {
+        let (_parent, dir) = run(&[]);
+        for forged in ["{\"tests\": []}", "0123\n{}", ""] {
+            fs::write(dir.path().join("report.json"), forged).unwrap();
+            let PrivateReport::Unreadable(why) = dir.read_report() else {
+                panic!("{forged:?} was taken for the reporter's");
+            };
+            assert!(
+                why.ends_with("not written by Rein's reporter (its token is missing or wrong)"),
+                "{why}"
+            );
+        }
+        // Each run has its own.
+        let (_other_parent, other) = run(&[]);
+        assert_ne!(
+            fs::read_to_string(dir.path().join("token")).unwrap(),
+            fs::read_to_string(other.path().join("token")).unwrap()
+        );
+    }
+
     #[test]
     fn names_must_be_plain() {
         let parent = tempfile::tempdir().unwrap();
-        for bad in ["../x", "a/b", "", ".."] {
+        for bad in ["../x", "a/b", "", "..", "token"] {
             let files = vec![(bad.to_owned(), String::new())];
             assert!(RunDir::make(parent.path(), &files, "report.json").is_err());
         }

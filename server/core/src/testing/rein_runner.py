@@ -11,7 +11,10 @@ the run alone, outside the workspace. It makes sure that:
   the workspace are not read from then on;
 - the result goes through a file, report.json next to this one, written
   only once the runner has finished: lines the code under test prints prove
-  nothing, and a process ended early (os._exit) leaves no report;
+  nothing, and a process ended early (os._exit) leaves no report. Its first
+  line is the token Rein left in the file `token`, read and deleted here
+  before any code of the workspace runs (and $REIN_RUN_DIR is taken out of
+  the environment): a report the code under test writes does not count;
 - the test framework stays as it was: runner objects, sys.exit, os._exit
   and builtins found replaced at the end are named in the report;
 - for each test, where the code that ran is defined, and which files of the
@@ -28,6 +31,19 @@ _ARGS = sys.argv[2:]
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CWD = os.getcwd()
 _ROOT = os.path.realpath(_CWD)
+os.environ.pop("REIN_RUN_DIR", None)
+
+
+def _take_token():
+    path = os.path.join(_HERE, "token")
+    try:
+        with open(path, encoding="utf-8") as f:
+            token = f.read().strip()
+        os.remove(path)
+    except OSError:
+        return ""
+    return token
+
 
 import builtins  # noqa: E402
 import json  # noqa: E402
@@ -55,6 +71,22 @@ _CALLABLES = (
     property,
 )
 _MAX_FILES = 5000
+
+
+def _report_writer(token):
+    """Writes the report, its first line the token (kept here only)."""
+
+    def write(report):
+        part = _join(_HERE, "report.json.part")
+        with _open(part, "w", encoding="utf-8") as f:
+            f.write(token + "\n" + _dumps(report))
+        _replace(part, _join(_HERE, "report.json"))
+
+    return write
+
+
+_write_report = _report_writer(_take_token())
+del _take_token
 
 
 def _inside(path):
@@ -87,6 +119,11 @@ def _unique(paths):
 # sys.path: the runner from outside the workspace, then the usual order.
 
 _BASE = list(sys.path)
+# Site directories in the workspace (a virtualenv there): their .pth files
+# ran before this file.
+_SITE_DIRS_INSIDE = [
+    p for p in _BASE if os.path.basename(p) in ("site-packages", "dist-packages") and _inside(p)
+]
 _PYTHONPATH = [
     os.path.abspath(p)
     for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
@@ -245,6 +282,14 @@ class _Report:
             f = _getattr(module, "__file__", None)
             if _isinstance(f, str) and _inside(f):
                 imported.append(_shown(f))
+        # The .pth files Python ran at start-up from a site directory in
+        # the workspace (a virtualenv there).
+        for entry in _SITE_DIRS_INSIDE:
+            try:
+                names = os.listdir(entry)
+            except OSError:
+                continue
+            imported.extend(_shown(_join(entry, n)) for n in names if n.endswith(".pth"))
         report = {
             "runner": runner,
             "exit_status": status,
@@ -255,10 +300,7 @@ class _Report:
         }
         if error:
             report["error"] = error
-        part = _join(_HERE, "report.json.part")
-        with _open(part, "w", encoding="utf-8") as f:
-            f.write(_dumps(report))
-        _replace(part, _join(_HERE, "report.json"))
+        _write_report(report)
 
 
 def _code_of(function):
