@@ -7,6 +7,8 @@
 
 #![allow(dead_code)] // Not every test uses every helper.
 
+pub mod pytest;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;

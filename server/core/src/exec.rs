@@ -39,10 +39,48 @@ pub struct CommandSpec {
     /// A `[[sandbox.rules]]` mode for this command instead of the
     /// workspace's.
     pub sandbox_mode: Option<SandboxMode>,
-    /// JUnit XML reports the command writes (a workspace-relative path or
-    /// glob, the `test_report` setting): read after it ends, for the
-    /// tests they name as passed.
-    pub report: Option<String>,
+    /// Where the run reports its tests besides its output, read after it
+    /// ends.
+    pub report: Option<ReportSpec>,
+}
+
+/// How a test run reports which tests passed, besides its output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportSpec {
+    /// JUnit XML files the command writes (a workspace-relative path or
+    /// glob, the `test_report` setting).
+    Junit(String),
+    /// Rein's own reporter: `files` (name, text) are written to a
+    /// directory made for this run alone, outside the workspace, whose
+    /// path the command finds in `$REIN_RUN_DIR`, with a random token in
+    /// its file [`TOKEN_FILE`]; after it ends, the file `report` of that
+    /// directory is read back ([`CommandResult::private_report`]) — it
+    /// counts only if its first line is the token — and the directory is
+    /// removed.
+    Private {
+        files: Vec<(String, String)>,
+        report: String,
+    },
+}
+
+/// The environment variable holding a [`ReportSpec::Private`] run's
+/// directory.
+pub const RUN_DIR_VAR: &str = "REIN_RUN_DIR";
+
+/// The file of a [`ReportSpec::Private`] run's directory holding its
+/// token: the reporter reads it and deletes it before any code under test
+/// runs, and writes it as the first line of its report, so a report the
+/// code under test writes in its place does not count.
+pub const TOKEN_FILE: &str = "token";
+
+/// What a [`ReportSpec::Private`] run left in its report file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PrivateReport {
+    /// Nothing: the process ended before the reporter wrote it.
+    Missing,
+    Text(String),
+    /// There, but not a regular file Rein could read (why).
+    Unreadable(String),
 }
 
 /// How much commands may write.
@@ -157,6 +195,11 @@ pub struct CommandResult {
     /// verifier; not kept in the task's history.
     #[serde(skip)]
     pub passes: crate::testing::passes::Passes,
+    /// What Rein's own reporter wrote ([`ReportSpec::Private`] runs only),
+    /// for the verifier; not kept in the task's history. Boxed: a result
+    /// is kept in every command's history entry.
+    #[serde(skip)]
+    pub private_report: Option<Box<PrivateReport>>,
     pub log_path: PathBuf,
     pub total_lines: u64,
     pub total_bytes: u64,

@@ -14,13 +14,18 @@ use tokio_util::sync::CancellationToken;
 
 use crate::budget::{CommandLimit, LimitedBy, TimeBudget};
 use crate::exec::CommandResult;
-use crate::exec::{CommandKind, CommandSpec, Exec};
+use crate::exec::{CommandKind, CommandSpec, Exec, ReportSpec};
 use crate::ports::{AlreadyMet, Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
 use crate::testfind;
 use crate::testing::command::TestCommand;
+use crate::testing::isolated;
+use crate::testing::machinery::{FindingKey, Role};
+use crate::testing::reporter::{self, NotPassed, Reading};
 use crate::testtarget::TestTarget;
 use crate::workspace::Workspace;
+
+mod tricks;
 
 pub struct TestVerifier {
     test_command: Option<TestCommand>,
@@ -52,6 +57,12 @@ pub struct Baseline {
     /// The scoped test run before the task: what passed then must pass at
     /// the end.
     pub suite: Option<SuiteRun>,
+    /// What in the workspace touched the test machinery before the task
+    /// (see [`crate::testing::machinery`]): only what is new at the end
+    /// is held against a claim. Absent from baselines recorded before it
+    /// was kept: then only the findings in files the task touched count.
+    #[serde(default)]
+    pub machinery: Option<Vec<FindingKey>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,7 +105,7 @@ impl TestVerifier {
                 }
             }
         }
-        let verifier = Self {
+        let mut verifier = Self {
             test_command,
             timeout,
             baseline,
@@ -103,6 +114,8 @@ impl TestVerifier {
             baseline_tail: Vec::new(),
         };
         let scope = regression_scope(task);
+        // The files the baseline run loaded (Rein's runner names them).
+        let mut loaded = Vec::new();
         if task.acceptance.contains(&Acceptance::NoRegressions)
             && let Some((run, result)) = verifier
                 .run_suite(
@@ -119,15 +132,16 @@ impl TestVerifier {
                 )
                 .await
         {
-            return Self {
-                baseline: Baseline {
-                    suite: Some(run),
-                    ..verifier.baseline.clone()
-                },
-                met_at_baseline: shows_targets_passing(task, &result),
-                baseline_tail: result.tail,
-                ..verifier
-            };
+            verifier.met_at_baseline = shows_targets_passing(task, &result);
+            verifier.baseline.suite = Some(run);
+            if let Some(report) = runner_report(&result) {
+                loaded = tricks::loaded(&report);
+            }
+            verifier.baseline_tail = result.tail;
+        }
+        if has_target(task) {
+            let findings = tricks::scan(workspace, &loaded).await;
+            verifier.baseline.machinery = Some(tricks::keys(&findings));
         }
         verifier
     }
@@ -152,9 +166,28 @@ impl TestVerifier {
         &self.baseline
     }
 
-    /// The reports the test command writes, if the user said where.
-    fn report(&self) -> Option<String> {
-        self.test_command.as_ref().and_then(|c| c.report.clone())
+    /// How `target` is run: the command that runs, the command the
+    /// evidence shows (the project's usual one, with the same arguments)
+    /// and where the run reports besides its output. unittest and pytest
+    /// run through Rein's own runner ([`isolated`]); other runners as they
+    /// are, with the JUnit reports the user configured.
+    fn planned(&self, target: Option<&TestTarget>) -> Option<Planned> {
+        let command = self.test_command.as_ref()?;
+        Some(match isolated::isolated(command, target) {
+            Some(run) => Planned {
+                run: run.command,
+                shown: run.shown,
+                report: Some(run.report),
+            },
+            None => {
+                let line = command.for_target(target);
+                Planned {
+                    run: line.clone(),
+                    shown: line,
+                    report: command.report.clone().map(ReportSpec::Junit),
+                }
+            }
+        })
     }
 
     /// Runs the test command on `scope`: the run as kept, and the whole
@@ -174,30 +207,53 @@ impl TestVerifier {
             Some(scope) => TestTarget::check(scope, workspace).await.ok()?,
             None => None,
         };
-        let command = self.test_command.as_ref()?.for_target(target.as_ref());
+        let planned = self.planned(target.as_ref())?;
         let limit = CommandLimit::new(None, self.timeout, at.time.left());
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
         let log_path = at.artifacts_dir.join(format!("{label}-{n}.log"));
         let spec = CommandSpec {
-            command: command.clone(),
+            command: planned.run,
             cwd: workspace.root().to_path_buf(),
             timeout: limit.timeout,
             log_path: log_path.clone(),
             kind: CommandKind::Test,
             network: false,
             sandbox_mode: None,
-            report: self.report(),
+            report: planned.report,
         };
         let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
         let run = SuiteRun {
             scope: scope.map(str::to_owned),
             exit_code: result.exit_code,
             failures: result.failures.clone(),
-            command,
+            command: planned.shown,
             duration_ms: result.duration.as_millis() as u64,
             log_path: shown_path(workspace.root(), &log_path),
         };
         Some((run, result))
+    }
+}
+
+/// How a test run is made ([`TestVerifier::planned`]).
+struct Planned {
+    run: String,
+    shown: String,
+    report: Option<ReportSpec>,
+}
+
+/// Whether the task has a target test: the checks that rely on a test run
+/// (and what could make it lie) apply.
+fn has_target(task: &TaskSpec) -> bool {
+    task.acceptance
+        .iter()
+        .any(|a| matches!(a, Acceptance::TestPasses { .. }))
+}
+
+/// The report of Rein's own runner, if the run had one and it parses.
+fn runner_report(result: &CommandResult) -> Option<reporter::RunnerReport> {
+    match result.private_report.as_deref()? {
+        crate::exec::PrivateReport::Text(text) => reporter::parse(text).ok(),
+        _ => None,
     }
 }
 
@@ -400,10 +456,16 @@ impl TestVerifier {
         let mut unconfirmed = Vec::new();
         let mut passed = Vec::new();
         let mut target_failed = false;
+        // What would make the runs lie; the files they loaded.
+        let mut distrust = Vec::new();
+        let mut loaded: Vec<(String, Role)> = Vec::new();
         for check in &cx.task.acceptance {
             match check {
                 Acceptance::TestPasses { path, name } => {
-                    match self.run_test(cx, path, name).await {
+                    distrust.extend(
+                        tricks::shadows(cx.workspace, self.test_command.as_ref(), path).await,
+                    );
+                    match self.run_test(cx, path, name, &mut loaded).await {
                         Ok((e, TestRun::Passed)) => {
                             passed.push(format!("`{name}` passes"));
                             evidence.push(e);
@@ -415,6 +477,11 @@ impl TestVerifier {
                         }
                         Ok((e, TestRun::Unconfirmed(why))) => {
                             unconfirmed.push(why);
+                            evidence.push(e);
+                        }
+                        Ok((e, TestRun::Distrusted(why))) => {
+                            target_failed = true;
+                            distrust.extend(why);
                             evidence.push(e);
                         }
                         Err(gap) => {
@@ -480,9 +547,36 @@ impl TestVerifier {
                 },
             }
         }
-        // What the model can still fix comes first; what only the user
-        // can settle (how the tests report) ends the task unverified.
-        if !gaps.is_empty() {
+        if has_target(cx.task) {
+            let first: Vec<(String, Role)> = cx
+                .touched
+                .iter()
+                .map(|p| (p.clone(), Role::Project))
+                .chain(loaded)
+                .collect();
+            let now = tricks::scan(cx.workspace, &first).await;
+            let new = tricks::new_findings(now, self.baseline.machinery.as_deref(), cx.touched);
+            if !new.is_empty() {
+                distrust.push(format!(
+                    "since the task began, the test machinery was changed: {}",
+                    tricks::describe(&new).join("; ")
+                ));
+            }
+        }
+        distrust.dedup();
+        // A run that may lie ends the task unverified, naming why, before
+        // anything else: not even a gap goes back to the model, which may
+        // have made the trick. Then what the model can still fix; then what
+        // only the user can settle (how the tests report).
+        if !distrust.is_empty() {
+            Verdict::Unconfirmed {
+                summary: format!(
+                    "Rein does not trust this test run: {}; look at these before relying on the change",
+                    distrust.join("; ")
+                ),
+                evidence,
+            }
+        } else if !gaps.is_empty() {
             Verdict::Gap {
                 gap: gaps.join("; "),
                 evidence,
@@ -624,13 +718,11 @@ impl TestVerifier {
         cx: &VerifyContext<'_>,
         path: &str,
         name: &str,
+        loaded: &mut Vec<(String, Role)>,
     ) -> Result<(Evidence, TestRun), String> {
-        let Some(command) = &self.test_command else {
-            return Err(
-                "Rein cannot run the tests to check this (no test command detected or configured)"
-                    .into(),
-            );
-        };
+        if self.test_command.is_none() {
+            return Err(NO_COMMAND.into());
+        }
         if let Err(e) = cx.workspace.flush_to_disk().await {
             return Err(format!(
                 "the edited files could not be saved to disk to run the test: {e}"
@@ -639,7 +731,9 @@ impl TestVerifier {
         let target = TestTarget::check(&test_target(path, name), cx.workspace)
             .await
             .map_err(|e| format!("the target test cannot be run: {e}"))?;
-        let command = command.for_target(target.as_ref());
+        let Some(planned) = self.planned(target.as_ref()) else {
+            return Err(NO_COMMAND.into());
+        };
         let limit = CommandLimit::new(None, self.timeout, cx.time.left());
         if limit.by == LimitedBy::TimeBudget && limit.timeout.is_zero() {
             return Err(format!(
@@ -649,15 +743,16 @@ impl TestVerifier {
         }
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
         let log_path: PathBuf = cx.artifacts_dir.join(format!("verify-{n}.log"));
+        let command = planned.shown;
         let spec = CommandSpec {
-            command: command.clone(),
+            command: planned.run,
             cwd: cx.workspace.root().to_path_buf(),
             timeout: limit.timeout,
             log_path: log_path.clone(),
             kind: CommandKind::Test,
             network: false,
             sandbox_mode: None,
-            report: self.report(),
+            report: planned.report,
         };
         let result = cx
             .exec
@@ -680,24 +775,41 @@ impl TestVerifier {
             failures: result.failures.clone(),
             sandbox: cx.exec.confinement().describe(),
         };
-        let run = if result.timed_out && limit.by == LimitedBy::TimeBudget {
-            TestRun::Gap(format!(
-                "`{}` was killed when the task's time ran out, so `{name}` is not shown to pass\nfull log: {}",
-                evidence.command, evidence.log_path
-            ))
-        } else if exit_code != Some(0) {
+        let still_fails = || {
             TestRun::Gap(format!(
                 "`{name}` still fails (exit {}):\n{}\nfull log: {}",
                 exit_code.unwrap_or(-1),
                 telling_lines(&result.tail, cx.workspace.root()),
                 evidence.log_path
             ))
+        };
+        let run = if result.timed_out && limit.by == LimitedBy::TimeBudget {
+            TestRun::Gap(format!(
+                "`{}` was killed when the task's time ran out, so `{name}` is not shown to pass\nfull log: {}",
+                evidence.command, evidence.log_path
+            ))
+        } else if let Some(private) = &result.private_report {
+            let target = reporter::Target {
+                path,
+                name,
+                defined_here: test_now(cx.workspace, path, name).await.is_some(),
+            };
+            let (reading, report) = reporter::read(private, result.exit_code, target);
+            if let Some(report) = &report {
+                loaded.extend(tricks::loaded(report));
+            }
+            by_report(reading, &result, path, name, &evidence, still_fails)
+        } else if exit_code != Some(0) {
+            still_fails()
         } else {
             passed_by_name(&result, path, name, &evidence)
         };
         Ok((evidence, run))
     }
 }
+
+const NO_COMMAND: &str =
+    "Rein cannot run the tests to check this (no test command detected or configured)";
 
 /// What a run of the target test shows.
 enum TestRun {
@@ -708,6 +820,49 @@ enum TestRun {
     /// The command exited 0 but its output does not show the target
     /// passing: only the user can settle it (how the tests report).
     Unconfirmed(String),
+    /// The run cannot be taken at its word (each reason names the trick):
+    /// the claim ends unverified whatever else the checks say.
+    Distrusted(Vec<String>),
+}
+
+/// What a run through Rein's own runner shows: its report decides, and a
+/// run the report distrusts, or whose output claims a pass the report
+/// never saw, is not taken at its word.
+fn by_report(
+    reading: Reading,
+    result: &CommandResult,
+    path: &str,
+    name: &str,
+    evidence: &Evidence,
+    still_fails: impl Fn() -> TestRun,
+) -> TestRun {
+    let log = &evidence.log_path;
+    match reading {
+        Reading::Distrusted(why) => TestRun::Distrusted(why),
+        _ if evidence.exit_code != Some(0) => still_fails(),
+        Reading::Passed => TestRun::Passed,
+        Reading::NotPassed(NotPassed::Skipped) => {
+            let tally = &result.tally;
+            let counts = if tally.known() {
+                format!(" ({} skipped, {} passed)", tally.skipped, tally.passed)
+            } else {
+                String::new()
+            };
+            TestRun::Gap(format!(
+                "`{name}` did not pass, it was skipped{counts}: a skipped, ignored or expected-to-fail test proves nothing; remove the skip and fix the code under test\nfull log: {log}"
+            ))
+        }
+        Reading::NotPassed(NotPassed::NotRun) if output_shows_passing(result, path, name) => {
+            TestRun::Distrusted(vec![format!(
+                "the run's output says `{name}` passed, but Rein's reporter never saw it run: that output was not the test runner's"
+            )])
+        }
+        Reading::NotPassed(NotPassed::NotRun) => TestRun::Gap(format!(
+            "`{name}` did not run: `{}` exited 0 but Rein's reporter saw no test by that name, so the name no longer matches a test\nfull log: {log}",
+            evidence.command
+        )),
+        Reading::NotPassed(NotPassed::Failed) => still_fails(),
+    }
 }
 
 /// The runners' flags that name each test, for the user to add.
@@ -771,6 +926,23 @@ fn passed_by_name(result: &CommandResult, path: &str, name: &str, evidence: &Evi
 /// one, then exiting 0) has none, and a summary of 0 passed outweighs the
 /// line.
 fn shows_passing(result: &CommandResult, path: &str, name: &str) -> bool {
+    // Rein's own runner: its report, not the output, says.
+    if let Some(private) = &result.private_report {
+        // Where the test is defined is not asked here: a run before the
+        // task may pass on the word of the report alone.
+        let target = reporter::Target {
+            path,
+            name,
+            defined_here: false,
+        };
+        return result.exit_code == Some(0)
+            && reporter::read(private, result.exit_code, target).0 == Reading::Passed;
+    }
+    output_shows_passing(result, path, name)
+}
+
+/// [`shows_passing`] by the output alone.
+fn output_shows_passing(result: &CommandResult, path: &str, name: &str) -> bool {
     result.passes.includes(path, name) && result.tally.known() && result.tally.passed > 0
 }
 

@@ -599,3 +599,54 @@ async fn other_commands_are_not_scanned_for_failures() {
     let result = setup.run("echo '--- FAIL: TestTotal (0.00s)'").await;
     assert_eq!(result.failures, Vec::<String>::new());
 }
+
+/// A run with Rein's own reporter: its files are in a directory made for
+/// it alone under the command's `TMPDIR` (outside the workspace), named by
+/// `$REIN_RUN_DIR`, with a token; what the run leaves in the report file
+/// after that token comes back, and the directory is gone after. A run
+/// that writes none has none.
+#[tokio::test]
+async fn a_private_run_gets_its_own_directory_and_its_report_back() {
+    use rein_core::exec::{PrivateReport, ReportSpec};
+    let setup = Setup::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let exec = ProcessExec::new().with_env([
+        ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+        ("TMPDIR", tmp.path().as_os_str().to_owned()),
+    ]);
+    let private = |command: &str| CommandSpec {
+        kind: CommandKind::Test,
+        report: Some(ReportSpec::Private {
+            files: vec![("given.txt".into(), "from rein".into())],
+            report: "report.json".into(),
+        }),
+        ..setup.spec(command)
+    };
+    let result = run_spec(
+        &exec,
+        private(
+            "d=\"$REIN_RUN_DIR\"; { cat \"$d/token\"; echo; cat \"$d/given.txt\"; } > \"$d/report.json\"; echo \"$d\"",
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        result.private_report.as_deref(),
+        Some(&PrivateReport::Text("from rein".into()))
+    );
+    let dir = PathBuf::from(result.tail.last().unwrap());
+    assert_eq!(dir.parent(), Some(tmp.path()));
+    assert!(!dir.starts_with(setup.path()));
+    assert!(!dir.exists(), "the run's directory is removed");
+
+    let none = run_spec(&exec, private("echo 'Ran 1 test in 0.001s'; echo OK"))
+        .await
+        .unwrap();
+    assert_eq!(
+        none.private_report.as_deref(),
+        Some(&PrivateReport::Missing)
+    );
+    // Other runs have no report of Rein's.
+    let plain = run_spec(&exec, setup.spec("true")).await.unwrap();
+    assert_eq!(plain.private_report, None);
+}

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use rein_core::budget::TimeBudget;
-use rein_core::exec::{CommandResult, CommandSpec, Exec};
+use rein_core::exec::{CommandResult, CommandSpec, Exec, ReportSpec};
 use rein_core::fakes::{MemoryWorkspace, ScriptedExec, command_result};
 use rein_core::ports::{Verdict, Verifier, VerifyContext};
 use rein_core::task::{Acceptance, TaskId, TaskSpec};
@@ -929,7 +929,9 @@ async fn every_verifier_run_is_told_where_the_reports_are() {
     let reports = reports.lock().unwrap().clone();
     assert_eq!(reports.len(), 3, "baseline, target, suite");
     assert!(
-        reports.iter().all(|r| r.as_deref() == Some("build/*.xml")),
+        reports
+            .iter()
+            .all(|r| *r == Some(ReportSpec::Junit("build/*.xml".into()))),
         "{reports:?}"
     );
 }

@@ -43,8 +43,10 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::junit;
+use super::private_run::{self, RunDir};
 use crate::exec::{
-    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, TAIL_LINES,
+    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, PrivateReport,
+    RUN_DIR_VAR, ReportSpec, TAIL_LINES,
 };
 use crate::testing::failures::{FailureScanner, strip_ansi};
 use crate::testing::passes::Passes;
@@ -197,7 +199,13 @@ impl ProcessExec {
         }
     }
 
-    fn spawn(&self, spec: &CommandSpec) -> Result<Child, ExecError> {
+    /// The variables a command gets on top of the scrubbed base: the
+    /// launcher's (its private `TMPDIR`).
+    fn extra_env(&self) -> Vec<(OsString, OsString)> {
+        self.launcher.as_ref().map(|l| l.env()).unwrap_or_default()
+    }
+
+    fn spawn(&self, spec: &CommandSpec, run_dir: Option<&RunDir>) -> Result<Child, ExecError> {
         let spawn_error = |reason: String| ExecError::Spawn {
             command: spec.command.clone(),
             reason,
@@ -223,14 +231,16 @@ impl ProcessExec {
             }
             None => Command::new(&self.shell),
         };
-        let extra_env = self.launcher.as_ref().map(|l| l.env()).unwrap_or_default();
+        let run_dir =
+            run_dir.map(|d| (OsString::from(RUN_DIR_VAR), d.path().as_os_str().to_owned()));
         command
             .arg("-c")
             .arg(&spec.command)
             .current_dir(&spec.cwd)
             .env_clear()
             .envs(child_env(self.base_env()))
-            .envs(extra_env)
+            .envs(self.extra_env())
+            .envs(run_dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -260,7 +270,7 @@ impl Exec for ProcessExec {
         }
         // The reports there before the run, to read only what it writes.
         let report = match (&spec.report, spec.kind) {
-            (Some(pattern), CommandKind::Test) => {
+            (Some(ReportSpec::Junit(pattern)), CommandKind::Test) => {
                 let (root, pattern) = (spec.cwd.clone(), pattern.clone());
                 tokio::task::spawn_blocking(move || {
                     let before = junit::snapshot(&root, &pattern);
@@ -271,7 +281,24 @@ impl Exec for ProcessExec {
             }
             _ => None,
         };
-        let mut child = self.spawn(&spec)?;
+        // Rein's own reporter: its directory, made for this run alone.
+        let run_dir = match (&spec.report, spec.kind) {
+            (Some(ReportSpec::Private { files, report }), CommandKind::Test) => {
+                let parent = private_run::temp_parent(
+                    &[child_env(self.base_env()), self.extra_env()].concat(),
+                );
+                let made = RunDir::make(&parent, files, report).map_err(|e| ExecError::Spawn {
+                    command: spec.command.clone(),
+                    reason: format!(
+                        "could not prepare Rein's test reporter in {}: {e}",
+                        parent.display()
+                    ),
+                })?;
+                Some(made)
+            }
+            _ => None,
+        };
+        let mut child = self.spawn(&spec, run_dir.as_ref())?;
         let (tx, rx) = mpsc::channel(CHANNEL_DEPTH);
         let readers = Readers::start(&mut child, &tx);
         let mut running = Running::new(child, readers);
@@ -312,6 +339,12 @@ impl Exec for ProcessExec {
                     .await
                     .unwrap_or_default();
             add_reports(&mut result, &reports);
+        }
+        if let Some(run_dir) = run_dir {
+            let read = tokio::task::spawn_blocking(move || run_dir.read_report())
+                .await
+                .unwrap_or_else(|e| PrivateReport::Unreadable(e.to_string()));
+            result.private_report = Some(Box::new(read));
         }
         Ok(result)
     }
@@ -376,6 +409,7 @@ impl End {
             failures: output.failures,
             tally: output.tally,
             passes: output.passes,
+            private_report: None,
             log_path,
             total_lines: output.total_lines,
             total_bytes: output.total_bytes,

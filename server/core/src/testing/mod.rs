@@ -1,9 +1,17 @@
 //! What a test run's output says, read without touching the disk or a
 //! process: the failures it names (`failures`), its counts (`tally`) and
-//! the tests it reports passed (`passes`). The loop and the verifier use
-//! them; `host/` runs the commands and reads the files.
+//! the tests it reports passed (`passes`); how the verifier runs unittest
+//! and pytest through Rein's own runner (`isolated`) and reads its report
+//! (`reporter`); which files and statements change the test machinery
+//! (`machinery`) or stand in for the runner or the test (`shadow`). The
+//! loop and the verifier use them; `host/` runs the commands and reads
+//! the files.
 
 pub mod command;
 pub mod failures;
+pub mod isolated;
+pub mod machinery;
 pub mod passes;
+pub mod reporter;
+pub mod shadow;
 pub mod tally;

@@ -30,8 +30,9 @@ pub struct Passes {
     names: Vec<Passed>,
     /// Passed lines seen beyond [`MAX_NAMES`].
     pub dropped: u32,
-    /// A unittest `-v` test whose `ok` has not come yet.
-    unittest_pending: Option<String>,
+    /// A unittest `-v` test whose `ok` has not come yet. (A `Box<str>`:
+    /// every command result holds a `Passes`, keep it small.)
+    unittest_pending: Option<Box<str>>,
 }
 
 /// One passed test as its runner named it.
@@ -150,14 +151,14 @@ impl Passes {
                 Some(status) if is_unittest_status(status.trim()) => None,
                 // A docstring line or the test's own output comes first.
                 _ => {
-                    self.unittest_pending = Some(id);
+                    self.unittest_pending = Some(id.into_boxed_str());
                     None
                 }
             });
         }
         let pending = self.unittest_pending.as_ref()?;
         if line == "ok" || line.ends_with(" ... ok") {
-            let id = pending.clone();
+            let id = pending.to_string();
             self.unittest_pending = None;
             return Some(Some(id));
         }

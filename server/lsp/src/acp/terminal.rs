@@ -164,6 +164,7 @@ fn stopped(
         failures: Vec::new(),
         tally: Default::default(),
         passes: Default::default(),
+        private_report: None,
         log_path: spec.log_path.clone(),
         total_lines: 0,
         total_bytes: 0,
