@@ -864,3 +864,130 @@ fn a_key_in_a_prompt_is_neither_recorded_nor_replayed() {
     assert!(replayed[0].contains("<redacted>"), "{replayed:?}");
     assert!(!loaded.wire().contains(token));
 }
+
+/// Issue 32, attack 8: a client opened a session with `cwd: "/"`, and the
+/// workspace became the whole file system (a command wrote `~/.bashrc`).
+/// A session's folder must be a project's: `/` and the home folder are
+/// refused with what to do, before anything runs or is written.
+#[test]
+fn a_session_in_the_root_or_the_home_folder_is_refused() {
+    let s = Session::new();
+    let home = s.root();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "run_command", "input": {"command": "echo pwned >> ~/.bashrc"}}]},
+        {"text": "Done."}
+    ]}));
+    for (cwd, why) in [
+        (PathBuf::from("/"), "is the whole file system"),
+        (home.clone(), "is your home folder"),
+    ] {
+        let t = s.run(
+            &scenario,
+            json!({
+                "cwd": cwd,
+                "env": {"HOME": home},
+                "permission": "allow_always",
+                "steps": [{"prompt": text("Set up my shell.")}],
+            }),
+        );
+        let error = &t.events("session")[0]["error"];
+        assert_eq!(error["code"], -32602, "{error:#}\n{}", s.log());
+        let message = error["data"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("{} {why}", cwd.display())),
+            "{message}"
+        );
+        assert!(
+            message.contains("Open a project folder instead"),
+            "{message}"
+        );
+        assert!(t.events("prompt_result").is_empty());
+    }
+    assert!(!home.join(".bashrc").exists());
+}
+
+/// Issue 32, attack 8: the permission for a command says where it can
+/// write: the session's folder (and its own temporary folder), nothing else.
+#[test]
+fn a_commands_permission_says_where_it_can_write() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "run_command", "input": {"command": "touch made.txt"}}]},
+        {"text": "Made."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({"permission": "allow_once", "steps": [{"prompt": text("Make a file.")}]}),
+    );
+    let asked = t.events("permission");
+    assert_eq!(asked.len(), 1, "{asked:#?}\n{}", s.log());
+    let title = asked[0]["params"]["toolCall"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with(&format!(
+            "Run `touch made.txt` (it can write only in {} and its own temporary folder",
+            s.root().display()
+        )),
+        "{title}"
+    );
+    assert!(s.root().join("made.txt").exists());
+}
+
+/// Issue 37 D: cancelling during an approved `sleep 60` said "cancelled:
+/// the task was cancelled before this call ran" (latency 0) while the
+/// command had run for seconds. The call was interrupted while under way:
+/// it says so, and the next prompt is told it may have run in part, never
+/// that it did not run.
+#[test]
+fn a_command_cancelled_while_running_is_said_to_be_interrupted() {
+    let s = Session::new();
+    // Each prompt's task starts the scenario afresh: the follow-up only talks.
+    let scenario = s.scenario(&json!({"replies": [
+        {"branch": [{"when": {"last_user_text_contains": "What happened"}, "reply": {"text": "Noted."}}],
+         "otherwise": {"tool_calls": [{"name": "run_command", "input": {"command": "sleep 60"}}]}},
+        {"text": "It slept."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({
+            "permission": "allow_once",
+            "cancel_after_permissions": 1,
+            "steps": [
+                {"prompt": text("Wait a minute.")},
+                {"prompt": text("What happened to the wait?")}
+            ],
+        }),
+    );
+    let results = t.events("prompt_result");
+    assert_eq!(results.len(), 2, "{}", s.log());
+    assert_eq!(results[0]["result"]["stopReason"], "cancelled");
+    let wire = t.wire();
+    assert!(!wire.contains("before this call ran"), "{wire}");
+    let ended: Vec<&str> = t
+        .updates("tool_call_update")
+        .iter()
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        ended
+            .iter()
+            .any(|e| e.starts_with("interrupted: cancelled while under way (")),
+        "{ended:#?}"
+    );
+    // The follow-up's request tells the model the command may have run.
+    let artifacts = s.root().join(".rein/artifacts");
+    let requests: Vec<String> = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("request-1.json")).ok())
+        .collect();
+    let follow_up = requests
+        .iter()
+        .find(|r| r.contains("What happened to the wait?"))
+        .unwrap();
+    assert!(
+        follow_up.contains(
+            "interrupted while under way, so they may have run in part: running `sleep 60`"
+        ),
+        "{follow_up}"
+    );
+    assert!(!follow_up.contains("before this call ran"), "{follow_up}");
+}

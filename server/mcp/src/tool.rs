@@ -9,6 +9,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rein_core::context::history::ResultMeta;
 use rein_core::permissions::{Action, Subject};
+use rein_core::ports::CallShown;
 use rein_core::tools::call::{Artifact, Call};
 use rein_core::tools::{Described, Effect, OnCrash, Tool, ToolOutput};
 use rmcp::model::Tool as McpToolInfo;
@@ -145,14 +146,21 @@ impl Tool for McpTool {
 
     async fn run(&self, arguments: &Value, call: &Call<'_, '_>) -> Result<ToolOutput, String> {
         // The server's annotations are its own claims: the policy sees an
-        // effect nobody vouched for, so the default is to ask.
-        call.permit(&Action {
-            tool: &self.name,
-            subject: Subject::Call {
-                effect: Effect::Unknown,
-                runs_process: false,
+        // effect nobody vouched for, so the default is to ask — showing the
+        // arguments, and what the tool says of itself.
+        call.permit_call(
+            &Action {
+                tool: &self.name,
+                subject: Subject::Call {
+                    effect: Effect::Unknown,
+                    runs_process: false,
+                },
             },
-        })
+            CallShown {
+                arguments: arguments.clone(),
+                declared: self.effect,
+            },
+        )
         .await?;
         let arguments = match arguments {
             Value::Object(map) => map.clone(),

@@ -17,6 +17,7 @@ use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
 use super::session::AcpSession;
 use super::updates::AcpProgress;
 use super::verdict::final_message;
+use super::writes::Writes;
 use super::{Connection, prompt, saved, terminal, workspace};
 use crate::{launch, settings};
 
@@ -243,18 +244,36 @@ pub async fn run_prompt(
         Arc::clone(&call),
         ready.prepared().config.context.window_tokens,
     ));
+    let writes = Writes {
+        root: session.root.clone(),
+        mode: config.sandbox.mode,
+        writable: config.sandbox.writable_roots.clone(),
+        confinement: ready.prepared().exec.confinement(),
+    };
     let front = FrontEnd {
         workspace,
-        approver: Arc::new(AcpApprover(permissions)),
+        approver: Arc::new(AcpApprover {
+            permissions,
+            writes,
+        }),
         events: Arc::clone(&progress) as _,
     };
     let task = ready.spec().id.clone();
     let goal = ready.spec().goal.clone();
     let outcome = ready.run(front, cancel, CancelReason::default()).await;
+    let mut reason = outcome.reason.clone();
+    let interrupted = progress.interrupted();
+    if !interrupted.is_empty() {
+        // The next prompt must not take them for calls that never ran.
+        reason.push_str(&format!(
+            "; interrupted while under way, so they may have run in part: {}",
+            interrupted.join(", ")
+        ));
+    }
     session.remember(
         goal.lines().next().unwrap_or_default(),
         &outcome.state.to_string(),
-        &outcome.reason,
+        &reason,
     );
     tracing::info!(%task, state = %outcome.state, reason = %outcome.reason, "ACP prompt ended");
     progress.say(&final_message(&outcome, &progress.last_evidence()));

@@ -16,6 +16,7 @@ use agent_client_protocol::v1::schema::{
 };
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent};
 use rein_core::task::TaskId;
+use rein_core::tools::Effect;
 use rein_models::Redactor;
 
 use super::approve::CurrentCall;
@@ -35,15 +36,21 @@ fn ready_to_send(pending: &mut String, piece: &str) -> String {
     }
 }
 
-/// What the tool's name says it does, for the client's icon.
-pub fn kind_of(tool: &str) -> ToolKind {
+/// What a tool does, for the client's icon: a built-in tool by its name,
+/// any other (an MCP tool) by what it says it does — a call with effects,
+/// or whose effects nobody vouched for, runs code somewhere: `execute`.
+pub fn kind_of(tool: &str, effect: Effect) -> ToolKind {
     match tool {
-        "read_file" | "list_files" => ToolKind::Read,
-        "search" | "grep" | "find_files" => ToolKind::Search,
+        "read_file" | "list_files" | "git_diff" => ToolKind::Read,
+        "search" => ToolKind::Search,
         "edit_file" | "create_file" | "write_file" => ToolKind::Edit,
-        "delete_file" => ToolKind::Delete,
         "run_command" | "run_tests" => ToolKind::Execute,
-        _ => ToolKind::Other,
+        "ask_user" => ToolKind::Other,
+        _ => match effect {
+            Effect::ReadOnly => ToolKind::Read,
+            Effect::EditsWorkspace => ToolKind::Edit,
+            Effect::SideEffects | Effect::Unknown => ToolKind::Execute,
+        },
     }
 }
 
@@ -73,6 +80,10 @@ struct State {
     evidence: Vec<Evidence>,
     /// The plan last sent.
     plan: Option<agent_client_protocol::v1::schema::Plan>,
+    /// Titles of this task's calls, by id.
+    titles: std::collections::HashMap<String, String>,
+    /// The calls a cancel stopped while under way (their titles).
+    interrupted: Vec<String>,
 }
 
 impl AcpProgress {
@@ -93,6 +104,15 @@ impl AcpProgress {
             window,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The calls a cancel stopped while under way: they may have run in
+    /// part, which a later prompt must know.
+    pub fn interrupted(&self) -> Vec<String> {
+        self.state
+            .lock()
+            .map(|s| s.interrupted.clone())
+            .unwrap_or_default()
     }
 
     /// The evidence of the last verdict (for the final message).
@@ -156,10 +176,20 @@ impl AcpProgress {
             .unwrap_or_default()
     }
 
-    fn tool_call(&self, call_id: &str, tool: &str, arguments: &serde_json::Value, title: &str) {
+    fn tool_call(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: &serde_json::Value,
+        title: &str,
+        effect: Effect,
+    ) {
         self.call.set(call_id);
+        if let Ok(mut state) = self.state.lock() {
+            state.titles.insert(call_id.to_owned(), title.to_owned());
+        }
         let mut call = ToolCall::new(call_id.to_owned(), title.to_owned())
-            .kind(kind_of(tool))
+            .kind(kind_of(tool, effect))
             .status(ToolCallStatus::InProgress)
             .locations(self.location(arguments))
             .raw_input(arguments.clone());
@@ -174,6 +204,13 @@ impl AcpProgress {
     }
 
     fn tool_result(&self, call_id: &str, is_error: bool, summary: &str) {
+        if is_error
+            && summary.starts_with(rein_core::agent::INTERRUPTED)
+            && let Ok(mut state) = self.state.lock()
+        {
+            let title = state.titles.get(call_id).cloned().unwrap_or_default();
+            state.interrupted.push(title);
+        }
         let status = if is_error {
             ToolCallStatus::Failed
         } else {
@@ -212,8 +249,9 @@ impl ProgressSink for AcpProgress {
                 tool,
                 arguments,
                 title,
+                effect,
                 ..
-            } => self.tool_call(call_id, tool, arguments, title),
+            } => self.tool_call(call_id, tool, arguments, title, *effect),
             TaskEvent::ToolResult {
                 call_id,
                 is_error,
@@ -280,17 +318,22 @@ mod tests {
         assert_eq!(sent, "The key is <redacted> ok\n");
     }
 
+    /// Built-in tools by name; MCP tools by what they say they do, never
+    /// "other" (issue 37 C: an MCP call showed as "Other" while its
+    /// permission said "execute").
     #[test]
     fn tools_have_the_kind_of_what_they_do() {
         let kinds: Vec<ToolKind> = [
-            "read_file",
-            "search",
-            "edit_file",
-            "run_tests",
-            "mcp__db__q",
+            ("read_file", Effect::ReadOnly),
+            ("search", Effect::ReadOnly),
+            ("edit_file", Effect::EditsWorkspace),
+            ("run_tests", Effect::SideEffects),
+            ("mcp__everything__get-sum", Effect::ReadOnly),
+            ("mcp__fs__write_file", Effect::SideEffects),
+            ("mcp__db__q", Effect::Unknown),
         ]
         .iter()
-        .map(|t| kind_of(t))
+        .map(|(t, e)| kind_of(t, *e))
         .collect();
         assert_eq!(
             kinds,
@@ -299,7 +342,9 @@ mod tests {
                 ToolKind::Search,
                 ToolKind::Edit,
                 ToolKind::Execute,
-                ToolKind::Other
+                ToolKind::Read,
+                ToolKind::Execute,
+                ToolKind::Execute
             ]
         );
     }
