@@ -991,3 +991,47 @@ fn a_command_cancelled_while_running_is_said_to_be_interrupted() {
     );
     assert!(!follow_up.contains("before this call ran"), "{follow_up}");
 }
+
+/// Issue 37 B: a plain question ended "**Done, verified by Rein**: done
+/// (this task has no acceptance checks…)" under a plan of a fix-test task.
+/// A question gets its answer, no verdict and no plan; an instruction that
+/// changes files without a test to check them is "not verified", with the
+/// files to review, and its plan holds no check that will never run.
+#[test]
+fn only_checks_rein_ran_make_a_task_verified() {
+    let s = Session::new();
+    let answer = "I have not changed anything: total() sums quantities, not prices.";
+    let question = s.scenario(&json!({"replies": [{"text": answer}]}));
+    let t = s.run(
+        &question,
+        json!({"steps": [{"prompt": text("What did you change?")}]}),
+    );
+    assert_eq!(t.stop_reason(), "end_turn", "{}", s.log());
+    let said = t.said();
+    assert!(said.contains(answer), "{said}");
+    assert!(!said.contains("verified"), "{said}");
+    assert!(!said.contains("acceptance checks"), "{said}");
+    assert!(t.updates("plan").is_empty(), "{:#?}", t.updates("plan"));
+
+    let instruction = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "create_file", "input": {"path": "NOTES.md", "content": "total() sums quantities.\n"}}]},
+        {"text": "I wrote NOTES.md."}
+    ]}));
+    let t = s.run(
+        &instruction,
+        json!({"permission": "allow_once", "steps": [{"prompt": text("Write what total() does into NOTES.md.")}]}),
+    );
+    let said = t.said();
+    assert!(
+        said.contains("**Done, not verified**: no test checks this request, so the changes are the model's word; review them: NOTES.md"),
+        "{said}\n{}",
+        s.log()
+    );
+    assert!(!said.contains("verified by Rein"), "{said}");
+    for plan in t.updates("plan") {
+        let entries = plan["entries"].to_string();
+        assert!(!entries.contains("Rein runs the checks"), "{entries}");
+        assert!(!entries.contains("Find the cause"), "{entries}");
+    }
+}
+

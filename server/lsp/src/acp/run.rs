@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
 use super::session::AcpSession;
 use super::updates::AcpProgress;
-use super::verdict::final_message;
+use super::verdict::{Checks, final_message};
 use super::writes::Writes;
 use super::{Connection, prompt, saved, terminal, workspace};
 use crate::{launch, settings};
@@ -87,6 +87,7 @@ pub async fn run_prompt(
             redactor.clone(),
             Arc::clone(&call),
             0,
+            false,
         )
         .say(text)
     };
@@ -243,6 +244,7 @@ pub async fn run_prompt(
         redactor,
         Arc::clone(&call),
         ready.prepared().config.context.window_tokens,
+        !ready.spec().acceptance.is_empty(),
     ));
     let writes = Writes {
         root: session.root.clone(),
@@ -276,7 +278,14 @@ pub async fn run_prompt(
         &reason,
     );
     tracing::info!(%task, state = %outcome.state, reason = %outcome.reason, "ACP prompt ended");
-    progress.say(&final_message(&outcome, &progress.last_evidence()));
+    let checks = if progress.checks {
+        Checks::Ran
+    } else {
+        Checks::None {
+            changed: Some(progress.changed()),
+        }
+    };
+    progress.say(&final_message(&outcome, &progress.last_evidence(), &checks));
     stop_reason(&outcome)
 }
 

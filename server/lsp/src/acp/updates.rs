@@ -63,6 +63,8 @@ pub struct AcpProgress {
     pub call: std::sync::Arc<CurrentCall>,
     /// The model's context window, for `usage_update`.
     pub window: u64,
+    /// The task has acceptance checks (its plan ends with them).
+    pub checks: bool,
     state: Mutex<State>,
 }
 
@@ -84,6 +86,10 @@ struct State {
     titles: std::collections::HashMap<String, String>,
     /// The calls a cancel stopped while under way (their titles).
     interrupted: Vec<String>,
+    /// Edit calls not finished yet: the file each names.
+    editing: std::collections::HashMap<String, String>,
+    /// The files the task changed (by its progress note and its edits).
+    changed: std::collections::BTreeSet<String>,
 }
 
 impl AcpProgress {
@@ -94,6 +100,7 @@ impl AcpProgress {
         redactor: Redactor,
         call: std::sync::Arc<CurrentCall>,
         window: u64,
+        checks: bool,
     ) -> Self {
         Self {
             cx,
@@ -102,8 +109,17 @@ impl AcpProgress {
             redactor,
             call,
             window,
+            checks,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The files the task changed, as the workspace names them.
+    pub fn changed(&self) -> Vec<String> {
+        self.state
+            .lock()
+            .map(|s| s.changed.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// The calls a cancel stopped while under way: they may have run in
@@ -187,6 +203,11 @@ impl AcpProgress {
         self.call.set(call_id);
         if let Ok(mut state) = self.state.lock() {
             state.titles.insert(call_id.to_owned(), title.to_owned());
+            if kind_of(tool, effect) == ToolKind::Edit
+                && let Some(path) = arguments.get("path").and_then(|p| p.as_str())
+            {
+                state.editing.insert(call_id.to_owned(), path.to_owned());
+            }
         }
         let mut call = ToolCall::new(call_id.to_owned(), title.to_owned())
             .kind(kind_of(tool, effect))
@@ -204,6 +225,12 @@ impl AcpProgress {
     }
 
     fn tool_result(&self, call_id: &str, is_error: bool, summary: &str) {
+        if let Ok(mut state) = self.state.lock()
+            && let Some(path) = state.editing.remove(call_id)
+            && !is_error
+        {
+            state.changed.insert(path);
+        }
         if is_error
             && summary.starts_with(rein_core::agent::INTERRUPTED)
             && let Ok(mut state) = self.state.lock()
@@ -274,7 +301,12 @@ impl ProgressSink for AcpProgress {
                 ));
             }
             TaskEvent::ProgressNote { progress, .. } => {
-                let plan = super::plan::plan_of(progress);
+                if let Ok(mut state) = self.state.lock() {
+                    state.changed.extend(progress.changed.keys().cloned());
+                }
+                let Some(plan) = super::plan::plan_of(progress, self.checks) else {
+                    return;
+                };
                 let changed = self.state.lock().is_ok_and(|mut s| {
                     let changed = s.plan.as_ref() != Some(&plan);
                     s.plan = Some(plan.clone());
