@@ -1035,3 +1035,69 @@ fn only_checks_rein_ran_make_a_task_verified() {
     }
 }
 
+/// `server-everything` (npm, pinned by `tests/mcp-servers/install.sh`) as
+/// the client passes it in `session/new`.
+fn everything_server() -> Value {
+    let script = support::tests_dir().join("mcp-servers/install.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed (this test needs node and npm, and the npm registry once):\n{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).lines().last().unwrap());
+    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    json!({"name": "everything", "command": "node", "args": [entry, "stdio"], "env": []})
+}
+
+/// Issue 37 C: an MCP call was approved blind — "Run
+/// `mcp__everything__get-sum`" without `{a: 17, b: 25}` — and its tool call
+/// showed as "Other" while the permission said "execute". The permission
+/// shows the arguments (in the title: a panel may show nothing else) and
+/// the tool's kind, and says why it asks without "tools with effects" for
+/// a tool that says it only reads; the tool call has the same kind.
+#[test]
+fn an_mcp_calls_permission_shows_its_arguments_and_kind() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "mcp__everything__get-sum", "input": {"a": 17, "b": 25}}]},
+        {"text": "The sum is there."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({
+            "mcp_servers": [everything_server()],
+            "permission": "allow_once",
+            "steps": [{"prompt": text("Add 17 and 25 with the server.")}],
+        }),
+    );
+    let asked = t.events("permission");
+    assert_eq!(asked.len(), 1, "{asked:#?}\n{}", s.log());
+    let call = &asked[0]["params"]["toolCall"];
+    assert_eq!(
+        call["title"],
+        "Call `mcp__everything__get-sum` with {\"a\":17,\"b\":25}"
+    );
+    assert_eq!(call["kind"], "read");
+    assert_eq!(call["rawInput"], json!({"a": 17, "b": 25}));
+    let shown = call["content"][0]["content"]["text"].as_str().unwrap();
+    assert!(shown.contains("\"a\": 17"), "{shown}");
+    assert!(
+        shown.contains("Asked because: default: MCP tools ask, even one that says it only reads"),
+        "{shown}"
+    );
+    assert!(!t.wire().contains("tools with effects ask"));
+    let calls = t.updates("tool_call");
+    let sum = calls
+        .iter()
+        .find(|c| c["rawInput"] == json!({"a": 17, "b": 25}))
+        .unwrap();
+    assert_eq!(sum["kind"], "read", "{sum:#}");
+    assert_eq!(t.stop_reason(), "end_turn");
+}
+

@@ -473,7 +473,7 @@ fn a_scripted_model_uses_mcp_tools_through_a_full_fix_test_task() {
     out.assert_stderr("  │ cart.py sums the quantities. An image, too.\n");
     out.assert_stderr("  │ I got the image as a file. Now the fix.\n");
     // … the allow rules let the MCP calls through unasked; the edit was asked.
-    out.refute_stderr("Run `mcp__");
+    out.refute_stderr("rein wants to call `mcp__");
     out.assert_stderr("Apply this edit to cart.py? [y/N] y\n");
 
     // What the model got, exactly.
@@ -585,9 +585,12 @@ fn an_mcp_call_asks_by_default_and_a_no_is_a_no() {
     let (project, calls, out) = ask("n\n");
     out.assert_code(0);
     out.assert_stdout("state:  succeeded\n");
-    out.assert_stderr("  rein wants to run `mcp__fault__ok` in ");
-    out.assert_stderr("(default: tools with effects ask)\n");
-    out.assert_stderr("Run `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o n\n");
+    // What runs is the call with its arguments, and the tool says it only
+    // reads: not "tools with effects ask" (issue 37 C).
+    out.assert_stderr(
+        "  rein wants to call `mcp__fault__ok` (default: MCP tools ask, even one that says it only reads (its server's word, which Rein cannot check))\n  with {\"text\":\"hello\"}\n",
+    );
+    out.assert_stderr("Call `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o n\n");
     out.assert_stderr("  ✗ not allowed\n");
     out.assert_stderr("  │ You said no, so I did not call it.\n");
     assert!(
@@ -611,7 +614,7 @@ fn an_mcp_call_asks_by_default_and_a_no_is_a_no() {
     // The same call, answered `y`: the server runs it once.
     let (project, calls, out) = ask("y\n");
     out.assert_code(0);
-    out.assert_stderr("Run `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o y\n");
+    out.assert_stderr("Call `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o y\n");
     out.assert_stderr("  ✓ allowed once\n");
     out.assert_stderr("  │ The server answered.\n");
     assert_eq!(std::fs::read_to_string(&calls).unwrap(), "ok\n");
@@ -641,7 +644,7 @@ fn a_deny_rule_refuses_an_mcp_tool_even_with_yes() {
     out.assert_code(0);
     out.assert_stderr("  ✗ denied: mcp__everything__get-sum (deny: mcp__everything__get-sum)\n");
     out.assert_stderr("  │ Denied. An echo instead.\n");
-    out.refute_stderr("Run `mcp__");
+    out.refute_stderr("rein wants to call `mcp__");
     let sum = project.result_of("mcp__everything__get-sum");
     assert!(sum.is_error, "{sum:?}");
     assert!(!sum.content.contains("is 5"), "{sum:?}");
