@@ -1100,4 +1100,3 @@ fn an_mcp_calls_permission_shows_its_arguments_and_kind() {
     assert_eq!(sum["kind"], "read", "{sum:#}");
     assert_eq!(t.stop_reason(), "end_turn");
 }
-

@@ -925,6 +925,32 @@ fn a_huge_result_is_cut_and_saved_whole() {
     assert!(whole.iter().all(|b| *b == b'x'));
 }
 
+/// Issue 37 E: server-filesystem sends every file twice, as text and as a
+/// `structuredContent` wrapping the same text; both reached the model, and
+/// the cap counted both, so a file under the cap was cut at half its size.
+/// The model gets the file once, whole, within a cap it fits.
+#[test]
+fn a_file_the_filesystem_server_reads_reaches_the_model_once() {
+    let project = Project::new();
+    let notes: String = (0..600).map(|n| format!("note {n}\n")).collect();
+    std::fs::write(project.root().join("notes.txt"), &notes).unwrap();
+    let path = project.root().join("notes.txt").display().to_string();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__filesystem__*\"]\n{}",
+        filesystem(&project.root()).replace("args = [", "max_output_tokens = 3000\nargs = [")
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "Reading it.", "tool_calls": call("mcp__filesystem__read_text_file", json!({"path": path}))},
+        saw("note 599", "I read it all.", "It was cut.", json!([])),
+    ]}));
+    let out = project.run(&scenario, &["read the notes"], "", &[]);
+    out.assert_code(0);
+    out.assert_stderr("  │ I read it all.\n");
+    let read = project.result_of("mcp__filesystem__read_text_file");
+    assert!(!read.is_error, "{read:?}");
+    assert_eq!(read.content, notes);
+}
+
 /// A server that exits before it answers `initialize`: the warning names
 /// it (with what it said on stderr), and the task runs with the built-in
 /// tools to a verified fix.
