@@ -61,9 +61,14 @@ pub enum CallError {
     )]
     Timeout { server: String, seconds: u64 },
     #[error(
-        "the MCP server `{server}` stopped during the call, so what the call did is unknown; it will be restarted for the next call"
+        "the MCP server `{server}` stopped during the call, so what the call did is unknown; {next}"
     )]
-    Crashed { server: String },
+    Crashed {
+        server: String,
+        /// What happens next: a process is restarted, a URL connected to
+        /// again.
+        next: &'static str,
+    },
     #[error(
         "the MCP server `{server}` is down ({why}) and was not restarted: it failed {restarts} times in this task"
     )]
@@ -76,6 +81,11 @@ pub enum CallError {
         "the MCP server `{server}` could not be reached ({message}); whether the call ran is unknown"
     )]
     Unreachable { server: String, message: String },
+    #[error("the MCP server `{server}` could not be reached ({message}), so the call did not run")]
+    NotReached { server: String, message: String },
+    /// The server was down and could not be started again.
+    #[error("{why}; so the call did not run")]
+    NotRun { why: String },
     #[error("the MCP server `{server}` refused the call: {message}")]
     Refused { server: String, message: String },
     #[error("cancelled: the task was cancelled during the call")]
@@ -178,7 +188,10 @@ impl Connection {
         arguments: serde_json::Map<String, Value>,
         cancel: &CancellationToken,
     ) -> Result<Value, CallError> {
-        let peer = self.peer(cancel).await?;
+        let peer = self.peer(cancel).await.map_err(|error| match error {
+            CallError::Start(why) => CallError::NotRun { why },
+            other => other,
+        })?;
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let server = self.server.name.clone();
         // Dropping the call (timeout, cancel) sends `notifications/cancelled`.
@@ -203,16 +216,35 @@ impl Connection {
                 server,
                 seconds: self.server.tool_timeout.as_secs().max(1),
             }),
-            // HTTP: the request did not get through (the server is down or
-            // unreachable); the session may recover by the next call.
-            Ok(Err(ServiceError::TransportSend(error))) => Err(CallError::Unreachable {
-                server,
-                message: error.to_string(),
-            }),
+            // HTTP: sending failed. Only a connection never made is sure
+            // not to have reached the server; the session may recover by
+            // the next call.
+            Ok(Err(ServiceError::TransportSend(error))) => {
+                // The transport's own error, without rmcp's type names.
+                let message = error.error.to_string();
+                Err(if never_connected(error.error.as_ref()) {
+                    CallError::NotReached { server, message }
+                } else {
+                    CallError::Unreachable { server, message }
+                })
+            }
+            // The connection ended with the call in flight: the server
+            // stopped (a process that exited, an HTTP server that went
+            // away), whatever `is_transport_closed` says yet.
+            Ok(Err(ServiceError::TransportClosed)) => {
+                self.mark_down("it stopped during a call".to_owned()).await;
+                Err(CallError::Crashed {
+                    server,
+                    next: self.after_a_crash(),
+                })
+            }
             Ok(Err(error)) => {
                 if peer.is_transport_closed() {
                     self.mark_down(format!("it stopped: {error}")).await;
-                    Err(CallError::Crashed { server })
+                    Err(CallError::Crashed {
+                        server,
+                        next: self.after_a_crash(),
+                    })
                 } else {
                     Err(CallError::Refused {
                         server,
@@ -273,6 +305,14 @@ impl Connection {
         }
     }
 
+    /// What happens after the server stopped during a call.
+    fn after_a_crash(&self) -> &'static str {
+        match self.server.transport {
+            McpTransport::Stdio { .. } => "it will be restarted for the next call",
+            McpTransport::Http { .. } => "Rein connects to it again for the next call",
+        }
+    }
+
     async fn mark_down(&self, why: String) {
         let mut state = self.state.lock().await;
         if let State::Live(live) = &*state {
@@ -307,6 +347,33 @@ impl Drop for Connection {
             kill_group(live.group);
         }
     }
+}
+
+/// Why `initialize` failed, in the transport's words (rmcp's own text
+/// names its transport's Rust types).
+fn init_failure(error: &rmcp::service::ClientInitializeError) -> String {
+    match error {
+        rmcp::service::ClientInitializeError::TransportError { error, context } => {
+            format!("{}; while trying to {context}", error.error)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Whether `error` (a transport's) is a connection that was never made:
+/// nothing was sent, so nothing ran.
+fn never_connected(error: &(dyn std::error::Error + 'static)) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(StreamableHttpError::Client(http)) =
+            error.downcast_ref::<StreamableHttpError<crate::http::HttpError>>()
+        {
+            return http.is_connect();
+        }
+        cause = error.source();
+    }
+    false
 }
 
 fn kill_group(group: Option<i32>) {
@@ -455,7 +522,8 @@ async fn connect(
         Ok(Err(e)) => {
             kill_group(group);
             return Err(fail(format!(
-                "did not start: {e}{}",
+                "did not start: {}{}",
+                init_failure(&e),
                 said(&last_words).await
             )));
         }
@@ -508,7 +576,14 @@ async fn connect_http(
     let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
     {
         Ok(Ok(service)) => service,
-        Ok(Err(e)) => return Err(fail(format!("did not start ({url}): {e}"))),
+        Ok(Err(e)) => {
+            let unreachable = matches!(&e, rmcp::service::ClientInitializeError::TransportError { error, .. } if never_connected(error.error.as_ref()));
+            return Err(fail(if unreachable {
+                format!("could not be reached at {url} ({})", init_failure(&e))
+            } else {
+                format!("did not start ({url}): {}", init_failure(&e))
+            }));
+        }
         Err(_) => {
             return Err(fail(format!(
                 "did not answer `initialize` within {} s ({url})",

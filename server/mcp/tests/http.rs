@@ -254,7 +254,51 @@ async fn a_server_not_listening_is_a_clear_start_error() {
         started.elapsed()
     );
     assert!(
-        matches!(&error, CallError::Start(m) if m.starts_with("the MCP server `web` did not start") && m.contains(&url) && m.contains("refused")),
+        matches!(&error, CallError::Start(m) if m.starts_with(&format!("the MCP server `web` could not be reached at {url} (")) && m.contains("refused") && !m.contains("rmcp::")),
         "{error}"
     );
+}
+
+/// Issue 37 F: a Streamable HTTP server that died during a call was
+/// reported backwards — the call it died in "refused the call: Transport
+/// closed" (it ran), the next one "…whether the call ran is unknown" (it
+/// certainly did not) — with rmcp's type names in the text. The words are
+/// the stdio crash's, and a request that never reached the server says so.
+#[tokio::test]
+async fn a_server_that_dies_during_a_call_is_reported_as_a_stdio_crash_is() {
+    let python = PythonServer::start();
+    let (connection, _) = Connection::start(server(python.url()), spawner(Some(TOKEN)))
+        .await
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let died = connection
+        .call("die", serde_json::Map::new(), &cancel)
+        .await
+        .unwrap_err();
+    let next = connection
+        .call(
+            "add",
+            arguments(serde_json::json!({"a": 1, "b": 1})),
+            &cancel,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        died.to_string(),
+        "the MCP server `web` stopped during the call, so what the call did is unknown; Rein connects to it again for the next call"
+    );
+    let next = next.to_string();
+    assert!(
+        next.starts_with(&format!(
+            "the MCP server `web` could not be reached at {} (",
+            python.url()
+        )) && next.contains("Connection refused")
+            && next.ends_with("; so the call did not run"),
+        "{next}"
+    );
+    assert!(
+        !next.contains("rmcp::") && !next.contains("Worker"),
+        "{next}"
+    );
+    connection.shutdown().await;
 }
