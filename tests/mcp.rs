@@ -124,6 +124,28 @@ fn filesystem(dir: &Path) -> String {
     )
 }
 
+/// `server-memory` (a knowledge graph in a file, beside its code unless
+/// told otherwise) as `memory`, with `more` lines, installed under `dir`:
+/// a copy of the pinned packages (hard links where the file system allows)
+/// outside every folder the sandbox lets commands write, as a global npm
+/// install or `npx`'s cache would be. The suite's own cache is under
+/// `~/.cache`, which commands may write.
+fn memory(dir: &Path, more: &str) -> String {
+    let copy = dir.join("node_modules");
+    if !copy.exists() {
+        std::fs::create_dir_all(dir).unwrap();
+        let from = npm_servers().join("node_modules");
+        let linked = Command::new("cp").arg("-al").arg(&from).arg(&copy).status();
+        if !linked.is_ok_and(|s| s.success()) {
+            let _ = std::fs::remove_dir_all(&copy);
+            let copied = Command::new("cp").arg("-a").arg(&from).arg(&copy).status();
+            assert!(copied.unwrap().success(), "cannot copy {}", from.display());
+        }
+    }
+    let entry = copy.join("@modelcontextprotocol/server-memory/dist/index.js");
+    server_toml("memory", "node", &[entry.display().to_string()], more)
+}
+
 /// The fault server as `name`, started with `args`, with `more` lines.
 fn fault(name: &str, args: &[&str], more: &str) -> String {
     let mut all = vec![fault_server()];
@@ -1009,6 +1031,63 @@ fn doctor_lists_each_mcp_server_whether_it_starts_and_its_tools() {
         fault_server()
     ));
     out.assert_stdout("fault_server: refusing to start (as asked)\n");
+}
+
+/// Issue 37 (smaller points): `rein doctor` said "ok" for server-memory,
+/// whose writes the sandbox blocks (its memory.jsonl is kept beside its
+/// code, under node_modules: EACCES at the first write). It says so and
+/// how to point the data into the workspace, which works; and neither
+/// `rein doctor` nor `rein run` prints the MCP library's INFO logs.
+#[test]
+fn a_server_whose_writes_the_sandbox_blocks_is_warned_about() {
+    let remember = |more: &dyn Fn(&Path) -> String| {
+        let project = Project::new();
+        let servers = project.dir.path().join("servers");
+        project.user_config(&format!(
+            "[permissions]\nallow = [\"mcp__memory__*\"]\n{}",
+            memory(&servers, &more(&project.root()))
+        ));
+        let entity = json!({"entities": [{"name": "cart", "entityType": "module", "observations": ["total() sums quantities"]}]});
+        let scenario = project.scenario(&json!({"replies": [
+            {"text": "Remembering.", "tool_calls": call("mcp__memory__create_entities", entity)},
+            saw("EACCES", "It could not write.", "It wrote.", json!([])),
+        ]}));
+        let doctor = project.doctor();
+        let run = project.run(&scenario, &["remember the cart"], "", &[]);
+        (project, doctor, run)
+    };
+
+    let (project, doctor, run) = remember(&|_| String::new());
+    doctor.assert_stdout("ok   MCP server `memory` (node ");
+    doctor.assert_stdout("warn   `memory` (server-memory) keeps its data beside its own files (");
+    let data = project.root().join(".mcp-memory.jsonl");
+    doctor.assert_stdout(&format!(
+        "Point it into the workspace: env = {{ MEMORY_FILE_PATH = \"{}\" }} under [mcp_servers.memory]\n",
+        data.display()
+    ));
+    doctor.refute_stderr("rmcp::");
+    // What the warning says happens.
+    run.assert_stderr("  │ It could not write.\n");
+    run.refute_stderr("rmcp::");
+    assert!(project.result_of("mcp__memory__create_entities").is_error);
+
+    // Pointed into the workspace, as the warning says: it works.
+    let (project, doctor, run) = remember(&|root| {
+        format!(
+            "env = {{ MEMORY_FILE_PATH = {} }}",
+            toml_str(&root.join(".mcp-memory.jsonl").display().to_string())
+        )
+    });
+    doctor.assert_stdout("info   `memory` can write only in the workspace and its temporary folder; its own files (");
+    assert!(
+        !doctor.stdout.contains("warn   `memory`"),
+        "{}",
+        doctor.stdout
+    );
+    run.assert_stderr("  │ It wrote.\n");
+    assert!(!project.result_of("mcp__memory__create_entities").is_error);
+    let kept = std::fs::read_to_string(project.root().join(".mcp-memory.jsonl")).unwrap();
+    assert!(kept.contains("total() sums quantities"), "{kept}");
 }
 
 // --- Streamable HTTP --------------------------------------------------------------
