@@ -251,7 +251,7 @@ fn the_demo_test_is_fixed_with_the_permission_granted() {
     let statuses: Vec<&str> = t
         .updates("tool_call_update")
         .iter()
-        .map(|u| u["status"].as_str().unwrap())
+        .filter_map(|u| u["status"].as_str())
         .collect();
     // The first run shows the test failing: a failed call.
     assert_eq!(statuses, ["failed", "completed", "completed", "completed"]);
@@ -1099,4 +1099,39 @@ fn an_mcp_calls_permission_shows_its_arguments_and_kind() {
         .unwrap();
     assert_eq!(sum["kind"], "read", "{sum:#}");
     assert_eq!(t.stop_reason(), "end_turn");
+}
+
+/// Issue 37 (smaller points): an MCP server's progress reports were log
+/// lines on stderr. They are the call's progress: the panel sees them in
+/// the tool call, while it runs.
+#[test]
+fn an_mcp_servers_progress_shows_in_its_tool_call() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "mcp__everything__trigger-long-running-operation", "input": {"duration": 0.6, "steps": 3}}]},
+        {"text": "It finished."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({
+            "mcp_servers": [everything_server()],
+            "permission": "allow_once",
+            "steps": [{"prompt": text("Run the long operation.")}],
+        }),
+    );
+    assert_eq!(t.stop_reason(), "end_turn", "{}", s.log());
+    let shown: Vec<&str> = t
+        .updates("tool_call_update")
+        .iter()
+        .filter(|u| u.get("status").is_none())
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        shown.iter().any(|text| text
+            .starts_with("Trigger Long Running Operation Tool (everything): ")
+            && text.ends_with("/3")),
+        "{shown:#?}\n{}",
+        s.log()
+    );
+    assert!(!s.log().contains("notifications/progress"), "{}", s.log());
 }

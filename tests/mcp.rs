@@ -1078,7 +1078,9 @@ fn a_server_whose_writes_the_sandbox_blocks_is_warned_about() {
             toml_str(&root.join(".mcp-memory.jsonl").display().to_string())
         )
     });
-    doctor.assert_stdout("info   `memory` can write only in the workspace and its temporary folder; its own files (");
+    doctor.assert_stdout(
+        "info   `memory` can write only in the workspace and its temporary folder; its own files (",
+    );
     assert!(
         !doctor.stdout.contains("warn   `memory`"),
         "{}",
@@ -1088,6 +1090,28 @@ fn a_server_whose_writes_the_sandbox_blocks_is_warned_about() {
     assert!(!project.result_of("mcp__memory__create_entities").is_error);
     let kept = std::fs::read_to_string(project.root().join(".mcp-memory.jsonl")).unwrap();
     assert!(kept.contains("total() sums quantities"), "{kept}");
+}
+
+/// Issue 37 (smaller points): each progress notification of a server was a
+/// log line of the MCP library on stderr. It is the task's progress: a
+/// step of `rein run`'s progress, and no library log.
+#[test]
+fn an_mcp_servers_progress_is_progress_not_a_log_line() {
+    let project = Project::new();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__everything__*\"]\n{}",
+        everything()
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "A long one.", "tool_calls": call("mcp__everything__trigger-long-running-operation", json!({"duration": 0.6, "steps": 3}))},
+        saw("Long running operation completed", "It finished.", "It did not finish.", json!([])),
+    ]}));
+    let out = project.run(&scenario, &["run the long operation"], "", &[]);
+    out.assert_code(0);
+    out.assert_stderr("  │ It finished.\n");
+    out.assert_stderr("Trigger Long Running Operation Tool (everything): ");
+    out.refute_stderr("rmcp::");
+    out.refute_stderr("ProgressNotification");
 }
 
 // --- Streamable HTTP --------------------------------------------------------------

@@ -15,15 +15,21 @@ use rein_core::config::mcp::{McpServer, McpTransport, expand};
 use rein_core::exec::{CommandKind, CommandSpec, Launcher, SandboxMode};
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool as McpToolInfo,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ServerResult,
+    Tool as McpToolInfo,
 };
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
+
+use crate::progress::{Progress, Progresses};
 
 /// Restarts allowed per server and task: a server that keeps dying is
 /// left down, and its tools say so.
@@ -92,10 +98,12 @@ pub enum CallError {
     Cancelled,
 }
 
-/// Notices `notifications/tools/list_changed`.
+/// Notices `notifications/tools/list_changed`, and passes each call's
+/// `notifications/progress` on to it.
 #[derive(Clone)]
 struct Handler {
     generation: Arc<AtomicU64>,
+    progress: Progresses,
 }
 
 impl ClientHandler for Handler {
@@ -104,6 +112,15 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
         self.generation.fetch_add(1, Ordering::SeqCst);
+        std::future::ready(())
+    }
+
+    fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.progress.report(params);
         std::future::ready(())
     }
 
@@ -136,6 +153,8 @@ pub struct Connection {
     /// so, or it was restarted): each task compares it with the one it
     /// last saw, so tasks sharing the server each notice the change.
     generation: Arc<AtomicU64>,
+    /// Calls waiting for progress reports (kept across restarts).
+    progress: Progresses,
     restarts: std::sync::atomic::AtomicU32,
 }
 
@@ -146,14 +165,18 @@ impl Connection {
         server: McpServer,
         spawner: Spawner,
     ) -> Result<(Arc<Connection>, Vec<McpToolInfo>), CallError> {
-        let generation = Arc::new(AtomicU64::new(0));
-        let live = connect(&server, &spawner, &generation).await?;
+        let handler = Handler {
+            generation: Arc::new(AtomicU64::new(0)),
+            progress: Progresses::default(),
+        };
+        let live = connect(&server, &spawner, &handler).await?;
         let tools = list(&server, live.service.peer()).await?;
         let connection = Arc::new(Connection {
             server,
             spawner,
             state: tokio::sync::Mutex::new(State::Live(live)),
-            generation,
+            generation: handler.generation,
+            progress: handler.progress,
             restarts: Default::default(),
         });
         Ok((connection, tools))
@@ -181,12 +204,14 @@ impl Connection {
     }
 
     /// Calls `tool` with `arguments`, within the server's tool timeout and
-    /// until `cancel`; the result as the protocol's JSON.
+    /// until `cancel`; the result as the protocol's JSON. The server's
+    /// progress reports for the call go to `progress` (when given).
     pub async fn call(
         &self,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
         cancel: &CancellationToken,
+        progress: Option<tokio::sync::mpsc::Sender<Progress>>,
     ) -> Result<Value, CallError> {
         let peer = self.peer(cancel).await.map_err(|error| match error {
             CallError::Start(why) => CallError::NotRun { why },
@@ -197,17 +222,31 @@ impl Connection {
         // Dropping the call (timeout, cancel) sends `notifications/cancelled`.
         let outcome = tokio::select! {
             () = cancel.cancelled() => return Err(CallError::Cancelled),
-            outcome = tokio::time::timeout(self.server.tool_timeout, peer.call_tool(params)) => outcome,
+            outcome = tokio::time::timeout(self.server.tool_timeout, self.call_watched(&peer, params, progress)) => outcome,
         };
         match outcome {
             Err(_) => Err(CallError::Timeout {
                 server,
                 seconds: self.server.tool_timeout.as_secs().max(1),
             }),
-            Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| CallError::Refused {
-                server,
-                message: format!("its result could not be read: {e}"),
-            }),
+            Ok(Ok(result)) => {
+                let result = match result {
+                    ServerResult::CallToolResult(result) => serde_json::to_value(result),
+                    // A result with nothing but metadata: no content.
+                    ServerResult::EmptyResult(_) => Ok(Value::Object(Default::default())),
+                    ServerResult::CustomResult(custom) => Ok(custom.0),
+                    _ => {
+                        return Err(CallError::Refused {
+                            server,
+                            message: "it answered with a kind of result Rein does not read (a task, or a request for input)".into(),
+                        });
+                    }
+                };
+                result.map_err(|e| CallError::Refused {
+                    server,
+                    message: format!("its result could not be read: {e}"),
+                })
+            }
             Ok(Err(ServiceError::McpError(error))) => Err(CallError::Refused {
                 server,
                 message: error.message.to_string(),
@@ -255,6 +294,30 @@ impl Connection {
         }
     }
 
+    /// `tools/call` with `params`; the server's progress reports for it
+    /// go to `progress`. Dropped before the answer, it tells the server
+    /// the call is cancelled.
+    async fn call_watched(
+        &self,
+        peer: &Peer<RoleClient>,
+        params: CallToolRequestParams,
+        progress: Option<tokio::sync::mpsc::Sender<Progress>>,
+    ) -> Result<ServerResult, ServiceError> {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await?;
+        // Until the answer: then its reports stop.
+        let _watch = progress.map(|to| self.progress.watch(handle.progress_token.clone(), to));
+        let mut abandoned = Abandoned {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let result = handle.await_response().await;
+        abandoned.id = None;
+        result
+    }
+
     /// A live peer: the running one, or a restarted one (with backoff) if
     /// the server died, up to [`MAX_RESTARTS`].
     /// One restart at a time: the lock is held through it, so calls
@@ -282,7 +345,11 @@ impl Connection {
         tracing::warn!(server = %self.server.name, restarts, "restarting the MCP server ({why})");
         let restart = async {
             tokio::time::sleep(FIRST_BACKOFF * 2u32.pow(restarts - 1)).await;
-            connect(&self.server, &self.spawner, &self.generation).await
+            let handler = Handler {
+                generation: Arc::clone(&self.generation),
+                progress: self.progress.clone(),
+            };
+            connect(&self.server, &self.spawner, &handler).await
         };
         let restarted = tokio::select! {
             () = cancel.cancelled() => Err(CallError::Cancelled),
@@ -346,6 +413,30 @@ impl Drop for Connection {
         {
             kill_group(live.group);
         }
+    }
+}
+
+/// A call whose answer nobody waits for any more: the server is told it is
+/// cancelled (`notifications/cancelled`), as MCP asks.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let cancelled =
+                CancelledNotificationParam::new(Some(id), Some("cancelled by Rein".to_owned()));
+            if let Err(error) = peer.notify_cancelled(cancelled).await {
+                tracing::debug!(%error, "notifications/cancelled not sent");
+            }
+        });
     }
 }
 
@@ -418,7 +509,7 @@ async fn said(last_words: &std::sync::Mutex<std::collections::VecDeque<String>>)
 async fn connect(
     server: &McpServer,
     spawner: &Spawner,
-    generation: &Arc<AtomicU64>,
+    handler: &Handler,
 ) -> Result<Live, CallError> {
     let fail =
         |message: String| CallError::Start(format!("the MCP server `{}` {message}", server.name));
@@ -430,7 +521,7 @@ async fn connect(
             env_vars,
         } => (command, args, env, env_vars),
         McpTransport::Http { url, headers } => {
-            return connect_http(server, spawner, generation, url, headers).await;
+            return connect_http(server, spawner, handler, url, headers).await;
         }
     };
     let mut vars = spawner.base_env.clone();
@@ -513,10 +604,11 @@ async fn connect(
             }
         });
     }
-    let handler = Handler {
-        generation: generation.clone(),
-    };
-    let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
+    let service = match tokio::time::timeout(
+        server.startup_timeout,
+        handler.clone().serve(transport),
+    )
+    .await
     {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
@@ -545,7 +637,7 @@ async fn connect(
 async fn connect_http(
     server: &McpServer,
     spawner: &Spawner,
-    generation: &Arc<AtomicU64>,
+    handler: &Handler,
     url: &str,
     headers: &[(String, String)],
 ) -> Result<Live, CallError> {
@@ -570,10 +662,11 @@ async fn connect_http(
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let started = Instant::now();
-    let handler = Handler {
-        generation: generation.clone(),
-    };
-    let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
+    let service = match tokio::time::timeout(
+        server.startup_timeout,
+        handler.clone().serve(transport),
+    )
+    .await
     {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {

@@ -159,6 +159,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
             "add",
             arguments(serde_json::json!({"a": 20, "b": 22})),
             &cancel,
+            None,
         )
         .await
         .unwrap();
@@ -166,7 +167,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
 
     // The header went with the calls, its variable filled in.
     let result = connection
-        .call("whoami", serde_json::Map::new(), &cancel)
+        .call("whoami", serde_json::Map::new(), &cancel, None)
         .await
         .unwrap();
     assert_eq!(text(&result), format!("Bearer {TOKEN}"), "{result}");
@@ -180,6 +181,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
             "add",
             arguments(serde_json::json!({"a": 1, "b": 2})),
             &cancel,
+            None,
         )
         .await
         .unwrap();
@@ -193,6 +195,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
             "add",
             arguments(serde_json::json!({"a": 1, "b": 1})),
             &cancel,
+            None,
         )
         .await
         .unwrap_err();
@@ -213,6 +216,7 @@ async fn a_server_that_goes_away_fails_the_call_without_a_hang() {
             "add",
             arguments(serde_json::json!({"a": 1, "b": 1})),
             &CancellationToken::new(),
+            None,
         )
         .await
         .unwrap_err();
@@ -272,7 +276,7 @@ async fn a_server_that_dies_during_a_call_is_reported_as_a_stdio_crash_is() {
         .unwrap();
     let cancel = CancellationToken::new();
     let died = connection
-        .call("die", serde_json::Map::new(), &cancel)
+        .call("die", serde_json::Map::new(), &cancel, None)
         .await
         .unwrap_err();
     let next = connection
@@ -280,6 +284,7 @@ async fn a_server_that_dies_during_a_call_is_reported_as_a_stdio_crash_is() {
             "add",
             arguments(serde_json::json!({"a": 1, "b": 1})),
             &cancel,
+            None,
         )
         .await
         .unwrap_err();

@@ -1,6 +1,7 @@
 //! A task's events as ACP `session/update` notifications: the model's text
 //! streamed as `agent_message_chunk`, each tool call as `tool_call` then
-//! `tool_call_update` (kind, title, locations, the edit's diff), tokens
+//! `tool_call_update` (kind, title, locations, the edit's diff; what it is
+//! doing meanwhile, such as an MCP server's progress), tokens
 //! and cost as `usage_update` (cost in USD), Rein's progress note as a
 //! `plan` (`plan.rs`). Everything sent is redacted
 //! with the task's redactor first: no key reaches the client.
@@ -86,6 +87,8 @@ struct State {
     titles: std::collections::HashMap<String, String>,
     /// The calls a cancel stopped while under way (their titles).
     interrupted: Vec<String>,
+    /// Calls started and not finished.
+    running: std::collections::HashSet<String>,
     /// Edit calls not finished yet: the file each names.
     editing: std::collections::HashMap<String, String>,
     /// The files the task changed (by its progress note and its edits).
@@ -203,6 +206,7 @@ impl AcpProgress {
         self.call.set(call_id);
         if let Ok(mut state) = self.state.lock() {
             state.titles.insert(call_id.to_owned(), title.to_owned());
+            state.running.insert(call_id.to_owned());
             if kind_of(tool, effect) == ToolKind::Edit
                 && let Some(path) = arguments.get("path").and_then(|p| p.as_str())
             {
@@ -225,11 +229,13 @@ impl AcpProgress {
     }
 
     fn tool_result(&self, call_id: &str, is_error: bool, summary: &str) {
-        if let Ok(mut state) = self.state.lock()
-            && let Some(path) = state.editing.remove(call_id)
-            && !is_error
-        {
-            state.changed.insert(path);
+        if let Ok(mut state) = self.state.lock() {
+            state.running.remove(call_id);
+            if let Some(path) = state.editing.remove(call_id)
+                && !is_error
+            {
+                state.changed.insert(path);
+            }
         }
         if is_error
             && summary.starts_with(rein_core::agent::INTERRUPTED)
@@ -285,6 +291,24 @@ impl ProgressSink for AcpProgress {
                 summary,
                 ..
             } => self.tool_result(call_id, *is_error, summary),
+            // What the running call is doing now (an MCP server's progress
+            // report, "waiting for approval"): shown in that call.
+            // (Not "waiting for approval": the permission request says so.)
+            TaskEvent::Activity { text } if text != "waiting for approval" => {
+                let call_id = self.call.get();
+                let running = self
+                    .state
+                    .lock()
+                    .is_ok_and(|s| s.running.contains(&call_id));
+                if running {
+                    self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                        call_id,
+                        ToolCallUpdateFields::new().content(vec![ToolCallContent::from(
+                            ContentBlock::Text(TextContent::new(text.clone())),
+                        )]),
+                    )));
+                }
+            }
             TaskEvent::ModelCall { usage, .. } => {
                 if let Ok(mut state) = self.state.lock() {
                     state.context_tokens = usage
