@@ -1135,3 +1135,53 @@ fn an_mcp_servers_progress_shows_in_its_tool_call() {
     );
     assert!(!s.log().contains("notifications/progress"), "{}", s.log());
 }
+
+/// Issue 37 (smaller points): one four-turn task sent 24
+/// `fs/read_text_file` for two files. What the client served is kept
+/// while no time has passed: the first turn's context asks for each file
+/// once, an edit asks for the text once before its question and once after
+/// (what it is written over is always asked for fresh: the typing tests
+/// above still see every keystroke).
+#[test]
+fn the_client_is_not_asked_again_for_a_text_it_just_served() {
+    let s = Session::new();
+    let cart = s.root().join("cart.py");
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({
+            "fs": true,
+            "save_on_write": true,
+            "buffers": {cart.display().to_string(): s.cart()},
+            "permission": "allow_once",
+            "steps": [{"prompt": text(FIX_PROMPT)}],
+        }),
+    );
+    assert!(t.said().contains("Done, verified by Rein"), "{}", t.said());
+    // Reads, in order, with the tool calls that began between them.
+    let mut steps: Vec<(String, Vec<String>)> = vec![("first turn".into(), Vec::new())];
+    for line in &t.lines {
+        if line["dir"] == "from_agent"
+            && line["msg"]["params"]["update"]["sessionUpdate"] == "tool_call"
+        {
+            let title = line["msg"]["params"]["update"]["title"].as_str().unwrap();
+            steps.push((title.to_owned(), Vec::new()));
+        }
+        if line["event"] == "fs_read" {
+            let path = line["path"].as_str().unwrap().to_owned();
+            steps.last_mut().unwrap().1.push(path);
+        }
+        if line["event"] == "fs_write" {
+            steps.push(("after the write".into(), Vec::new()));
+        }
+    }
+    let first = &steps[0].1;
+    let mut once = first.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(first.len(), once.len(), "{steps:#?}");
+    let edit = steps
+        .iter()
+        .find(|(title, _)| title == "editing cart.py")
+        .unwrap();
+    assert_eq!(edit.1.len(), 2, "{steps:#?}");
+}

@@ -15,6 +15,7 @@ mod folder;
 mod lines;
 mod plan;
 mod prompt;
+mod read_cache;
 mod redact;
 mod run;
 mod saved;

@@ -14,6 +14,7 @@ use rein_core::task_host::{FrontEnd, Recovery, TaskHost};
 use tokio_util::sync::CancellationToken;
 
 use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
+use super::read_cache::ReadCache;
 use super::session::AcpSession;
 use super::updates::AcpProgress;
 use super::verdict::{Checks, final_message};
@@ -126,12 +127,18 @@ pub async fn run_prompt(
         root: session.root.clone(),
     });
     let disk = disk.with_confirm(confirm.clone());
+    let cache = Arc::new(ReadCache::default());
     let (workspace, client_files): (Arc<dyn rein_core::workspace::Workspace>, _) = if client.fs {
         let files = workspace::ClientFiles {
             cx: cx.clone(),
             session_id: session.id.clone(),
         };
-        let live = Arc::new(workspace::AcpWorkspace::new(disk, files, confirm));
+        let live = Arc::new(workspace::AcpWorkspace::new(
+            disk,
+            files,
+            confirm,
+            Arc::clone(&cache),
+        ));
         (Arc::clone(&live) as _, Some(live))
     } else {
         (Arc::new(disk), None)
@@ -237,7 +244,7 @@ pub async fn run_prompt(
         }
         ready
     };
-    let progress = Arc::new(AcpProgress::new(
+    let mut progress = AcpProgress::new(
         cx.clone(),
         session.id.clone(),
         session.root.clone(),
@@ -245,7 +252,9 @@ pub async fn run_prompt(
         Arc::clone(&call),
         ready.prepared().config.context.window_tokens,
         !ready.spec().acceptance.is_empty(),
-    ));
+    );
+    progress.cache = Some(cache);
+    let progress = Arc::new(progress);
     let writes = Writes {
         root: session.root.clone(),
         mode: config.sandbox.mode,

@@ -66,6 +66,8 @@ pub struct AcpProgress {
     pub window: u64,
     /// The task has acceptance checks (its plan ends with them).
     pub checks: bool,
+    /// What the client served, forgotten whenever time passes.
+    pub cache: Option<std::sync::Arc<super::read_cache::ReadCache>>,
     state: Mutex<State>,
 }
 
@@ -113,6 +115,7 @@ impl AcpProgress {
             call,
             window,
             checks,
+            cache: None,
             state: Mutex::new(State::default()),
         }
     }
@@ -264,6 +267,18 @@ impl AcpProgress {
 
 impl ProgressSink for AcpProgress {
     fn event(&self, _task: &TaskId, event: &TaskEvent) {
+        // Steps that take time: the user may have typed meanwhile.
+        if let Some(cache) = &self.cache
+            && matches!(
+                event,
+                TaskEvent::Started { .. }
+                    | TaskEvent::ModelCall { .. }
+                    | TaskEvent::ToolResult { .. }
+                    | TaskEvent::Verification { .. }
+            )
+        {
+            cache.time_passed();
+        }
         match event {
             TaskEvent::TextDelta { text, .. } => self.stream(text),
             TaskEvent::Text { text, .. } => self.complete(text),
