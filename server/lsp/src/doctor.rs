@@ -624,8 +624,8 @@ const DATA_BESIDE_CODE: &[(&str, &str, &str)] =
 
 /// Where a started stdio server may write, when the sandbox confines its
 /// files (`files`, its policy's): the workspace, not its own files. A
-/// server that keeps its data there starts fine and fails at its first
-/// write (EACCES), so "ok" alone would mislead: a known one is warned
+/// server that keeps its data there starts fine, and what it saves fails
+/// (EACCES) or is lost with it, so "ok" alone would mislead: a known one is warned
 /// about, with the setting that moves its data into the workspace; any
 /// other is told where it can write.
 fn mcp_writes(
@@ -667,7 +667,7 @@ fn mcp_writes(
         return Some((
             Level::Warn,
             format!(
-                "  `{}` ({package}) keeps its data beside its own files ({own_shown}) unless {variable} says otherwise, and the sandbox lets it write only in the workspace: its first write will fail (EACCES). Point it into the workspace: env = {{ {variable} = \"{}\" }} under [mcp_servers.{}]",
+                "  `{}` ({package}) keeps its data beside its own files ({own_shown}) unless {variable} says otherwise, and the sandbox lets it write only in the workspace: what it saves there fails (EACCES) or does not outlive it. Point it into the workspace: env = {{ {variable} = \"{}\" }} under [mcp_servers.{}]",
                 server.name,
                 root.join(format!(".mcp-{file}")).display(),
                 server.name
