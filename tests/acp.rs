@@ -251,7 +251,7 @@ fn the_demo_test_is_fixed_with_the_permission_granted() {
     let statuses: Vec<&str> = t
         .updates("tool_call_update")
         .iter()
-        .map(|u| u["status"].as_str().unwrap())
+        .filter_map(|u| u["status"].as_str())
         .collect();
     // The first run shows the test failing: a failed call.
     assert_eq!(statuses, ["failed", "completed", "completed", "completed"]);
@@ -863,4 +863,325 @@ fn a_key_in_a_prompt_is_neither_recorded_nor_replayed() {
     assert_eq!(replayed.len(), 1, "{}", s.log());
     assert!(replayed[0].contains("<redacted>"), "{replayed:?}");
     assert!(!loaded.wire().contains(token));
+}
+
+/// Issue 32, attack 8: a client opened a session with `cwd: "/"`, and the
+/// workspace became the whole file system (a command wrote `~/.bashrc`).
+/// A session's folder must be a project's: `/` and the home folder are
+/// refused with what to do, before anything runs or is written.
+#[test]
+fn a_session_in_the_root_or_the_home_folder_is_refused() {
+    let s = Session::new();
+    let home = s.root();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "run_command", "input": {"command": "echo pwned >> ~/.bashrc"}}]},
+        {"text": "Done."}
+    ]}));
+    for (cwd, why) in [
+        (PathBuf::from("/"), "is the whole file system"),
+        (home.clone(), "is your home folder"),
+    ] {
+        let t = s.run(
+            &scenario,
+            json!({
+                "cwd": cwd,
+                "env": {"HOME": home},
+                "permission": "allow_always",
+                "steps": [{"prompt": text("Set up my shell.")}],
+            }),
+        );
+        let error = &t.events("session")[0]["error"];
+        assert_eq!(error["code"], -32602, "{error:#}\n{}", s.log());
+        let message = error["data"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("{} {why}", cwd.display())),
+            "{message}"
+        );
+        assert!(
+            message.contains("Open a project folder instead"),
+            "{message}"
+        );
+        assert!(t.events("prompt_result").is_empty());
+    }
+    assert!(!home.join(".bashrc").exists());
+}
+
+/// Issue 32, attack 8: the permission for a command says where it can
+/// write: the session's folder (and its own temporary folder), nothing else.
+#[test]
+fn a_commands_permission_says_where_it_can_write() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "run_command", "input": {"command": "touch made.txt"}}]},
+        {"text": "Made."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({"permission": "allow_once", "steps": [{"prompt": text("Make a file.")}]}),
+    );
+    let asked = t.events("permission");
+    assert_eq!(asked.len(), 1, "{asked:#?}\n{}", s.log());
+    let title = asked[0]["params"]["toolCall"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with(&format!(
+            "Run `touch made.txt` (it can write only in {} and its own temporary folder",
+            s.root().display()
+        )),
+        "{title}"
+    );
+    assert!(s.root().join("made.txt").exists());
+}
+
+/// Issue 37 D: cancelling during an approved `sleep 60` said "cancelled:
+/// the task was cancelled before this call ran" (latency 0) while the
+/// command had run for seconds. The call was interrupted while under way:
+/// it says so, and the next prompt is told it may have run in part, never
+/// that it did not run.
+#[test]
+fn a_command_cancelled_while_running_is_said_to_be_interrupted() {
+    let s = Session::new();
+    // Each prompt's task starts the scenario afresh: the follow-up only talks.
+    let scenario = s.scenario(&json!({"replies": [
+        {"branch": [{"when": {"last_user_text_contains": "What happened"}, "reply": {"text": "Noted."}}],
+         "otherwise": {"tool_calls": [{"name": "run_command", "input": {"command": "sleep 60"}}]}},
+        {"text": "It slept."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({
+            "permission": "allow_once",
+            "cancel_after_permissions": 1,
+            "steps": [
+                {"prompt": text("Wait a minute.")},
+                {"prompt": text("What happened to the wait?")}
+            ],
+        }),
+    );
+    let results = t.events("prompt_result");
+    assert_eq!(results.len(), 2, "{}", s.log());
+    assert_eq!(results[0]["result"]["stopReason"], "cancelled");
+    let wire = t.wire();
+    assert!(!wire.contains("before this call ran"), "{wire}");
+    let ended: Vec<&str> = t
+        .updates("tool_call_update")
+        .iter()
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        ended
+            .iter()
+            .any(|e| e.starts_with("interrupted: cancelled while under way (")),
+        "{ended:#?}"
+    );
+    // The follow-up's request tells the model the command may have run.
+    let artifacts = s.root().join(".rein/artifacts");
+    let requests: Vec<String> = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("request-1.json")).ok())
+        .collect();
+    let follow_up = requests
+        .iter()
+        .find(|r| r.contains("What happened to the wait?"))
+        .unwrap();
+    assert!(
+        follow_up.contains(
+            "interrupted while under way, so they may have run in part: running `sleep 60`"
+        ),
+        "{follow_up}"
+    );
+    assert!(!follow_up.contains("before this call ran"), "{follow_up}");
+}
+
+/// Issue 37 B: a plain question ended "**Done, verified by Rein**: done
+/// (this task has no acceptance checks…)" under a plan of a fix-test task.
+/// A question gets its answer, no verdict and no plan; an instruction that
+/// changes files without a test to check them is "not verified", with the
+/// files to review, and its plan holds no check that will never run.
+#[test]
+fn only_checks_rein_ran_make_a_task_verified() {
+    let s = Session::new();
+    let answer = "I have not changed anything: total() sums quantities, not prices.";
+    let question = s.scenario(&json!({"replies": [{"text": answer}]}));
+    let t = s.run(
+        &question,
+        json!({"steps": [{"prompt": text("What did you change?")}]}),
+    );
+    assert_eq!(t.stop_reason(), "end_turn", "{}", s.log());
+    let said = t.said();
+    assert!(said.contains(answer), "{said}");
+    assert!(!said.contains("verified"), "{said}");
+    assert!(!said.contains("acceptance checks"), "{said}");
+    assert!(t.updates("plan").is_empty(), "{:#?}", t.updates("plan"));
+
+    let instruction = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "create_file", "input": {"path": "NOTES.md", "content": "total() sums quantities.\n"}}]},
+        {"text": "I wrote NOTES.md."}
+    ]}));
+    let t = s.run(
+        &instruction,
+        json!({"permission": "allow_once", "steps": [{"prompt": text("Write what total() does into NOTES.md.")}]}),
+    );
+    let said = t.said();
+    assert!(
+        said.contains("**Done, not verified**: no test checks this request, so the changes are the model's word; review them: NOTES.md"),
+        "{said}\n{}",
+        s.log()
+    );
+    assert!(!said.contains("verified by Rein"), "{said}");
+    for plan in t.updates("plan") {
+        let entries = plan["entries"].to_string();
+        assert!(!entries.contains("Rein runs the checks"), "{entries}");
+        assert!(!entries.contains("Find the cause"), "{entries}");
+    }
+}
+
+/// `server-everything` (npm, pinned by `tests/mcp-servers/install.sh`) as
+/// the client passes it in `session/new`.
+fn everything_server() -> Value {
+    let script = support::tests_dir().join("mcp-servers/install.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed (this test needs node and npm, and the npm registry once):\n{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).lines().last().unwrap());
+    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    json!({"name": "everything", "command": "node", "args": [entry, "stdio"], "env": []})
+}
+
+/// Issue 37 C: an MCP call was approved blind — "Run
+/// `mcp__everything__get-sum`" without `{a: 17, b: 25}` — and its tool call
+/// showed as "Other" while the permission said "execute". The permission
+/// shows the arguments (in the title: a panel may show nothing else) and
+/// the tool's kind, and says why it asks without "tools with effects" for
+/// a tool that says it only reads; the tool call has the same kind.
+#[test]
+fn an_mcp_calls_permission_shows_its_arguments_and_kind() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "mcp__everything__get-sum", "input": {"a": 17, "b": 25}}]},
+        {"text": "The sum is there."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({
+            "mcp_servers": [everything_server()],
+            "permission": "allow_once",
+            "steps": [{"prompt": text("Add 17 and 25 with the server.")}],
+        }),
+    );
+    let asked = t.events("permission");
+    assert_eq!(asked.len(), 1, "{asked:#?}\n{}", s.log());
+    let call = &asked[0]["params"]["toolCall"];
+    assert_eq!(
+        call["title"],
+        "Call `mcp__everything__get-sum` with {\"a\":17,\"b\":25}"
+    );
+    assert_eq!(call["kind"], "read");
+    assert_eq!(call["rawInput"], json!({"a": 17, "b": 25}));
+    let shown = call["content"][0]["content"]["text"].as_str().unwrap();
+    assert!(shown.contains("\"a\": 17"), "{shown}");
+    assert!(
+        shown.contains("Asked because: default: MCP tools ask, even one that says it only reads"),
+        "{shown}"
+    );
+    assert!(!t.wire().contains("tools with effects ask"));
+    let calls = t.updates("tool_call");
+    let sum = calls
+        .iter()
+        .find(|c| c["rawInput"] == json!({"a": 17, "b": 25}))
+        .unwrap();
+    assert_eq!(sum["kind"], "read", "{sum:#}");
+    assert_eq!(t.stop_reason(), "end_turn");
+}
+
+/// Issue 37 (smaller points): an MCP server's progress reports were log
+/// lines on stderr. They are the call's progress: the panel sees them in
+/// the tool call, while it runs.
+#[test]
+fn an_mcp_servers_progress_shows_in_its_tool_call() {
+    let s = Session::new();
+    let scenario = s.scenario(&json!({"replies": [
+        {"tool_calls": [{"name": "mcp__everything__trigger-long-running-operation", "input": {"duration": 0.6, "steps": 3}}]},
+        {"text": "It finished."}
+    ]}));
+    let t = s.run(
+        &scenario,
+        json!({
+            "mcp_servers": [everything_server()],
+            "permission": "allow_once",
+            "steps": [{"prompt": text("Run the long operation.")}],
+        }),
+    );
+    assert_eq!(t.stop_reason(), "end_turn", "{}", s.log());
+    let shown: Vec<&str> = t
+        .updates("tool_call_update")
+        .iter()
+        .filter(|u| u.get("status").is_none())
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        shown.iter().any(|text| text
+            .starts_with("Trigger Long Running Operation Tool (everything): ")
+            && text.ends_with("/3")),
+        "{shown:#?}\n{}",
+        s.log()
+    );
+    assert!(!s.log().contains("notifications/progress"), "{}", s.log());
+}
+
+/// Issue 37 (smaller points): one four-turn task sent 24
+/// `fs/read_text_file` for two files. What the client served is kept
+/// while no time has passed: the first turn's context asks for each file
+/// once, an edit asks for the text once before its question and once after
+/// (what it is written over is always asked for fresh: the typing tests
+/// above still see every keystroke).
+#[test]
+fn the_client_is_not_asked_again_for_a_text_it_just_served() {
+    let s = Session::new();
+    let cart = s.root().join("cart.py");
+    let t = s.run(
+        &support::demo_scenario(),
+        json!({
+            "fs": true,
+            "save_on_write": true,
+            "buffers": {cart.display().to_string(): s.cart()},
+            "permission": "allow_once",
+            "steps": [{"prompt": text(FIX_PROMPT)}],
+        }),
+    );
+    assert!(t.said().contains("Done, verified by Rein"), "{}", t.said());
+    // Reads, in order, with the tool calls that began between them.
+    let mut steps: Vec<(String, Vec<String>)> = vec![("first turn".into(), Vec::new())];
+    for line in &t.lines {
+        if line["dir"] == "from_agent"
+            && line["msg"]["params"]["update"]["sessionUpdate"] == "tool_call"
+        {
+            let title = line["msg"]["params"]["update"]["title"].as_str().unwrap();
+            steps.push((title.to_owned(), Vec::new()));
+        }
+        if line["event"] == "fs_read" {
+            let path = line["path"].as_str().unwrap().to_owned();
+            steps.last_mut().unwrap().1.push(path);
+        }
+        if line["event"] == "fs_write" {
+            steps.push(("after the write".into(), Vec::new()));
+        }
+    }
+    let first = &steps[0].1;
+    let mut once = first.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(first.len(), once.len(), "{steps:#?}");
+    let edit = steps
+        .iter()
+        .find(|(title, _)| title == "editing cart.py")
+        .unwrap();
+    assert_eq!(edit.1.len(), 2, "{steps:#?}");
 }

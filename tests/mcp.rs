@@ -124,6 +124,28 @@ fn filesystem(dir: &Path) -> String {
     )
 }
 
+/// `server-memory` (a knowledge graph in a file, beside its code unless
+/// told otherwise) as `memory`, with `more` lines, installed under `dir`:
+/// a copy of the pinned packages (hard links where the file system allows)
+/// outside every folder the sandbox lets commands write, as a global npm
+/// install or `npx`'s cache would be. The suite's own cache is under
+/// `~/.cache`, which commands may write.
+fn memory(dir: &Path, more: &str) -> String {
+    let copy = dir.join("node_modules");
+    if !copy.exists() {
+        std::fs::create_dir_all(dir).unwrap();
+        let from = npm_servers().join("node_modules");
+        let linked = Command::new("cp").arg("-al").arg(&from).arg(&copy).status();
+        if !linked.is_ok_and(|s| s.success()) {
+            let _ = std::fs::remove_dir_all(&copy);
+            let copied = Command::new("cp").arg("-a").arg(&from).arg(&copy).status();
+            assert!(copied.unwrap().success(), "cannot copy {}", from.display());
+        }
+    }
+    let entry = copy.join("@modelcontextprotocol/server-memory/dist/index.js");
+    server_toml("memory", "node", &[entry.display().to_string()], more)
+}
+
 /// The fault server as `name`, started with `args`, with `more` lines.
 fn fault(name: &str, args: &[&str], more: &str) -> String {
     let mut all = vec![fault_server()];
@@ -473,7 +495,7 @@ fn a_scripted_model_uses_mcp_tools_through_a_full_fix_test_task() {
     out.assert_stderr("  │ cart.py sums the quantities. An image, too.\n");
     out.assert_stderr("  │ I got the image as a file. Now the fix.\n");
     // … the allow rules let the MCP calls through unasked; the edit was asked.
-    out.refute_stderr("Run `mcp__");
+    out.refute_stderr("rein wants to call `mcp__");
     out.assert_stderr("Apply this edit to cart.py? [y/N] y\n");
 
     // What the model got, exactly.
@@ -585,9 +607,12 @@ fn an_mcp_call_asks_by_default_and_a_no_is_a_no() {
     let (project, calls, out) = ask("n\n");
     out.assert_code(0);
     out.assert_stdout("state:  succeeded\n");
-    out.assert_stderr("  rein wants to run `mcp__fault__ok` in ");
-    out.assert_stderr("(default: tools with effects ask)\n");
-    out.assert_stderr("Run `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o n\n");
+    // What runs is the call with its arguments, and the tool says it only
+    // reads: not "tools with effects ask" (issue 37 C).
+    out.assert_stderr(
+        "  rein wants to call `mcp__fault__ok` (default: MCP tools ask, even one that says it only reads (its server's word, which Rein cannot check))\n  with {\"text\":\"hello\"}\n",
+    );
+    out.assert_stderr("Call `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o n\n");
     out.assert_stderr("  ✗ not allowed\n");
     out.assert_stderr("  │ You said no, so I did not call it.\n");
     assert!(
@@ -611,7 +636,7 @@ fn an_mcp_call_asks_by_default_and_a_no_is_a_no() {
     // The same call, answered `y`: the server runs it once.
     let (project, calls, out) = ask("y\n");
     out.assert_code(0);
-    out.assert_stderr("Run `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o y\n");
+    out.assert_stderr("Call `mcp__fault__ok`? [y]es once / [a]ll this task / [N]o y\n");
     out.assert_stderr("  ✓ allowed once\n");
     out.assert_stderr("  │ The server answered.\n");
     assert_eq!(std::fs::read_to_string(&calls).unwrap(), "ok\n");
@@ -641,7 +666,7 @@ fn a_deny_rule_refuses_an_mcp_tool_even_with_yes() {
     out.assert_code(0);
     out.assert_stderr("  ✗ denied: mcp__everything__get-sum (deny: mcp__everything__get-sum)\n");
     out.assert_stderr("  │ Denied. An echo instead.\n");
-    out.refute_stderr("Run `mcp__");
+    out.refute_stderr("rein wants to call `mcp__");
     let sum = project.result_of("mcp__everything__get-sum");
     assert!(sum.is_error, "{sum:?}");
     assert!(!sum.content.contains("is 5"), "{sum:?}");
@@ -922,6 +947,32 @@ fn a_huge_result_is_cut_and_saved_whole() {
     assert!(whole.iter().all(|b| *b == b'x'));
 }
 
+/// Issue 37 E: server-filesystem sends every file twice, as text and as a
+/// `structuredContent` wrapping the same text; both reached the model, and
+/// the cap counted both, so a file under the cap was cut at half its size.
+/// The model gets the file once, whole, within a cap it fits.
+#[test]
+fn a_file_the_filesystem_server_reads_reaches_the_model_once() {
+    let project = Project::new();
+    let notes: String = (0..600).map(|n| format!("note {n}\n")).collect();
+    std::fs::write(project.root().join("notes.txt"), &notes).unwrap();
+    let path = project.root().join("notes.txt").display().to_string();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__filesystem__*\"]\n{}",
+        filesystem(&project.root()).replace("args = [", "max_output_tokens = 3000\nargs = [")
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "Reading it.", "tool_calls": call("mcp__filesystem__read_text_file", json!({"path": path}))},
+        saw("note 599", "I read it all.", "It was cut.", json!([])),
+    ]}));
+    let out = project.run(&scenario, &["read the notes"], "", &[]);
+    out.assert_code(0);
+    out.assert_stderr("  │ I read it all.\n");
+    let read = project.result_of("mcp__filesystem__read_text_file");
+    assert!(!read.is_error, "{read:?}");
+    assert_eq!(read.content, notes);
+}
+
 /// A server that exits before it answers `initialize`: the warning names
 /// it (with what it said on stderr), and the task runs with the built-in
 /// tools to a verified fix.
@@ -980,6 +1031,91 @@ fn doctor_lists_each_mcp_server_whether_it_starts_and_its_tools() {
         fault_server()
     ));
     out.assert_stdout("fault_server: refusing to start (as asked)\n");
+}
+
+/// Issue 37 (smaller points): `rein doctor` said "ok" for server-memory,
+/// whose writes the sandbox blocks (its memory.jsonl is kept beside its
+/// code, under node_modules: EACCES at the first write, or a private layer
+/// gone with the server where the sandbox gives one). It says so and how
+/// to point the data into the workspace, which works; and neither `rein
+/// doctor` nor `rein run` prints the MCP library's INFO logs.
+#[test]
+fn a_server_whose_writes_the_sandbox_blocks_is_warned_about() {
+    let remember = |more: &dyn Fn(&Path) -> String| {
+        let project = Project::new();
+        let servers = project.dir.path().join("servers");
+        project.user_config(&format!(
+            "[permissions]\nallow = [\"mcp__memory__*\"]\n{}",
+            memory(&servers, &more(&project.root()))
+        ));
+        let entity = json!({"entities": [{"name": "cart", "entityType": "module", "observations": ["total() sums quantities"]}]});
+        let scenario = project.scenario(&json!({"replies": [
+            {"text": "Remembering.", "tool_calls": call("mcp__memory__create_entities", entity)},
+            saw("EACCES", "It could not write.", "It wrote.", json!([])),
+        ]}));
+        let doctor = project.doctor();
+        let run = project.run(&scenario, &["remember the cart"], "", &[]);
+        (project, doctor, run)
+    };
+
+    let (project, doctor, run) = remember(&|_| String::new());
+    doctor.assert_stdout("ok   MCP server `memory` (node ");
+    doctor.assert_stdout("warn   `memory` (server-memory) keeps its data beside its own files (");
+    let data = project.root().join(".mcp-memory.jsonl");
+    doctor.assert_stdout(&format!(
+        "Point it into the workspace: env = {{ MEMORY_FILE_PATH = \"{}\" }} under [mcp_servers.memory]\n",
+        data.display()
+    ));
+    doctor.refute_stderr("rmcp::");
+    // What the warning says happens: nothing it saved is there.
+    run.refute_stderr("rmcp::");
+    let beside = project
+        .dir
+        .path()
+        .join("servers/node_modules/@modelcontextprotocol/server-memory/dist/memory.jsonl");
+    assert!(!beside.exists(), "{}", beside.display());
+
+    // Pointed into the workspace, as the warning says: it works.
+    let (project, doctor, run) = remember(&|root| {
+        format!(
+            "env = {{ MEMORY_FILE_PATH = {} }}",
+            toml_str(&root.join(".mcp-memory.jsonl").display().to_string())
+        )
+    });
+    doctor.assert_stdout(
+        "info   `memory` can write only in the workspace and its temporary folder; its own files (",
+    );
+    assert!(
+        !doctor.stdout.contains("warn   `memory`"),
+        "{}",
+        doctor.stdout
+    );
+    run.assert_stderr("  │ It wrote.\n");
+    assert!(!project.result_of("mcp__memory__create_entities").is_error);
+    let kept = std::fs::read_to_string(project.root().join(".mcp-memory.jsonl")).unwrap();
+    assert!(kept.contains("total() sums quantities"), "{kept}");
+}
+
+/// Issue 37 (smaller points): each progress notification of a server was a
+/// log line of the MCP library on stderr. It is the task's progress: a
+/// step of `rein run`'s progress, and no library log.
+#[test]
+fn an_mcp_servers_progress_is_progress_not_a_log_line() {
+    let project = Project::new();
+    project.user_config(&format!(
+        "[permissions]\nallow = [\"mcp__everything__*\"]\n{}",
+        everything()
+    ));
+    let scenario = project.scenario(&json!({"replies": [
+        {"text": "A long one.", "tool_calls": call("mcp__everything__trigger-long-running-operation", json!({"duration": 0.6, "steps": 3}))},
+        saw("Long running operation completed", "It finished.", "It did not finish.", json!([])),
+    ]}));
+    let out = project.run(&scenario, &["run the long operation"], "", &[]);
+    out.assert_code(0);
+    out.assert_stderr("  │ It finished.\n");
+    out.assert_stderr("Trigger Long Running Operation Tool (everything): ");
+    out.refute_stderr("rmcp::");
+    out.refute_stderr("ProgressNotification");
 }
 
 // --- Streamable HTTP --------------------------------------------------------------

@@ -317,7 +317,7 @@ pub fn run(opts: &Options) -> Result<String> {
                         runtime.block_on(async {
                             let started = Instant::now();
                             let result = connection
-                                .call(subject.tool, arguments, &cancel)
+                                .call(subject.tool, arguments, &cancel, None)
                                 .await
                                 .map_err(anyhow::Error::from);
                             (started.elapsed(), result)

@@ -336,6 +336,13 @@ async function main() {
       }
     }
     out({ event: "permission", params, answer });
+    if (script.cancel_after_permissions != null && n + 1 === script.cancel_after_permissions && agentCx && sessionId) {
+      // The user presses stop right after allowing: the call is under way.
+      out({ event: "cancel", after_permissions: n + 1 });
+      setImmediate(() =>
+        agentCx.notify("session/cancel", { sessionId }).catch((e) => out({ event: "cancel_error", error: errorJson(e) })),
+      );
+    }
     return answer;
   });
 

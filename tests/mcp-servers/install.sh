@@ -4,11 +4,14 @@
 #
 #   @modelcontextprotocol/server-everything   (stdio: dist/index.js stdio)
 #   @modelcontextprotocol/server-filesystem   (dist/index.js <allowed dir>)
+#   @modelcontextprotocol/server-memory       (dist/index.js: a knowledge graph
+#                                              kept in a file beside its code
+#                                              unless MEMORY_FILE_PATH says)
 #
 #   tests/mcp-servers/install.sh   # installs (or reuses) them; prints the folder
 #
 # The last (only) line on stdout is the absolute path of a folder holding
-# `node_modules/` with both packages; progress and errors go to stderr.
+# `node_modules/` with the packages; progress and errors go to stderr.
 #
 # And, for the Streamable HTTP tests (server/mcp/tests/http.rs), the Python
 # MCP SDK from PyPI, pinned, in a virtual environment:
@@ -46,6 +49,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PACKAGES=(
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/server-filesystem@2026.8.31"
+  "@modelcontextprotocol/server-memory@2026.8.31"
 )
 NPM_FLAGS=(--no-audit --no-fund --ignore-scripts --no-update-notifier --loglevel=warn)
 # The `python` mode's pin, and how it is installed.
@@ -55,6 +59,7 @@ PIP_FLAGS=(--no-input --disable-pip-version-check --only-binary=:all: --quiet)
 ENTRY_POINTS=(
   node_modules/@modelcontextprotocol/server-everything/dist/index.js
   node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
+  node_modules/@modelcontextprotocol/server-memory/dist/index.js
 )
 
 say() { printf '[mcp-servers] %s\n' "$*" >&2; }

@@ -217,6 +217,7 @@ impl Harness {
                 arguments: json!({"path": "src/new.rs"}),
                 title: "reading src/new.rs".into(),
                 detail: "src/new.rs".into(),
+                effect: rein_core::tools::Effect::ReadOnly,
             },
             TaskEvent::Permission {
                 call_id: "call_new".into(),

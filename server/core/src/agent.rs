@@ -49,6 +49,18 @@ use crate::workspace::Workspace;
 /// The text of a result for a call that never ran.
 pub const CANCELLED: &str = "cancelled: the task was cancelled before this call ran.";
 
+/// How the result of a call the cancel stopped on its way begins: it may
+/// have been running (a command, an MCP call), so what it did is unknown.
+pub const INTERRUPTED: &str = "interrupted: cancelled while under way";
+
+/// The whole text of such a result (within a summary's 120 characters).
+pub fn interrupted(duration_ms: u64) -> String {
+    format!(
+        "{INTERRUPTED} ({:.1} s in); it may have run in part: check its effects before running it again.",
+        duration_ms as f64 / 1000.0
+    )
+}
+
 /// How a task is run.
 #[derive(Clone, Debug)]
 pub struct AgentConfig {
@@ -1068,6 +1080,11 @@ impl Agent {
                 ),
             };
             let described = self.config.tools.describe(tool, &arguments);
+            let effect = self
+                .config
+                .tools
+                .get(tool)
+                .map_or(crate::tools::Effect::Unknown, |t| t.effect());
             self.event(TaskEvent::ToolCall {
                 turn,
                 call_id: call_id.clone(),
@@ -1075,6 +1092,7 @@ impl Agent {
                 arguments,
                 title: described.title,
                 detail: described.detail,
+                effect,
             });
         }
         let Batch {
@@ -1203,22 +1221,36 @@ impl Agent {
                     () = self.cancel.cancelled() => None,
                     d = dispatcher.dispatch(call) => Some(d),
                 };
-                dispatched.map(|d| CallDone {
-                    output: d.output,
-                    notice: d.notice,
-                    new_information: d.new_information,
-                    waiting_for: d.waiting_for,
-                    duration_ms: started.elapsed().as_millis() as u64,
-                })
+                let duration_ms = started.elapsed().as_millis() as u64;
+                match dispatched {
+                    Some(d) => Ok(CallDone {
+                        output: d.output,
+                        notice: d.notice,
+                        new_information: d.new_information,
+                        waiting_for: d.waiting_for,
+                        duration_ms,
+                    }),
+                    // Stopped on its way: not "never ran".
+                    None => Err(CallDone {
+                        output: ToolOutput::error(interrupted(duration_ms)),
+                        notice: None,
+                        new_information: false,
+                        waiting_for: None,
+                        duration_ms,
+                    }),
+                }
             }))
             .await;
             for (offset, outcome) in batch.into_iter().enumerate() {
                 match outcome {
-                    Some(done) => {
+                    Ok(done) => {
                         out_of_time = out_of_time.or(done.output.out_of_time.clone());
                         outputs[i + offset] = Some(done);
                     }
-                    None => cancelled = true,
+                    Err(stopped) => {
+                        cancelled = true;
+                        outputs[i + offset] = Some(stopped);
+                    }
                 }
             }
             i = end;

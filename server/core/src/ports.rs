@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::exec::Exec;
+use crate::exec::{Exec, SandboxMode};
 use crate::permissions::Decision;
 use crate::task::{TaskId, TaskSpec, TaskState};
+use crate::tools::Effect;
 use crate::workspace::Workspace;
 
 /// A command the policy says to ask about.
@@ -27,6 +28,40 @@ pub struct CommandApproval {
     pub rule: String,
     /// The command asks for the network (it has loopback only otherwise).
     pub network: bool,
+    /// The sandbox a `[[sandbox.rules]]` entry gives the command (`None`:
+    /// the workspace's), so the question can say where it may write.
+    pub sandbox_mode: Option<SandboxMode>,
+    /// A call of a tool that is no command (an MCP tool): what it is called
+    /// with, for the question to show.
+    pub call: Option<CallShown>,
+}
+
+/// A tool call put to the user as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallShown {
+    /// The call's arguments (the approver redacts them before showing).
+    pub arguments: Value,
+    /// What the tool says it does: its own word, which the policy does not
+    /// trust, but the user may want to know.
+    pub declared: Effect,
+}
+
+impl CommandApproval {
+    /// Why the user is asked, for the question: the rule, and for a tool's
+    /// call under the default rule, what the tool said of itself (one that
+    /// says it only reads is asked about all the same: the policy does not
+    /// take a server's word).
+    pub fn why_asked(&self) -> String {
+        const DEFAULT: &str = "default: tools with effects ask";
+        match &self.call {
+            Some(call) if self.rule == DEFAULT => match call.declared {
+                Effect::ReadOnly => "default: MCP tools ask, even one that says it only reads (its server's word, which Rein cannot check)".to_owned(),
+                Effect::Unknown => format!("{DEFAULT}; this one does not say what it does"),
+                Effect::SideEffects | Effect::EditsWorkspace => DEFAULT.to_owned(),
+            },
+            _ => self.rule.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,6 +167,10 @@ pub enum TaskEvent {
         title: String,
         /// Its main argument, for a log line ("cart.py:10-20").
         detail: String,
+        /// What the tool says it does (a panel's icon; for an MCP tool, the
+        /// server's word). Not traced: the registry's fact, not the call's.
+        #[serde(skip)]
+        effect: Effect,
     },
     Permission {
         call_id: String,

@@ -551,6 +551,15 @@ async fn mcp_servers(root: &Path, config: &Config, report: &mut Report) {
             return;
         }
     };
+    // Where each server may write: its sandbox policy, as it will start.
+    let writes = |server: &rein_core::config::mcp::McpServer| {
+        let mode = server
+            .unconfined
+            .then_some(rein_core::exec::SandboxMode::Off);
+        launcher.policy(server.network, mode).files
+    };
+    let files: Vec<Option<rein_sandbox::policy::FileAccess>> =
+        config.mcp_servers.iter().map(writes).collect();
     let started = rein_mcp::McpServers::start(
         &config.mcp_servers,
         &crate::launch::mcp_spawner(root, launcher),
@@ -592,6 +601,15 @@ async fn mcp_servers(root: &Path, config: &Config, report: &mut Report) {
                     };
                     report.add(Level::Info, format!("  {} ({annotations})", tool.name));
                 }
+                if let Some(at) = config
+                    .mcp_servers
+                    .iter()
+                    .position(|s| s.name == server.name)
+                    && let Some((level, text)) =
+                        mcp_writes(root, &config.mcp_servers[at], files[at].as_ref())
+                {
+                    report.add(level, text);
+                }
             }
             Err(why) => report.add(
                 Level::Fail,
@@ -600,6 +618,85 @@ async fn mcp_servers(root: &Path, config: &Config, report: &mut Report) {
         }
     }
     started.servers.shutdown().await;
+}
+
+/// Servers known to keep their data beside their own files unless told
+/// otherwise: the package's name in the command line, the variable that
+/// moves the data, and a file name for it.
+const DATA_BESIDE_CODE: &[(&str, &str, &str)] =
+    &[("server-memory", "MEMORY_FILE_PATH", "memory.jsonl")];
+
+/// Where a started stdio server may write, when the sandbox confines its
+/// files (`files`, its policy's): the workspace, not its own files. A
+/// server that keeps its data there starts fine, and what it saves fails
+/// (EACCES) or is lost with it, so "ok" alone would mislead: a known one is warned
+/// about, with the setting that moves its data into the workspace; any
+/// other is told where it can write.
+fn mcp_writes(
+    root: &Path,
+    server: &rein_core::config::mcp::McpServer,
+    files: Option<&rein_sandbox::policy::FileAccess>,
+) -> Option<(Level, String)> {
+    use rein_core::config::mcp::McpTransport;
+    let McpTransport::Stdio {
+        command, args, env, ..
+    } = &server.transport
+    else {
+        return None;
+    };
+    let files = files?;
+    // Its own folders it cannot write (as the kernel will hold it to).
+    let own: Vec<std::path::PathBuf> = rein_mcp::roots::install_roots(command, args)
+        .into_iter()
+        .filter(|r| !may_write(files, r))
+        .collect();
+    if own.is_empty() {
+        return None;
+    }
+    let own_shown = own
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let line = std::iter::once(command)
+        .chain(args)
+        .cloned()
+        .collect::<Vec<_>>();
+    if let Some((package, variable, file)) =
+        DATA_BESIDE_CODE.iter().find(|(package, variable, _)| {
+            line.iter().any(|word| word.contains(package))
+                && !env.iter().any(|(name, _)| name == variable)
+        })
+    {
+        return Some((
+            Level::Warn,
+            format!(
+                "  `{}` ({package}) keeps its data beside its own files ({own_shown}) unless {variable} says otherwise, and the sandbox lets it write only in the workspace: what it saves there fails (EACCES) or does not outlive it. Point it into the workspace: env = {{ {variable} = \"{}\" }} under [mcp_servers.{}]",
+                server.name,
+                root.join(format!(".mcp-{file}")).display(),
+                server.name
+            ),
+        ));
+    }
+    Some((
+        Level::Info,
+        format!(
+            "  `{}` can write only in the workspace and its temporary folder; its own files ({own_shown}) are read-only to it: if it keeps data there, give it a path in the workspace",
+            server.name
+        ),
+    ))
+}
+
+/// Whether `files` lets a command write `path`: under a write root, and
+/// under nothing taken out of it.
+fn may_write(files: &rein_sandbox::policy::FileAccess, path: &Path) -> bool {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    files.write.iter().any(|w| path.starts_with(w))
+        && !files
+            .deny
+            .iter()
+            .chain(&files.read_only)
+            .any(|d| path.starts_with(d))
 }
 
 fn shown_path(root: &Path, path: &Path) -> String {

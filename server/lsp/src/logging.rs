@@ -17,9 +17,15 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::fmt::writer::MakeWriterExt;
 
-/// The environment variable with the log filter (`info` when unset), in
-/// `tracing` syntax: `REIN_LOG=rein=debug,rein_text=trace`.
+/// The environment variable with the log filter ([`DEFAULT_FILTER`] when
+/// unset), in `tracing` syntax: `REIN_LOG=rein=debug,rein_text=trace`.
 pub const LOG_ENV: &str = "REIN_LOG";
+
+/// Rein's own events from `info` up; the MCP library's only from `warn`:
+/// at `info` it logs every notification a server sends (each progress
+/// step, a server's whole instructions), which `rein run` and `rein
+/// doctor` would print among their output.
+pub const DEFAULT_FILTER: &str = "info,rmcp=warn";
 
 /// A log file over this size is moved to `lsp.log.1` when a server opens
 /// it, so logs never grow without bound (two files at most).
@@ -32,7 +38,8 @@ static FILE: OnceLock<Mutex<Option<File>>> = OnceLock::new();
 static REDACTOR: OnceLock<RwLock<Redactor>> = OnceLock::new();
 
 pub fn init() {
-    let filter = EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     let _ = REDACTOR.set(RwLock::new(process_redactor(None)));
     let writer = Redacting(std::io::stderr.and(WorkspaceLog));
     if tracing_subscriber::fmt()

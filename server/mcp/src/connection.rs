@@ -15,15 +15,21 @@ use rein_core::config::mcp::{McpServer, McpTransport, expand};
 use rein_core::exec::{CommandKind, CommandSpec, Launcher, SandboxMode};
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool as McpToolInfo,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ServerResult,
+    Tool as McpToolInfo,
 };
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
+
+use crate::progress::{Progress, Progresses};
 
 /// Restarts allowed per server and task: a server that keeps dying is
 /// left down, and its tools say so.
@@ -61,9 +67,14 @@ pub enum CallError {
     )]
     Timeout { server: String, seconds: u64 },
     #[error(
-        "the MCP server `{server}` stopped during the call, so what the call did is unknown; it will be restarted for the next call"
+        "the MCP server `{server}` stopped during the call, so what the call did is unknown; {next}"
     )]
-    Crashed { server: String },
+    Crashed {
+        server: String,
+        /// What happens next: a process is restarted, a URL connected to
+        /// again.
+        next: &'static str,
+    },
     #[error(
         "the MCP server `{server}` is down ({why}) and was not restarted: it failed {restarts} times in this task"
     )]
@@ -76,16 +87,23 @@ pub enum CallError {
         "the MCP server `{server}` could not be reached ({message}); whether the call ran is unknown"
     )]
     Unreachable { server: String, message: String },
+    #[error("the MCP server `{server}` could not be reached ({message}), so the call did not run")]
+    NotReached { server: String, message: String },
+    /// The server was down and could not be started again.
+    #[error("{why}; so the call did not run")]
+    NotRun { why: String },
     #[error("the MCP server `{server}` refused the call: {message}")]
     Refused { server: String, message: String },
     #[error("cancelled: the task was cancelled during the call")]
     Cancelled,
 }
 
-/// Notices `notifications/tools/list_changed`.
+/// Notices `notifications/tools/list_changed`, and passes each call's
+/// `notifications/progress` on to it.
 #[derive(Clone)]
 struct Handler {
     generation: Arc<AtomicU64>,
+    progress: Progresses,
 }
 
 impl ClientHandler for Handler {
@@ -94,6 +112,15 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
         self.generation.fetch_add(1, Ordering::SeqCst);
+        std::future::ready(())
+    }
+
+    fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.progress.report(params);
         std::future::ready(())
     }
 
@@ -126,6 +153,8 @@ pub struct Connection {
     /// so, or it was restarted): each task compares it with the one it
     /// last saw, so tasks sharing the server each notice the change.
     generation: Arc<AtomicU64>,
+    /// Calls waiting for progress reports (kept across restarts).
+    progress: Progresses,
     restarts: std::sync::atomic::AtomicU32,
 }
 
@@ -136,14 +165,18 @@ impl Connection {
         server: McpServer,
         spawner: Spawner,
     ) -> Result<(Arc<Connection>, Vec<McpToolInfo>), CallError> {
-        let generation = Arc::new(AtomicU64::new(0));
-        let live = connect(&server, &spawner, &generation).await?;
+        let handler = Handler {
+            generation: Arc::new(AtomicU64::new(0)),
+            progress: Progresses::default(),
+        };
+        let live = connect(&server, &spawner, &handler).await?;
         let tools = list(&server, live.service.peer()).await?;
         let connection = Arc::new(Connection {
             server,
             spawner,
             state: tokio::sync::Mutex::new(State::Live(live)),
-            generation,
+            generation: handler.generation,
+            progress: handler.progress,
             restarts: Default::default(),
         });
         Ok((connection, tools))
@@ -171,30 +204,49 @@ impl Connection {
     }
 
     /// Calls `tool` with `arguments`, within the server's tool timeout and
-    /// until `cancel`; the result as the protocol's JSON.
+    /// until `cancel`; the result as the protocol's JSON. The server's
+    /// progress reports for the call go to `progress` (when given).
     pub async fn call(
         &self,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
         cancel: &CancellationToken,
+        progress: Option<tokio::sync::mpsc::Sender<Progress>>,
     ) -> Result<Value, CallError> {
-        let peer = self.peer(cancel).await?;
+        let peer = self.peer(cancel).await.map_err(|error| match error {
+            CallError::Start(why) => CallError::NotRun { why },
+            other => other,
+        })?;
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let server = self.server.name.clone();
         // Dropping the call (timeout, cancel) sends `notifications/cancelled`.
         let outcome = tokio::select! {
             () = cancel.cancelled() => return Err(CallError::Cancelled),
-            outcome = tokio::time::timeout(self.server.tool_timeout, peer.call_tool(params)) => outcome,
+            outcome = tokio::time::timeout(self.server.tool_timeout, self.call_watched(&peer, params, progress)) => outcome,
         };
         match outcome {
             Err(_) => Err(CallError::Timeout {
                 server,
                 seconds: self.server.tool_timeout.as_secs().max(1),
             }),
-            Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| CallError::Refused {
-                server,
-                message: format!("its result could not be read: {e}"),
-            }),
+            Ok(Ok(result)) => {
+                let result = match result {
+                    ServerResult::CallToolResult(result) => serde_json::to_value(result),
+                    // A result with nothing but metadata: no content.
+                    ServerResult::EmptyResult(_) => Ok(Value::Object(Default::default())),
+                    ServerResult::CustomResult(custom) => Ok(custom.0),
+                    _ => {
+                        return Err(CallError::Refused {
+                            server,
+                            message: "it answered with a kind of result Rein does not read (a task, or a request for input)".into(),
+                        });
+                    }
+                };
+                result.map_err(|e| CallError::Refused {
+                    server,
+                    message: format!("its result could not be read: {e}"),
+                })
+            }
             Ok(Err(ServiceError::McpError(error))) => Err(CallError::Refused {
                 server,
                 message: error.message.to_string(),
@@ -203,16 +255,35 @@ impl Connection {
                 server,
                 seconds: self.server.tool_timeout.as_secs().max(1),
             }),
-            // HTTP: the request did not get through (the server is down or
-            // unreachable); the session may recover by the next call.
-            Ok(Err(ServiceError::TransportSend(error))) => Err(CallError::Unreachable {
-                server,
-                message: error.to_string(),
-            }),
+            // HTTP: sending failed. Only a connection never made is sure
+            // not to have reached the server; the session may recover by
+            // the next call.
+            Ok(Err(ServiceError::TransportSend(error))) => {
+                // The transport's own error, without rmcp's type names.
+                let message = error.error.to_string();
+                Err(if never_connected(error.error.as_ref()) {
+                    CallError::NotReached { server, message }
+                } else {
+                    CallError::Unreachable { server, message }
+                })
+            }
+            // The connection ended with the call in flight: the server
+            // stopped (a process that exited, an HTTP server that went
+            // away), whatever `is_transport_closed` says yet.
+            Ok(Err(ServiceError::TransportClosed)) => {
+                self.mark_down("it stopped during a call".to_owned()).await;
+                Err(CallError::Crashed {
+                    server,
+                    next: self.after_a_crash(),
+                })
+            }
             Ok(Err(error)) => {
                 if peer.is_transport_closed() {
                     self.mark_down(format!("it stopped: {error}")).await;
-                    Err(CallError::Crashed { server })
+                    Err(CallError::Crashed {
+                        server,
+                        next: self.after_a_crash(),
+                    })
                 } else {
                     Err(CallError::Refused {
                         server,
@@ -221,6 +292,30 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// `tools/call` with `params`; the server's progress reports for it
+    /// go to `progress`. Dropped before the answer, it tells the server
+    /// the call is cancelled.
+    async fn call_watched(
+        &self,
+        peer: &Peer<RoleClient>,
+        params: CallToolRequestParams,
+        progress: Option<tokio::sync::mpsc::Sender<Progress>>,
+    ) -> Result<ServerResult, ServiceError> {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await?;
+        // Until the answer: then its reports stop.
+        let _watch = progress.map(|to| self.progress.watch(handle.progress_token.clone(), to));
+        let mut abandoned = Abandoned {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let result = handle.await_response().await;
+        abandoned.id = None;
+        result
     }
 
     /// A live peer: the running one, or a restarted one (with backoff) if
@@ -250,7 +345,11 @@ impl Connection {
         tracing::warn!(server = %self.server.name, restarts, "restarting the MCP server ({why})");
         let restart = async {
             tokio::time::sleep(FIRST_BACKOFF * 2u32.pow(restarts - 1)).await;
-            connect(&self.server, &self.spawner, &self.generation).await
+            let handler = Handler {
+                generation: Arc::clone(&self.generation),
+                progress: self.progress.clone(),
+            };
+            connect(&self.server, &self.spawner, &handler).await
         };
         let restarted = tokio::select! {
             () = cancel.cancelled() => Err(CallError::Cancelled),
@@ -270,6 +369,14 @@ impl Connection {
                 };
                 Err(error)
             }
+        }
+    }
+
+    /// What happens after the server stopped during a call.
+    fn after_a_crash(&self) -> &'static str {
+        match self.server.transport {
+            McpTransport::Stdio { .. } => "it will be restarted for the next call",
+            McpTransport::Http { .. } => "Rein connects to it again for the next call",
         }
     }
 
@@ -307,6 +414,57 @@ impl Drop for Connection {
             kill_group(live.group);
         }
     }
+}
+
+/// A call whose answer nobody waits for any more: the server is told it is
+/// cancelled (`notifications/cancelled`), as MCP asks.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let cancelled =
+                CancelledNotificationParam::new(Some(id), Some("cancelled by Rein".to_owned()));
+            if let Err(error) = peer.notify_cancelled(cancelled).await {
+                tracing::debug!(%error, "notifications/cancelled not sent");
+            }
+        });
+    }
+}
+
+/// Why `initialize` failed, in the transport's words (rmcp's own text
+/// names its transport's Rust types).
+fn init_failure(error: &rmcp::service::ClientInitializeError) -> String {
+    match error {
+        rmcp::service::ClientInitializeError::TransportError { error, context } => {
+            format!("{}; while trying to {context}", error.error)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Whether `error` (a transport's) is a connection that was never made:
+/// nothing was sent, so nothing ran.
+fn never_connected(error: &(dyn std::error::Error + 'static)) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(StreamableHttpError::Client(http)) =
+            error.downcast_ref::<StreamableHttpError<crate::http::HttpError>>()
+        {
+            return http.is_connect();
+        }
+        cause = error.source();
+    }
+    false
 }
 
 fn kill_group(group: Option<i32>) {
@@ -351,7 +509,7 @@ async fn said(last_words: &std::sync::Mutex<std::collections::VecDeque<String>>)
 async fn connect(
     server: &McpServer,
     spawner: &Spawner,
-    generation: &Arc<AtomicU64>,
+    handler: &Handler,
 ) -> Result<Live, CallError> {
     let fail =
         |message: String| CallError::Start(format!("the MCP server `{}` {message}", server.name));
@@ -363,7 +521,7 @@ async fn connect(
             env_vars,
         } => (command, args, env, env_vars),
         McpTransport::Http { url, headers } => {
-            return connect_http(server, spawner, generation, url, headers).await;
+            return connect_http(server, spawner, handler, url, headers).await;
         }
     };
     let mut vars = spawner.base_env.clone();
@@ -446,16 +604,18 @@ async fn connect(
             }
         });
     }
-    let handler = Handler {
-        generation: generation.clone(),
-    };
-    let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
+    let service = match tokio::time::timeout(
+        server.startup_timeout,
+        handler.clone().serve(transport),
+    )
+    .await
     {
         Ok(Ok(service)) => service,
         Ok(Err(e)) => {
             kill_group(group);
             return Err(fail(format!(
-                "did not start: {e}{}",
+                "did not start: {}{}",
+                init_failure(&e),
                 said(&last_words).await
             )));
         }
@@ -477,7 +637,7 @@ async fn connect(
 async fn connect_http(
     server: &McpServer,
     spawner: &Spawner,
-    generation: &Arc<AtomicU64>,
+    handler: &Handler,
     url: &str,
     headers: &[(String, String)],
 ) -> Result<Live, CallError> {
@@ -502,13 +662,21 @@ async fn connect_http(
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let started = Instant::now();
-    let handler = Handler {
-        generation: generation.clone(),
-    };
-    let service = match tokio::time::timeout(server.startup_timeout, handler.serve(transport)).await
+    let service = match tokio::time::timeout(
+        server.startup_timeout,
+        handler.clone().serve(transport),
+    )
+    .await
     {
         Ok(Ok(service)) => service,
-        Ok(Err(e)) => return Err(fail(format!("did not start ({url}): {e}"))),
+        Ok(Err(e)) => {
+            let unreachable = matches!(&e, rmcp::service::ClientInitializeError::TransportError { error, .. } if never_connected(error.error.as_ref()));
+            return Err(fail(if unreachable {
+                format!("could not be reached at {url} ({})", init_failure(&e))
+            } else {
+                format!("did not start ({url}): {}", init_failure(&e))
+            }));
+        }
         Err(_) => {
             return Err(fail(format!(
                 "did not answer `initialize` within {} s ({url})",

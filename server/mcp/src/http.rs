@@ -58,6 +58,13 @@ impl std::fmt::Display for HttpError {
 
 impl std::error::Error for HttpError {}
 
+impl HttpError {
+    /// The connection could not be made: the request never left.
+    pub(crate) fn is_connect(&self) -> bool {
+        self.0.is_connect()
+    }
+}
+
 fn client_error(error: reqwest::Error) -> Failure {
     StreamableHttpError::Client(HttpError(error))
 }

@@ -18,6 +18,7 @@ pub mod http;
 pub mod names;
 pub mod output;
 pub mod pool;
+pub mod progress;
 pub mod roots;
 pub mod tool;
 

@@ -3,6 +3,11 @@
 //! described, resource links named. Read from the result's JSON (the
 //! protocol's shape), so a field this build does not know is skipped,
 //! never a failure.
+//!
+//! Structured content that repeats the content (servers are asked to send
+//! both, and many wrap the same text: the filesystem server's
+//! `{"content": text}`, FastMCP's `{"result": text}`) is left out: the
+//! model would pay for it twice, and the output cap would count it twice.
 
 use base64::Engine;
 use serde_json::Value;
@@ -34,14 +39,12 @@ pub fn render(result: &Value) -> Rendered {
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let mut texts_as_json = Vec::new();
+    let mut texts = Vec::new();
     for block in content {
         match block["type"].as_str() {
             Some("text") => {
                 let text = block["text"].as_str().unwrap_or_default().to_owned();
-                if let Ok(json) = serde_json::from_str::<Value>(&text) {
-                    texts_as_json.push(json);
-                }
+                texts.push(text.clone());
                 pieces.push(Piece::Text(text));
             }
             Some(kind @ ("image" | "audio")) => {
@@ -91,10 +94,10 @@ pub fn render(result: &Value) -> Rendered {
             ))),
         }
     }
-    // Structured content, unless a text block already says exactly it
+    // Structured content, unless the content already says exactly it
     // (servers should send both; the model needs it once).
     if let Some(structured) = result.get("structuredContent")
-        && !texts_as_json.contains(structured)
+        && !repeats(structured, &result["content"], &texts)
     {
         let json = serde_json::to_string_pretty(structured).unwrap_or_default();
         pieces.push(Piece::Text(format!(
@@ -107,6 +110,33 @@ pub fn render(result: &Value) -> Rendered {
     Rendered {
         pieces,
         is_error: result["isError"].as_bool().unwrap_or(false),
+    }
+}
+
+/// Whether `structured` carries the same data as the result's `content`
+/// (whose text blocks are `texts`): it is, or wraps in an object of one
+/// field, the content itself, a text block's text or all of them joined,
+/// or the JSON one of those texts holds.
+fn repeats(structured: &Value, content: &Value, texts: &[String]) -> bool {
+    let joined = texts.join("\n");
+    let same = |value: &Value| {
+        if value == content && !content.is_null() {
+            return true;
+        }
+        if let Value::String(text) = value {
+            return *text == joined || texts.contains(text);
+        }
+        std::iter::once(&joined)
+            .chain(texts)
+            .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+            .any(|json| json == *value)
+    };
+    if same(structured) {
+        return true;
+    }
+    match structured {
+        Value::Object(fields) if fields.len() == 1 => fields.values().all(same),
+        _ => false,
     }
 }
 
@@ -206,6 +236,56 @@ mod tests {
             }
         "#]]
         .assert_debug_eq(&rendered);
+    }
+
+    /// Issue 37 E: text plus a `structuredContent` repeating it (the
+    /// filesystem server and FastMCP do so for every call) reached the
+    /// model twice: a 528 kB file counted as 1,080,051 bytes. One copy is
+    /// sent when both carry the same data; different data is kept.
+    #[test]
+    fn structured_content_that_repeats_the_content_is_left_out() {
+        let file = "def total(items):\n    return 0\n".repeat(3);
+        let once = |result: Value| render(&result).pieces;
+        // server-filesystem's read_text_file, list_directory, edit_file…
+        assert_eq!(
+            once(
+                json!({"content": [{"type": "text", "text": file}], "structuredContent": {"content": file}})
+            ),
+            [Piece::Text(file.clone())]
+        );
+        // FastMCP: a tool's return value wrapped as `result`.
+        assert_eq!(
+            once(
+                json!({"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": 42}})
+            ),
+            [Piece::Text("42".into())]
+        );
+        assert_eq!(
+            once(
+                json!({"content": [{"type": "text", "text": "[1, 2]"}], "structuredContent": {"result": [1, 2]}})
+            ),
+            [Piece::Text("[1, 2]".into())]
+        );
+        // Several text blocks, repeated as one string.
+        assert_eq!(
+            once(json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "structuredContent": {"content": "a\nb"}})).len(),
+            2
+        );
+        // server-filesystem's read_media_file repeats the content array.
+        let image = json!({"type": "image", "data": "iVBORw0=", "mimeType": "image/png"});
+        assert_eq!(
+            once(json!({"content": [image], "structuredContent": {"content": [image]}})).len(),
+            1
+        );
+        // Other data is the model's to read.
+        let kept = once(
+            json!({"content": [{"type": "text", "text": "done"}], "structuredContent": {"content": "other", "extra": 1}}),
+        );
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        let kept = once(
+            json!({"content": [{"type": "text", "text": "done"}], "structuredContent": {"temperature": 22}}),
+        );
+        assert_eq!(kept.len(), 2, "{kept:?}");
     }
 
     #[test]

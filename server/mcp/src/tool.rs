@@ -9,6 +9,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rein_core::context::history::ResultMeta;
 use rein_core::permissions::{Action, Subject};
+use rein_core::ports::{CallShown, TaskEvent};
 use rein_core::tools::call::{Artifact, Call};
 use rein_core::tools::{Described, Effect, OnCrash, Tool, ToolOutput};
 use rmcp::model::Tool as McpToolInfo;
@@ -16,6 +17,7 @@ use serde_json::Value;
 
 use crate::connection::Connection;
 use crate::output::{Piece, render};
+use crate::progress::{Progress, Progresses};
 
 /// At most this much of a server's description reaches the model.
 pub const MAX_DESCRIPTION: usize = 1_000;
@@ -72,6 +74,50 @@ impl McpTool {
             title,
             connection,
         }
+    }
+}
+
+/// The most progress reports one call shows; a server may send many more.
+const PROGRESS_SHOWN: usize = 50;
+
+impl McpTool {
+    /// Makes the call; the server's progress reports meanwhile become the
+    /// task's progress ("Indexing (code): 2/5"), a bounded few.
+    async fn call_showing_progress(
+        &self,
+        arguments: serde_json::Map<String, Value>,
+        call: &Call<'_, '_>,
+    ) -> Result<Value, String> {
+        let (to, mut reports) = Progresses::channel();
+        let calling = self
+            .connection
+            .call(&self.remote, arguments, call.cx().cancel, Some(to));
+        tokio::pin!(calling);
+        let mut shown = 0;
+        let mut show = |report: Progress| {
+            if shown < PROGRESS_SHOWN {
+                shown += 1;
+                call.event(TaskEvent::Activity {
+                    text: format!(
+                        "{} ({}): {}",
+                        self.title,
+                        self.connection.server.name,
+                        report.line()
+                    ),
+                });
+            }
+        };
+        let result = loop {
+            tokio::select! {
+                result = &mut calling => break result,
+                Some(report) = reports.recv() => show(report),
+            }
+        };
+        // Reports that came in with the answer, before it is shown.
+        while let Ok(report) = reports.try_recv() {
+            show(report);
+        }
+        result.map_err(|e| e.to_string())
     }
 }
 
@@ -145,24 +191,27 @@ impl Tool for McpTool {
 
     async fn run(&self, arguments: &Value, call: &Call<'_, '_>) -> Result<ToolOutput, String> {
         // The server's annotations are its own claims: the policy sees an
-        // effect nobody vouched for, so the default is to ask.
-        call.permit(&Action {
-            tool: &self.name,
-            subject: Subject::Call {
-                effect: Effect::Unknown,
-                runs_process: false,
+        // effect nobody vouched for, so the default is to ask — showing the
+        // arguments, and what the tool says of itself.
+        call.permit_call(
+            &Action {
+                tool: &self.name,
+                subject: Subject::Call {
+                    effect: Effect::Unknown,
+                    runs_process: false,
+                },
             },
-        })
+            CallShown {
+                arguments: arguments.clone(),
+                declared: self.effect,
+            },
+        )
         .await?;
         let arguments = match arguments {
             Value::Object(map) => map.clone(),
             _ => return Err("the arguments must be a JSON object".into()),
         };
-        let result = self
-            .connection
-            .call(&self.remote, arguments, call.cx().cancel)
-            .await
-            .map_err(|e| e.to_string())?;
+        let result = self.call_showing_progress(arguments, call).await?;
         let rendered = render(&result);
         let mut parts = Vec::with_capacity(rendered.pieces.len());
         for (n, piece) in rendered.pieces.into_iter().enumerate() {

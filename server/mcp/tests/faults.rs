@@ -109,7 +109,7 @@ async fn a_cancelled_task_cancels_its_call() {
         canceller.cancel();
     });
     let error = connection
-        .call("hang", serde_json::Map::new(), &cancel)
+        .call("hang", serde_json::Map::new(), &cancel, None)
         .await
         .unwrap_err();
     assert_eq!(error, CallError::Cancelled);

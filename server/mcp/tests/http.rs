@@ -159,6 +159,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
             "add",
             arguments(serde_json::json!({"a": 20, "b": 22})),
             &cancel,
+            None,
         )
         .await
         .unwrap();
@@ -166,7 +167,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
 
     // The header went with the calls, its variable filled in.
     let result = connection
-        .call("whoami", serde_json::Map::new(), &cancel)
+        .call("whoami", serde_json::Map::new(), &cancel, None)
         .await
         .unwrap();
     assert_eq!(text(&result), format!("Bearer {TOKEN}"), "{result}");
@@ -180,6 +181,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
             "add",
             arguments(serde_json::json!({"a": 1, "b": 2})),
             &cancel,
+            None,
         )
         .await
         .unwrap();
@@ -193,6 +195,7 @@ async fn tools_are_listed_and_called_over_streamable_http() {
             "add",
             arguments(serde_json::json!({"a": 1, "b": 1})),
             &cancel,
+            None,
         )
         .await
         .unwrap_err();
@@ -213,6 +216,7 @@ async fn a_server_that_goes_away_fails_the_call_without_a_hang() {
             "add",
             arguments(serde_json::json!({"a": 1, "b": 1})),
             &CancellationToken::new(),
+            None,
         )
         .await
         .unwrap_err();
@@ -254,7 +258,52 @@ async fn a_server_not_listening_is_a_clear_start_error() {
         started.elapsed()
     );
     assert!(
-        matches!(&error, CallError::Start(m) if m.starts_with("the MCP server `web` did not start") && m.contains(&url) && m.contains("refused")),
+        matches!(&error, CallError::Start(m) if m.starts_with(&format!("the MCP server `web` could not be reached at {url} (")) && m.contains("refused") && !m.contains("rmcp::")),
         "{error}"
     );
+}
+
+/// Issue 37 F: a Streamable HTTP server that died during a call was
+/// reported backwards — the call it died in "refused the call: Transport
+/// closed" (it ran), the next one "…whether the call ran is unknown" (it
+/// certainly did not) — with rmcp's type names in the text. The words are
+/// the stdio crash's, and a request that never reached the server says so.
+#[tokio::test]
+async fn a_server_that_dies_during_a_call_is_reported_as_a_stdio_crash_is() {
+    let python = PythonServer::start();
+    let (connection, _) = Connection::start(server(python.url()), spawner(Some(TOKEN)))
+        .await
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let died = connection
+        .call("die", serde_json::Map::new(), &cancel, None)
+        .await
+        .unwrap_err();
+    let next = connection
+        .call(
+            "add",
+            arguments(serde_json::json!({"a": 1, "b": 1})),
+            &cancel,
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        died.to_string(),
+        "the MCP server `web` stopped during the call, so what the call did is unknown; Rein connects to it again for the next call"
+    );
+    let next = next.to_string();
+    assert!(
+        next.starts_with(&format!(
+            "the MCP server `web` could not be reached at {} (",
+            python.url()
+        )) && next.contains("Connection refused")
+            && next.ends_with("; so the call did not run"),
+        "{next}"
+    );
+    assert!(
+        !next.contains("rmcp::") && !next.contains("Worker"),
+        "{next}"
+    );
+    connection.shutdown().await;
 }

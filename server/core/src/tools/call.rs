@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use crate::exec::SandboxMode;
 use crate::paths;
 use crate::permissions::{Action, Decision, Subject, TaskApprovals};
-use crate::ports::{ApprovalDecision, CommandApproval, ProgressSink, TaskEvent};
+use crate::ports::{ApprovalDecision, CallShown, CommandApproval, ProgressSink, TaskEvent};
 use crate::task::TaskState;
 
 use super::ToolCx;
@@ -55,7 +55,18 @@ impl<'a> Call<'_, 'a> {
     /// the decision that let the call through; `Err` with the result the
     /// model gets when it may not run.
     pub async fn permit(&self, action: &Action<'_>) -> Result<Decision, String> {
-        self.permit_run(action, None, false, None).await
+        self.permit_run(action, None, false, None, None).await
+    }
+
+    /// [`Self::permit`] for a call whose arguments the user should see when
+    /// asked (an MCP tool's: nothing else says what it will do).
+    pub async fn permit_call(
+        &self,
+        action: &Action<'_>,
+        shown: CallShown,
+    ) -> Result<Decision, String> {
+        self.permit_run(action, None, false, None, Some(shown))
+            .await
     }
 
     /// [`Self::permit`] for an action that runs a process: `shown`, the
@@ -69,7 +80,7 @@ impl<'a> Call<'_, 'a> {
         network: bool,
         mode: Option<SandboxMode>,
     ) -> Result<Decision, String> {
-        self.permit_run(action, shown, network, mode).await
+        self.permit_run(action, shown, network, mode, None).await
     }
 
     /// Saves `content` among the task's artifacts as `name` (one path
@@ -120,6 +131,7 @@ impl<'a> Call<'_, 'a> {
         command: Option<String>,
         network: bool,
         sandbox_mode: Option<SandboxMode>,
+        call: Option<CallShown>,
     ) -> Result<Decision, String> {
         let tool = action.tool();
         // The task's own artifacts (spilled outputs, logs) are readable
@@ -175,6 +187,8 @@ impl<'a> Call<'_, 'a> {
                     cwd: self.cx.workspace.root().to_path_buf(),
                     rule: verdict.rule.clone(),
                     network,
+                    sandbox_mode,
+                    call,
                 };
                 let decision = self.cx.approver.approve_command(&request).await;
                 self.event(TaskEvent::Approval {

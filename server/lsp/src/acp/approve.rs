@@ -17,9 +17,12 @@ use agent_client_protocol::v1::schema::{
 };
 use async_trait::async_trait;
 use rein_core::host::disk::ConfirmChange;
-use rein_core::ports::{ApprovalDecision, Approver, CommandApproval};
+use rein_core::ports::{ApprovalDecision, Approver, CallShown, CommandApproval};
+
 use rein_core::task::TaskId;
 use rein_models::Redactor;
+
+use super::writes::Writes;
 
 const ALLOW_ONCE: &str = "allow_once";
 const ALLOW_ALWAYS: &str = "allow_always";
@@ -77,14 +80,11 @@ enum Answer {
 }
 
 impl Permissions {
-    async fn ask(&self, fields: ToolCallUpdateFields) -> Answer {
+    /// `always`: what "allow always" allows, as its label says.
+    async fn ask(&self, fields: ToolCallUpdateFields, always: &str) -> Answer {
         let options = vec![
             PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
-            PermissionOption::new(
-                ALLOW_ALWAYS,
-                "Allow always (this session)",
-                PermissionOptionKind::AllowAlways,
-            ),
+            PermissionOption::new(ALLOW_ALWAYS, always, PermissionOptionKind::AllowAlways),
             PermissionOption::new(REJECT, "Reject", PermissionOptionKind::RejectOnce),
         ];
         self.request(RequestPermissionRequest::new(
@@ -189,12 +189,78 @@ pub enum TrustAnswer {
 }
 
 /// Commands (and MCP tools, and anything else the policy asks about).
-pub struct AcpApprover(pub Permissions);
+pub struct AcpApprover {
+    pub permissions: Permissions,
+    /// Where the task's commands may write, for the question.
+    pub writes: Writes,
+}
+
+/// The most of a call's arguments a permission's title shows (its content
+/// and `rawInput` carry them all).
+const ARGUMENTS_IN_TITLE: usize = 200;
+
+impl AcpApprover {
+    /// The question about a command: what runs, and where it may write.
+    fn command_question(&self, request: &CommandApproval) -> ToolCallUpdateFields {
+        let mut title = format!("Run `{}`", request.command);
+        if self.permissions.outside_sandbox {
+            title.push_str(
+                " in your editor's terminal, outside Rein's sandbox (it can read and change anything you can, and use the network)",
+            );
+        } else {
+            title.push_str(&format!(
+                " ({}{})",
+                self.writes.describe(request.sandbox_mode),
+                if request.network {
+                    "; it asks for the network"
+                } else {
+                    ""
+                }
+            ));
+        }
+        ToolCallUpdateFields::new()
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::Pending)
+            .title(title)
+            .raw_input(serde_json::json!({
+                "command": request.command,
+                "cwd": request.cwd,
+                "rule": request.why_asked(),
+            }))
+    }
+
+    /// The question about a tool's call (an MCP tool): its arguments are
+    /// what runs, so the title shows them (a panel may show nothing else)
+    /// and the content shows them whole.
+    fn call_question(&self, request: &CommandApproval, call: &CallShown) -> ToolCallUpdateFields {
+        let arguments = call.arguments.to_string();
+        let count = arguments.chars().count();
+        let brief = if count > ARGUMENTS_IN_TITLE {
+            let head: String = arguments.chars().take(ARGUMENTS_IN_TITLE).collect();
+            format!("{head} …")
+        } else {
+            arguments
+        };
+        let pretty = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
+        let text = format!(
+            "Arguments:\n```json\n{pretty}\n```\nAsked because: {}.",
+            request.why_asked()
+        );
+        ToolCallUpdateFields::new()
+            .kind(super::updates::kind_of(&request.tool, call.declared))
+            .status(ToolCallStatus::Pending)
+            .title(format!("Call `{}` with {brief}", request.command))
+            .content(vec![ToolCallContent::from(ContentBlock::Text(
+                TextContent::new(text),
+            ))])
+            .raw_input(call.arguments.clone())
+    }
+}
 
 #[async_trait]
 impl Approver for AcpApprover {
     async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision {
-        let rules = &self.0.rules;
+        let rules = &self.permissions.rules;
         if rules
             .commands
             .lock()
@@ -202,24 +268,17 @@ impl Approver for AcpApprover {
         {
             return ApprovalDecision::AllowOnce;
         }
-        let mut title = format!("Run `{}`", request.command);
-        if self.0.outside_sandbox {
-            title.push_str(
-                " in your editor's terminal, outside Rein's sandbox (it can read and change anything you can, and use the network)",
-            );
-        } else if request.network {
-            title.push_str(" (it asks for the network)");
-        }
-        let fields = ToolCallUpdateFields::new()
-            .kind(ToolKind::Execute)
-            .status(ToolCallStatus::Pending)
-            .title(title)
-            .raw_input(serde_json::json!({
-                "command": request.command,
-                "cwd": request.cwd,
-                "rule": request.rule,
-            }));
-        match self.0.ask(fields).await {
+        let (fields, always) = match &request.call {
+            Some(call) => (
+                self.call_question(request, call),
+                "Allow this tool always (this session)",
+            ),
+            None => (
+                self.command_question(request),
+                "Allow always (this session)",
+            ),
+        };
+        match self.permissions.ask(fields, always).await {
             Answer::Once => ApprovalDecision::AllowOnce,
             Answer::Always => {
                 if let Ok(mut allowed) = rules.commands.lock() {
@@ -262,7 +321,11 @@ impl ConfirmChange for AcpConfirm {
             .title(description.to_owned())
             .locations(vec![ToolCallLocation::new(absolute)])
             .content(vec![ToolCallContent::Diff(diff)]);
-        match self.permissions.ask(fields).await {
+        match self
+            .permissions
+            .ask(fields, "Allow all edits (this session)")
+            .await
+        {
             Answer::Once => true,
             Answer::Always => {
                 rules.edits.store(true, std::sync::atomic::Ordering::SeqCst);

@@ -11,16 +11,21 @@
 //! sends a key in any update (`updates::redacted`).
 
 mod approve;
+mod folder;
+mod lines;
 mod plan;
 mod prompt;
+mod read_cache;
 mod redact;
 mod run;
 mod saved;
 mod session;
 mod terminal;
+mod transport;
 mod updates;
 mod verdict;
 mod workspace;
+mod writes;
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -32,7 +37,7 @@ use agent_client_protocol::v1::schema::{
     McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
     PromptResponse, SessionCapabilities, SessionListCapabilities,
 };
-use agent_client_protocol::{Agent, Client, Stdio};
+use agent_client_protocol::{Agent, Client};
 use tokio_util::sync::CancellationToken;
 
 use self::run::{ClientOffers, run_prompt};
@@ -268,6 +273,7 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
+        // Not the SDK's own stdio: see transport.rs.
+        .connect_to(transport::stdio(lines::LineLimits::default()))
         .await
 }

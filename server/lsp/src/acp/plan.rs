@@ -1,8 +1,12 @@
 //! Rein's progress note — what the model reads at the end of every turn's
 //! context: the files changed, the edits the user turned down, the last
 //! test run, why the last claim was not accepted — as an ACP `plan`, so
-//! the panel shows where the task stands. The last entry is always the
-//! check that decides: Rein runs the tests and sees them pass.
+//! the panel shows where the task stands. For a task with acceptance
+//! checks (a fix-test task) the first entry is the fix to find and the
+//! last is always the check that decides: Rein runs the tests and sees
+//! them pass. A request without checks (an instruction, a question) has
+//! no such steps: its plan is only what happened, and a question that
+//! changed nothing has none.
 
 use agent_client_protocol::v1::schema::{Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus};
 use rein_core::context::progress::Progress;
@@ -15,11 +19,13 @@ fn first_line(text: &str) -> &str {
         .unwrap_or("")
 }
 
-pub fn plan_of(progress: &Progress) -> Plan {
+/// The plan for `progress`; `checks`: the task has acceptance checks.
+/// `None` when there is nothing to show.
+pub fn plan_of(progress: &Progress, checks: bool) -> Option<Plan> {
     use PlanEntryPriority::{High, Low, Medium};
     use PlanEntryStatus::{Completed, InProgress, Pending};
     let mut entries = Vec::new();
-    if progress.changed.is_empty() {
+    if checks && progress.changed.is_empty() {
         entries.push(PlanEntry::new(
             "Find the cause and change the code",
             High,
@@ -54,12 +60,14 @@ pub fn plan_of(progress: &Progress) -> Plan {
             InProgress,
         ));
     }
-    entries.push(PlanEntry::new(
-        "Rein runs the checks and sees them pass",
-        High,
-        Pending,
-    ));
-    Plan::new(entries)
+    if checks {
+        entries.push(PlanEntry::new(
+            "Rein runs the checks and sees them pass",
+            High,
+            Pending,
+        ));
+    }
+    (!entries.is_empty()).then(|| Plan::new(entries))
 }
 
 #[cfg(test)]
@@ -87,7 +95,7 @@ mod tests {
             [in_progress] Find the cause and change the code (high)
             [pending] Rein runs the checks and sees them pass (high)
         "#]]
-        .assert_eq(&lines(&plan_of(&Progress::default())));
+        .assert_eq(&lines(&plan_of(&Progress::default(), true).unwrap()));
     }
 
     #[test]
@@ -105,6 +113,20 @@ mod tests {
             [in_progress] Not accepted yet: `TestCart.test_total` still fails (exit 1): (high)
             [pending] Rein runs the checks and sees them pass (high)
         "#]]
-        .assert_eq(&lines(&plan_of(&progress)));
+        .assert_eq(&lines(&plan_of(&progress, true).unwrap()));
+    }
+
+    /// Issue 37 B: a question showed a fix-test plan ("Find the cause and
+    /// change the code", "Rein runs the checks"). Without checks there are
+    /// no such steps; a question that changed nothing has no plan.
+    #[test]
+    fn a_request_without_checks_plans_no_fix_and_no_check() {
+        assert_eq!(plan_of(&Progress::default(), false), None);
+        let mut progress = Progress::default();
+        progress.record_edit("README.md", "v2".into());
+        expect_test::expect![[r#"
+            [completed] Changed README.md (read → v2) (medium)
+        "#]]
+        .assert_eq(&lines(&plan_of(&progress, false).unwrap()));
     }
 }

@@ -14,9 +14,11 @@ use rein_core::task_host::{FrontEnd, Recovery, TaskHost};
 use tokio_util::sync::CancellationToken;
 
 use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
+use super::read_cache::ReadCache;
 use super::session::AcpSession;
 use super::updates::AcpProgress;
-use super::verdict::final_message;
+use super::verdict::{Checks, final_message};
+use super::writes::Writes;
 use super::{Connection, prompt, saved, terminal, workspace};
 use crate::{launch, settings};
 
@@ -86,6 +88,7 @@ pub async fn run_prompt(
             redactor.clone(),
             Arc::clone(&call),
             0,
+            false,
         )
         .say(text)
     };
@@ -124,12 +127,18 @@ pub async fn run_prompt(
         root: session.root.clone(),
     });
     let disk = disk.with_confirm(confirm.clone());
+    let cache = Arc::new(ReadCache::default());
     let (workspace, client_files): (Arc<dyn rein_core::workspace::Workspace>, _) = if client.fs {
         let files = workspace::ClientFiles {
             cx: cx.clone(),
             session_id: session.id.clone(),
         };
-        let live = Arc::new(workspace::AcpWorkspace::new(disk, files, confirm));
+        let live = Arc::new(workspace::AcpWorkspace::new(
+            disk,
+            files,
+            confirm,
+            Arc::clone(&cache),
+        ));
         (Arc::clone(&live) as _, Some(live))
     } else {
         (Arc::new(disk), None)
@@ -235,29 +244,57 @@ pub async fn run_prompt(
         }
         ready
     };
-    let progress = Arc::new(AcpProgress::new(
+    let mut progress = AcpProgress::new(
         cx.clone(),
         session.id.clone(),
         session.root.clone(),
         redactor,
         Arc::clone(&call),
         ready.prepared().config.context.window_tokens,
-    ));
+        !ready.spec().acceptance.is_empty(),
+    );
+    progress.cache = Some(cache);
+    let progress = Arc::new(progress);
+    let writes = Writes {
+        root: session.root.clone(),
+        mode: config.sandbox.mode,
+        writable: config.sandbox.writable_roots.clone(),
+        confinement: ready.prepared().exec.confinement(),
+    };
     let front = FrontEnd {
         workspace,
-        approver: Arc::new(AcpApprover(permissions)),
+        approver: Arc::new(AcpApprover {
+            permissions,
+            writes,
+        }),
         events: Arc::clone(&progress) as _,
     };
     let task = ready.spec().id.clone();
     let goal = ready.spec().goal.clone();
     let outcome = ready.run(front, cancel, CancelReason::default()).await;
+    let mut reason = outcome.reason.clone();
+    let interrupted = progress.interrupted();
+    if !interrupted.is_empty() {
+        // The next prompt must not take them for calls that never ran.
+        reason.push_str(&format!(
+            "; interrupted while under way, so they may have run in part: {}",
+            interrupted.join(", ")
+        ));
+    }
     session.remember(
         goal.lines().next().unwrap_or_default(),
         &outcome.state.to_string(),
-        &outcome.reason,
+        &reason,
     );
     tracing::info!(%task, state = %outcome.state, reason = %outcome.reason, "ACP prompt ended");
-    progress.say(&final_message(&outcome, &progress.last_evidence()));
+    let checks = if progress.checks {
+        Checks::Ran
+    } else {
+        Checks::None {
+            changed: Some(progress.changed()),
+        }
+    };
+    progress.say(&final_message(&outcome, &progress.last_evidence(), &checks));
     stop_reason(&outcome)
 }
 

@@ -15,7 +15,9 @@ use agent_client_protocol::v1::schema::{
     SessionUpdate, TextContent,
 };
 use rein_core::budget::Spent;
-use rein_core::task::{TaskId, TaskState};
+use rein_core::task::{TaskId, TaskSpec, TaskState};
+
+use super::verdict::Checks;
 use rein_store::{Store, StoreError, TaskRecord};
 
 /// The front end sessions are recorded under.
@@ -154,7 +156,13 @@ pub fn load(root: &Path, id: &str, installation: Option<&str>) -> Result<Loaded,
                 loaded
                     .replay
                     .push(SessionUpdate::AgentMessageChunk(text_chunk(
-                        super::verdict::verdict_message(state, &reason, &[], &spent(&task)),
+                        super::verdict::verdict_message(
+                            state,
+                            &reason,
+                            &[],
+                            &spent(&task),
+                            &checks(&task),
+                        ),
                     )));
                 let goal = entry.prompt.lines().next().unwrap_or_default();
                 loaded.earlier.push(format!("{goal} → {state}: {reason}"));
@@ -194,6 +202,17 @@ fn resume_command() -> SessionUpdate {
             "Go on with the request Rein was working on when it stopped",
         ),
     ]))
+}
+
+/// What a recorded task's "done" rested on: its spec's acceptance checks
+/// (a spec that cannot be read claims none).
+fn checks(task: &TaskRecord) -> Checks {
+    let spec: Option<TaskSpec> = serde_json::from_str(&task.spec_json).ok();
+    if spec.is_some_and(|s| !s.acceptance.is_empty()) {
+        Checks::Ran
+    } else {
+        Checks::None { changed: None }
+    }
 }
 
 fn spent(task: &TaskRecord) -> Spent {

@@ -56,18 +56,8 @@ impl AcpSession {
 
     /// The session `id` (new, or loaded again) in `cwd`.
     pub fn open_as(id: String, cwd: &Path, servers: &[AcpMcpServer]) -> Result<Self, String> {
-        if !cwd.is_absolute() {
-            return Err(format!(
-                "cwd must be an absolute path, got {}",
-                cwd.display()
-            ));
-        }
-        let root = cwd
-            .canonicalize()
-            .map_err(|e| format!("the folder {}: {e}", cwd.display()))?;
-        if !root.is_dir() {
-            return Err(format!("{} is not a folder", root.display()));
-        }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let root = super::folder::project_folder(cwd, home.as_deref())?;
         let assessment = settings::Assessment::of(&root, &Value::Null)?;
         let known = assessment.known_trust(&root, None, settings::user_state().as_ref());
         // Until the user answers, only what tightens counts.

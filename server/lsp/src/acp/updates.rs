@@ -1,6 +1,7 @@
 //! A task's events as ACP `session/update` notifications: the model's text
 //! streamed as `agent_message_chunk`, each tool call as `tool_call` then
-//! `tool_call_update` (kind, title, locations, the edit's diff), tokens
+//! `tool_call_update` (kind, title, locations, the edit's diff; what it is
+//! doing meanwhile, such as an MCP server's progress), tokens
 //! and cost as `usage_update` (cost in USD), Rein's progress note as a
 //! `plan` (`plan.rs`). Everything sent is redacted
 //! with the task's redactor first: no key reaches the client.
@@ -16,6 +17,7 @@ use agent_client_protocol::v1::schema::{
 };
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent};
 use rein_core::task::TaskId;
+use rein_core::tools::Effect;
 use rein_models::Redactor;
 
 use super::approve::CurrentCall;
@@ -35,15 +37,21 @@ fn ready_to_send(pending: &mut String, piece: &str) -> String {
     }
 }
 
-/// What the tool's name says it does, for the client's icon.
-pub fn kind_of(tool: &str) -> ToolKind {
+/// What a tool does, for the client's icon: a built-in tool by its name,
+/// any other (an MCP tool) by what it says it does — a call with effects,
+/// or whose effects nobody vouched for, runs code somewhere: `execute`.
+pub fn kind_of(tool: &str, effect: Effect) -> ToolKind {
     match tool {
-        "read_file" | "list_files" => ToolKind::Read,
-        "search" | "grep" | "find_files" => ToolKind::Search,
+        "read_file" | "list_files" | "git_diff" => ToolKind::Read,
+        "search" => ToolKind::Search,
         "edit_file" | "create_file" | "write_file" => ToolKind::Edit,
-        "delete_file" => ToolKind::Delete,
         "run_command" | "run_tests" => ToolKind::Execute,
-        _ => ToolKind::Other,
+        "ask_user" => ToolKind::Other,
+        _ => match effect {
+            Effect::ReadOnly => ToolKind::Read,
+            Effect::EditsWorkspace => ToolKind::Edit,
+            Effect::SideEffects | Effect::Unknown => ToolKind::Execute,
+        },
     }
 }
 
@@ -56,6 +64,10 @@ pub struct AcpProgress {
     pub call: std::sync::Arc<CurrentCall>,
     /// The model's context window, for `usage_update`.
     pub window: u64,
+    /// The task has acceptance checks (its plan ends with them).
+    pub checks: bool,
+    /// What the client served, forgotten whenever time passes.
+    pub cache: Option<std::sync::Arc<super::read_cache::ReadCache>>,
     state: Mutex<State>,
 }
 
@@ -73,6 +85,16 @@ struct State {
     evidence: Vec<Evidence>,
     /// The plan last sent.
     plan: Option<agent_client_protocol::v1::schema::Plan>,
+    /// Titles of this task's calls, by id.
+    titles: std::collections::HashMap<String, String>,
+    /// The calls a cancel stopped while under way (their titles).
+    interrupted: Vec<String>,
+    /// Calls started and not finished.
+    running: std::collections::HashSet<String>,
+    /// Edit calls not finished yet: the file each names.
+    editing: std::collections::HashMap<String, String>,
+    /// The files the task changed (by its progress note and its edits).
+    changed: std::collections::BTreeSet<String>,
 }
 
 impl AcpProgress {
@@ -83,6 +105,7 @@ impl AcpProgress {
         redactor: Redactor,
         call: std::sync::Arc<CurrentCall>,
         window: u64,
+        checks: bool,
     ) -> Self {
         Self {
             cx,
@@ -91,8 +114,27 @@ impl AcpProgress {
             redactor,
             call,
             window,
+            checks,
+            cache: None,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The files the task changed, as the workspace names them.
+    pub fn changed(&self) -> Vec<String> {
+        self.state
+            .lock()
+            .map(|s| s.changed.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The calls a cancel stopped while under way: they may have run in
+    /// part, which a later prompt must know.
+    pub fn interrupted(&self) -> Vec<String> {
+        self.state
+            .lock()
+            .map(|s| s.interrupted.clone())
+            .unwrap_or_default()
     }
 
     /// The evidence of the last verdict (for the final message).
@@ -156,10 +198,26 @@ impl AcpProgress {
             .unwrap_or_default()
     }
 
-    fn tool_call(&self, call_id: &str, tool: &str, arguments: &serde_json::Value, title: &str) {
+    fn tool_call(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: &serde_json::Value,
+        title: &str,
+        effect: Effect,
+    ) {
         self.call.set(call_id);
+        if let Ok(mut state) = self.state.lock() {
+            state.titles.insert(call_id.to_owned(), title.to_owned());
+            state.running.insert(call_id.to_owned());
+            if kind_of(tool, effect) == ToolKind::Edit
+                && let Some(path) = arguments.get("path").and_then(|p| p.as_str())
+            {
+                state.editing.insert(call_id.to_owned(), path.to_owned());
+            }
+        }
         let mut call = ToolCall::new(call_id.to_owned(), title.to_owned())
-            .kind(kind_of(tool))
+            .kind(kind_of(tool, effect))
             .status(ToolCallStatus::InProgress)
             .locations(self.location(arguments))
             .raw_input(arguments.clone());
@@ -174,6 +232,21 @@ impl AcpProgress {
     }
 
     fn tool_result(&self, call_id: &str, is_error: bool, summary: &str) {
+        if let Ok(mut state) = self.state.lock() {
+            state.running.remove(call_id);
+            if let Some(path) = state.editing.remove(call_id)
+                && !is_error
+            {
+                state.changed.insert(path);
+            }
+        }
+        if is_error
+            && summary.starts_with(rein_core::agent::INTERRUPTED)
+            && let Ok(mut state) = self.state.lock()
+        {
+            let title = state.titles.get(call_id).cloned().unwrap_or_default();
+            state.interrupted.push(title);
+        }
         let status = if is_error {
             ToolCallStatus::Failed
         } else {
@@ -194,6 +267,18 @@ impl AcpProgress {
 
 impl ProgressSink for AcpProgress {
     fn event(&self, _task: &TaskId, event: &TaskEvent) {
+        // Steps that take time: the user may have typed meanwhile.
+        if let Some(cache) = &self.cache
+            && matches!(
+                event,
+                TaskEvent::Started { .. }
+                    | TaskEvent::ModelCall { .. }
+                    | TaskEvent::ToolResult { .. }
+                    | TaskEvent::Verification { .. }
+            )
+        {
+            cache.time_passed();
+        }
         match event {
             TaskEvent::TextDelta { text, .. } => self.stream(text),
             TaskEvent::Text { text, .. } => self.complete(text),
@@ -212,14 +297,33 @@ impl ProgressSink for AcpProgress {
                 tool,
                 arguments,
                 title,
+                effect,
                 ..
-            } => self.tool_call(call_id, tool, arguments, title),
+            } => self.tool_call(call_id, tool, arguments, title, *effect),
             TaskEvent::ToolResult {
                 call_id,
                 is_error,
                 summary,
                 ..
             } => self.tool_result(call_id, *is_error, summary),
+            // What the running call is doing now (an MCP server's progress
+            // report, "waiting for approval"): shown in that call.
+            // (Not "waiting for approval": the permission request says so.)
+            TaskEvent::Activity { text } if text != "waiting for approval" => {
+                let call_id = self.call.get();
+                let running = self
+                    .state
+                    .lock()
+                    .is_ok_and(|s| s.running.contains(&call_id));
+                if running {
+                    self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                        call_id,
+                        ToolCallUpdateFields::new().content(vec![ToolCallContent::from(
+                            ContentBlock::Text(TextContent::new(text.clone())),
+                        )]),
+                    )));
+                }
+            }
             TaskEvent::ModelCall { usage, .. } => {
                 if let Ok(mut state) = self.state.lock() {
                     state.context_tokens = usage
@@ -236,7 +340,12 @@ impl ProgressSink for AcpProgress {
                 ));
             }
             TaskEvent::ProgressNote { progress, .. } => {
-                let plan = super::plan::plan_of(progress);
+                if let Ok(mut state) = self.state.lock() {
+                    state.changed.extend(progress.changed.keys().cloned());
+                }
+                let Some(plan) = super::plan::plan_of(progress, self.checks) else {
+                    return;
+                };
                 let changed = self.state.lock().is_ok_and(|mut s| {
                     let changed = s.plan.as_ref() != Some(&plan);
                     s.plan = Some(plan.clone());
@@ -280,17 +389,22 @@ mod tests {
         assert_eq!(sent, "The key is <redacted> ok\n");
     }
 
+    /// Built-in tools by name; MCP tools by what they say they do, never
+    /// "other" (issue 37 C: an MCP call showed as "Other" while its
+    /// permission said "execute").
     #[test]
     fn tools_have_the_kind_of_what_they_do() {
         let kinds: Vec<ToolKind> = [
-            "read_file",
-            "search",
-            "edit_file",
-            "run_tests",
-            "mcp__db__q",
+            ("read_file", Effect::ReadOnly),
+            ("search", Effect::ReadOnly),
+            ("edit_file", Effect::EditsWorkspace),
+            ("run_tests", Effect::SideEffects),
+            ("mcp__everything__get-sum", Effect::ReadOnly),
+            ("mcp__fs__write_file", Effect::SideEffects),
+            ("mcp__db__q", Effect::Unknown),
         ]
         .iter()
-        .map(|t| kind_of(t))
+        .map(|(t, e)| kind_of(t, *e))
         .collect();
         assert_eq!(
             kinds,
@@ -299,7 +413,9 @@ mod tests {
                 ToolKind::Search,
                 ToolKind::Edit,
                 ToolKind::Execute,
-                ToolKind::Other
+                ToolKind::Read,
+                ToolKind::Execute,
+                ToolKind::Execute
             ]
         );
     }

@@ -9,6 +9,10 @@
 //! (inside the workspace, a text file), listing and search read the disk,
 //! and a new file is created on disk.
 //!
+//! What the client served is kept while no time has passed
+//! (`read_cache.rs`); the text an edit is written over is always asked
+//! for fresh.
+//!
 //! The tests run on the disk: before they run, every file written through
 //! the client must hold on disk what the client shows; if the client kept
 //! a change unsaved, the run is refused with what to do, rather than
@@ -18,6 +22,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use super::read_cache::ReadCache;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{ReadTextFileRequest, WriteTextFileRequest};
@@ -64,22 +69,40 @@ impl ClientFiles {
     }
 }
 
+/// Where a text came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// Served earlier, since time last passed.
+    Kept,
+    /// Asked of the client just now.
+    JustAsked,
+}
+
 pub struct AcpWorkspace {
     disk: DiskWorkspace,
     client: ClientFiles,
     confirm: Arc<dyn ConfirmChange>,
     /// Files written through the client (workspace-relative).
     written: Mutex<BTreeSet<String>>,
+    /// What the client served since time last passed (shared with the
+    /// task's progress sink, which says when it does).
+    cache: Arc<ReadCache>,
 }
 
 impl AcpWorkspace {
     /// `disk` confirms new files with `confirm` too.
-    pub fn new(disk: DiskWorkspace, client: ClientFiles, confirm: Arc<dyn ConfirmChange>) -> Self {
+    pub fn new(
+        disk: DiskWorkspace,
+        client: ClientFiles,
+        confirm: Arc<dyn ConfirmChange>,
+        cache: Arc<ReadCache>,
+    ) -> Self {
         Self {
             disk,
             client,
             confirm,
             written: Mutex::new(BTreeSet::new()),
+            cache,
         }
     }
 
@@ -95,14 +118,28 @@ impl AcpWorkspace {
         self.disk.root().join(rel)
     }
 
-    /// The text the user sees, after the disk workspace checked the path.
+    /// The text the user sees, after the disk workspace checked the path
+    /// (as served since time last passed, if it was).
     async fn live(&self, path: &str) -> Result<(String, String), WorkspaceError> {
+        let (shown, text, _) = self.live_from(path).await?;
+        Ok((shown, text))
+    }
+
+    /// [`Self::live`], and whether the text was asked for just now.
+    async fn live_from(&self, path: &str) -> Result<(String, String, Origin), WorkspaceError> {
         let on_disk = self.disk.read_file(path).await?;
-        let text = self
-            .client
-            .read(&self.absolute(&on_disk.path), &on_disk.path)
-            .await?;
-        Ok((on_disk.path, text))
+        if let Some(text) = self.cache.get(&on_disk.path) {
+            return Ok((on_disk.path, text, Origin::Kept));
+        }
+        let text = self.fresh(&on_disk.path).await?;
+        Ok((on_disk.path, text, Origin::JustAsked))
+    }
+
+    /// The text the user sees now, asked of the client.
+    async fn fresh(&self, shown: &str) -> Result<String, WorkspaceError> {
+        let text = self.client.read(&self.absolute(shown), shown).await?;
+        self.cache.put(shown, &text);
+        Ok(text)
     }
 }
 
@@ -145,7 +182,7 @@ impl Workspace for AcpWorkspace {
     }
 
     async fn edit_file(&self, edit: EditRequest) -> Result<EditOutcome, WorkspaceError> {
-        let (shown, current) = self.live(&edit.path).await?;
+        let (shown, current, origin) = self.live_from(&edit.path).await?;
         let now = ReadVersion::of_disk(&current);
         let fitted = match edit.fit(&current, &now, &shown) {
             Ok(fitted) => fitted,
@@ -166,8 +203,14 @@ impl Workspace for AcpWorkspace {
                 reason: String::new(),
             });
         }
-        // The user may have typed while the question was open.
-        let latest = self.client.read(&self.absolute(&shown), &shown).await?;
+        // The user may have typed (while the question was open, or since
+        // the text was served): what is written over is asked for now,
+        // unless it was asked for just now and nothing was asked since.
+        let latest = if edit.needs_confirmation || origin == Origin::Kept {
+            self.fresh(&shown).await?
+        } else {
+            current.clone()
+        };
         let (text, rebased_from) = if latest == current {
             (fitted.applied.text, fitted.rebased_from)
         } else {
@@ -184,6 +227,7 @@ impl Workspace for AcpWorkspace {
         self.client
             .write(&self.absolute(&shown), &shown, &text)
             .await?;
+        self.cache.put(&shown, &text);
         if let Ok(mut written) = self.written.lock() {
             written.insert(shown);
         }
@@ -198,6 +242,8 @@ impl Workspace for AcpWorkspace {
     }
 
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
+        // Commands follow, for as long as they take.
+        self.cache.commands_may_run();
         let written: Vec<String> = self
             .written
             .lock()

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rein_core::host::disk::ConfirmChange;
 use rein_core::inert;
-use rein_core::ports::{ApprovalDecision, Approver, CommandApproval};
+use rein_core::ports::{ApprovalDecision, Approver, CallShown, CommandApproval};
 use rein_core::task::TaskId;
 
 use super::diff::{paint_diff, unified_diff};
@@ -89,6 +89,9 @@ pub struct TerminalApprover {
 #[async_trait]
 impl Approver for TerminalApprover {
     async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision {
+        if let Some(call) = &request.call {
+            return self.approve_call(request, call).await;
+        }
         let t = &self.terminal;
         // On one line, escaped: the command is what is approved, so every
         // character of it must show.
@@ -96,7 +99,7 @@ impl Approver for TerminalApprover {
         t.line(&format!(
             "  rein wants to run `{command}` in {} ({})",
             inert::line(&request.cwd.display().to_string()),
-            inert::line(&request.rule)
+            inert::line(&request.why_asked())
         ));
         if let Some(warning) = hidden_warning("command", &request.command) {
             t.line(&warning);
@@ -126,6 +129,40 @@ impl Approver for TerminalApprover {
             .await?;
         let answer = answer.trim();
         (!answer.is_empty()).then(|| answer.to_owned())
+    }
+}
+
+/// The most of a call's arguments a question shows (the trace has them all).
+const ARGUMENTS_SHOWN: usize = 2_000;
+
+impl TerminalApprover {
+    /// A tool's call (an MCP tool): its arguments are what is approved.
+    async fn approve_call(&self, request: &CommandApproval, call: &CallShown) -> ApprovalDecision {
+        let t = &self.terminal;
+        let tool = inert::line(&request.command);
+        t.line(&format!(
+            "  rein wants to call `{tool}` ({})",
+            inert::line(&request.why_asked())
+        ));
+        let arguments = call.arguments.to_string();
+        let count = arguments.chars().count();
+        let shown = if count > ARGUMENTS_SHOWN {
+            let head: String = arguments.chars().take(ARGUMENTS_SHOWN).collect();
+            format!("{head} … ({} more characters)", count - ARGUMENTS_SHOWN)
+        } else {
+            arguments
+        };
+        t.line(&format!("  with {}", inert::line(&shown)));
+        if let Some(warning) = hidden_warning("call", &shown) {
+            t.line(&warning);
+        }
+        let question = format!("Call `{tool}`? [y]es once / [a]ll this task / [N]o ");
+        if self.yes {
+            t.line(&format!("{question}y (--yes)"));
+            return ApprovalDecision::AllowOnce;
+        }
+        let answer = t.ask(&question).await;
+        command_decision(answer.as_deref())
     }
 }
 
@@ -201,6 +238,8 @@ mod tests {
             cwd: "/w".into(),
             rule: "default: commands ask".into(),
             network: false,
+            sandbox_mode: None,
+            call: None,
         };
         let hidden = request("touch pwned #\x1b[2K\r\u{202e} python3 -m unittest\nls");
         assert_eq!(
@@ -224,6 +263,54 @@ mod tests {
             1,
             "{}",
             out.text()
+        );
+    }
+
+    /// An MCP call is asked about with its arguments (that is what runs),
+    /// and a tool that says it only reads is not told "tools with effects
+    /// ask" (issue 37 C).
+    #[tokio::test]
+    async fn an_mcp_call_is_asked_about_with_its_arguments() {
+        let (t, out) = terminal("y\nn\n");
+        let approver = TerminalApprover {
+            terminal: t,
+            yes: false,
+        };
+        let request = |declared, arguments: serde_json::Value| CommandApproval {
+            task: TaskId("t".into()),
+            tool: "mcp__everything__get-sum".into(),
+            command: "mcp__everything__get-sum".into(),
+            cwd: "/w".into(),
+            rule: "default: tools with effects ask".into(),
+            network: false,
+            sandbox_mode: None,
+            call: Some(CallShown {
+                arguments,
+                declared,
+            }),
+        };
+        use rein_core::tools::Effect;
+        let sum = request(Effect::ReadOnly, serde_json::json!({"a": 17, "b": 25}));
+        assert_eq!(
+            approver.approve_command(&sum).await,
+            ApprovalDecision::AllowOnce
+        );
+        let write = request(
+            Effect::SideEffects,
+            serde_json::json!({"path": "notes.txt", "content": "x\u{1b}[2K"}),
+        );
+        assert_eq!(
+            approver.approve_command(&write).await,
+            ApprovalDecision::Deny
+        );
+        assert_eq!(
+            out.text(),
+            "  rein wants to call `mcp__everything__get-sum` (default: MCP tools ask, even one that says it only reads (its server's word, which Rein cannot check))\n\
+             \x20 with {\"a\":17,\"b\":25}\n\
+             Call `mcp__everything__get-sum`? [y]es once / [a]ll this task / [N]o y\n\
+             \x20 rein wants to call `mcp__everything__get-sum` (default: tools with effects ask)\n\
+             \x20 with {\"path\":\"notes.txt\",\"content\":\"x\\u001b[2K\"}\n\
+             Call `mcp__everything__get-sum`? [y]es once / [a]ll this task / [N]o n\n"
         );
     }
 
@@ -274,6 +361,8 @@ mod tests {
             cwd: "/w".into(),
             rule: "default: commands ask".into(),
             network: false,
+            sandbox_mode: None,
+            call: None,
         };
         assert_eq!(
             approver.approve_command(&request).await,

@@ -52,6 +52,11 @@ pub fn spawner() -> Spawner {
 
 pub async fn call(connection: &Connection, tool: &str) -> Result<serde_json::Value, CallError> {
     connection
-        .call(tool, serde_json::Map::new(), &CancellationToken::new())
+        .call(
+            tool,
+            serde_json::Map::new(),
+            &CancellationToken::new(),
+            None,
+        )
         .await
 }
