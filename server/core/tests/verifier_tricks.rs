@@ -195,6 +195,32 @@ async fn a_a_repository_that_fakes_its_pass_is_not_already_passing() {
     assert!(!verifier.met_at_baseline(), "taken for already passing");
 }
 
+/// The target passes while another test of its file fails (the run exits
+/// 1): it is already passing, on the report's word. Seen in real VS Code:
+/// "Fix test_count" on the demo ran the model instead of saying so, since
+/// the report was believed only for a run that exited 0.
+#[tokio::test]
+async fn a_target_that_passes_beside_a_failing_test_is_already_passing() {
+    let project = Project::new();
+    let ws = DiskWorkspace::new(project.root()).unwrap();
+    let task = TaskSpec::fix_test(
+        TaskId("t-tricks".into()),
+        "tests/test_cart.py",
+        "TestCart.test_empty",
+    );
+    let verifier = TestVerifier::prepare(
+        &task,
+        &ws,
+        &ProcessExec::new(),
+        Some(TestCommand::new(Runner::Unittest)),
+        Duration::from_secs(60),
+        project.artifacts.path(),
+        &CancellationToken::new(),
+    )
+    .await;
+    assert!(verifier.met_at_baseline(), "not taken for already passing");
+}
+
 /// (a), variant: the test fails, and an exit hook turns the runner's exit
 /// 1 into 0.
 #[tokio::test]
