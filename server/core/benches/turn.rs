@@ -217,7 +217,7 @@ impl Harness {
                 arguments: json!({"path": "src/new.rs"}),
                 title: "reading src/new.rs".into(),
                 detail: "src/new.rs".into(),
-                effect: rein_core::tools::Effect::ReadOnly,
+                kind: rein_core::tools::ToolKind::Read,
             },
             TaskEvent::Permission {
                 call_id: "call_new".into(),

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::exec::{Exec, SandboxMode};
 use crate::permissions::Decision;
 use crate::task::{TaskId, TaskSpec, TaskState};
-use crate::tools::Effect;
+use crate::tools::{Effect, ToolKind};
 use crate::workspace::Workspace;
 
 /// A command the policy says to ask about.
@@ -44,6 +44,8 @@ pub struct CallShown {
     /// What the tool says it does: its own word, which the policy does not
     /// trust, but the user may want to know.
     pub declared: Effect,
+    /// What the tool is for, as the user sees it.
+    pub kind: ToolKind,
 }
 
 impl CommandApproval {
@@ -167,10 +169,11 @@ pub enum TaskEvent {
         title: String,
         /// Its main argument, for a log line ("cart.py:10-20").
         detail: String,
-        /// What the tool says it does (a panel's icon; for an MCP tool, the
-        /// server's word). Not traced: the registry's fact, not the call's.
+        /// What the tool is for (a panel's icon; for an MCP tool, what the
+        /// server says it does). Not traced: the registry's fact, not the
+        /// call's.
         #[serde(skip)]
-        effect: Effect,
+        kind: ToolKind,
     },
     Permission {
         call_id: String,

@@ -204,6 +204,7 @@ impl Tool for McpTool {
             CallShown {
                 arguments: arguments.clone(),
                 declared: self.effect,
+                kind: self.effect.kind(),
             },
         )
         .await?;

@@ -26,11 +26,7 @@ impl Agent {
                 ),
             };
             let described = self.config.tools.describe(tool, &arguments);
-            let effect = self
-                .config
-                .tools
-                .get(tool)
-                .map_or(crate::tools::Effect::Unknown, |t| t.effect());
+            let kind = self.config.tools.kind(tool);
             self.event(TaskEvent::ToolCall {
                 turn,
                 call_id: call_id.clone(),
@@ -38,7 +34,7 @@ impl Agent {
                 arguments,
                 title: described.title,
                 detail: described.detail,
-                effect,
+                kind,
             });
         }
         let Batch {

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::ToolOutput;
 use super::call::Call;
-use super::registry::{Described, Effect, OnCrash, TypedTool};
+use super::registry::{Described, Effect, OnCrash, ToolKind, TypedTool};
 use crate::context::history::ResultMeta;
 use crate::permissions::{Action, Subject};
 use crate::ports::TaskEvent;
@@ -39,6 +39,7 @@ impl TypedTool for AskUser {
     // It changes nothing, but it waits on a person: never batched with
     // other calls.
     const EFFECT: Effect = Effect::SideEffects;
+    const KIND: Option<ToolKind> = Some(ToolKind::Ask);
 
     /// An interrupted question is simply asked again.
     fn on_crash(&self) -> OnCrash {

@@ -16,3 +16,34 @@ pub enum Effect {
     /// Nobody said: treated as the worst case.
     Unknown,
 }
+
+/// What a tool is for, as a user sees it (a panel's icon, a status verb):
+/// each tool's own fact ([`crate::tools::Tool::kind`]), never guessed from
+/// its name by a front end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ToolKind {
+    /// Reads files or the project's state.
+    Read,
+    /// Searches the project.
+    Search,
+    /// Changes files in the workspace.
+    Edit,
+    /// Runs something (a command, the tests, a tool with effects).
+    Execute,
+    /// Asks the user.
+    Ask,
+    /// A tool nobody said anything of.
+    #[default]
+    Other,
+}
+
+impl Effect {
+    /// The kind of a tool that says only what it does to the world.
+    pub fn kind(self) -> ToolKind {
+        match self {
+            Effect::ReadOnly => ToolKind::Read,
+            Effect::EditsWorkspace => ToolKind::Edit,
+            Effect::SideEffects | Effect::Unknown => ToolKind::Execute,
+        }
+    }
+}

@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 pub use self::builtin::builtin;
 pub use self::command::format_command_result;
 pub use self::registry::{
-    Described, Effect, OnCrash, ProposedChange, Registry, Tool, ToolUpdates, TypedTool,
+    Described, Effect, OnCrash, ProposedChange, Registry, Tool, ToolKind, ToolUpdates, TypedTool,
 };
 use crate::budget::{Budgets, TimeBudget};
 use crate::context::history::ResultMeta;

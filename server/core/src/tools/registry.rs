@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::ToolOutput;
 use super::call::Call;
-pub use super::effect::Effect;
+pub use super::effect::{Effect, ToolKind};
 use crate::permissions::{RuleTarget, ToolKinds};
 
 /// What an interrupted call (a crash between its start and its result) is
@@ -75,6 +75,10 @@ pub trait Tool: Send + Sync {
     /// The JSON Schema of its arguments: a closed object.
     fn input_schema(&self) -> Value;
     fn effect(&self) -> Effect;
+    /// What it is for, as a user sees it; by default what its effect says.
+    fn kind(&self) -> ToolKind {
+        self.effect().kind()
+    }
     /// What a permission rule's pattern for this tool matches.
     fn rule_target(&self) -> RuleTarget {
         RuleTarget::Bare
@@ -135,6 +139,8 @@ pub trait TypedTool: Send + Sync + 'static {
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
     const EFFECT: Effect;
+    /// What it is for, as a user sees it (by default, what its effect says).
+    const KIND: Option<ToolKind> = None;
     const RULE_TARGET: RuleTarget = RuleTarget::Bare;
 
     fn on_crash(&self) -> OnCrash {
@@ -185,6 +191,9 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
     fn effect(&self) -> Effect {
         T::EFFECT
+    }
+    fn kind(&self) -> ToolKind {
+        T::KIND.unwrap_or_else(|| T::EFFECT.kind())
     }
     fn rule_target(&self) -> RuleTarget {
         T::RULE_TARGET
@@ -347,6 +356,12 @@ impl Registry {
     }
 
     /// Calls of `name` may run side by side with other such calls.
+    /// What the tool `name` is for; a tool this registry does not know is
+    /// `Other`.
+    pub fn kind(&self, name: &str) -> ToolKind {
+        self.get(name).map_or(ToolKind::Other, |t| t.kind())
+    }
+
     pub fn is_read_only(&self, name: &str) -> bool {
         self.get(name)
             .is_some_and(|t| t.effect() == Effect::ReadOnly)

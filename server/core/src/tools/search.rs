@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::call::Call;
-use super::registry::{Described, Effect, TypedTool};
+use super::registry::{Described, Effect, ToolKind, TypedTool};
 use super::{ToolCx, ToolOutput, read_file};
 use crate::context::history::ResultMeta;
 use crate::permissions::{Action, Decision, RuleTarget, Subject};
@@ -48,6 +48,7 @@ impl TypedTool for Search {
     const NAME: &'static str = "search";
     const DESCRIPTION: &'static str = "Search the project's files for a regular expression (Rust regex syntax), skipping what .gitignore ignores. Use it to find definitions, usages and error messages. Returns matching lines as path:line: text, at most 200. Narrow with path (a directory) and glob (e.g. \"**/*.rs\"). Does not read whole files (use read_file).";
     const EFFECT: Effect = Effect::ReadOnly;
+    const KIND: Option<ToolKind> = Some(ToolKind::Search);
     const RULE_TARGET: RuleTarget = RuleTarget::Path;
 
     fn describe(input: &Input) -> Described {

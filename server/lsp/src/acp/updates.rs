@@ -17,7 +17,6 @@ use agent_client_protocol::v1::schema::{
 };
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent};
 use rein_core::task::TaskId;
-use rein_core::tools::Effect;
 use rein_models::Redactor;
 
 use super::approve::CurrentCall;
@@ -37,21 +36,18 @@ fn ready_to_send(pending: &mut String, piece: &str) -> String {
     }
 }
 
-/// What a tool does, for the client's icon: a built-in tool by its name,
-/// any other (an MCP tool) by what it says it does — a call with effects,
-/// or whose effects nobody vouched for, runs code somewhere: `execute`.
-pub fn kind_of(tool: &str, effect: Effect) -> ToolKind {
-    match tool {
-        "read_file" | "list_files" | "git_diff" => ToolKind::Read,
-        "search" => ToolKind::Search,
-        "edit_file" | "create_file" | "write_file" => ToolKind::Edit,
-        "run_command" | "run_tests" => ToolKind::Execute,
-        "ask_user" => ToolKind::Other,
-        _ => match effect {
-            Effect::ReadOnly => ToolKind::Read,
-            Effect::EditsWorkspace => ToolKind::Edit,
-            Effect::SideEffects | Effect::Unknown => ToolKind::Execute,
-        },
+/// A tool's kind as ACP names it: the registry's fact, never the tool's
+/// name (an MCP tool says what it does through its annotations).
+pub fn acp_kind(kind: rein_core::tools::ToolKind) -> ToolKind {
+    use rein_core::tools::ToolKind as Kind;
+    match kind {
+        Kind::Read => ToolKind::Read,
+        Kind::Search => ToolKind::Search,
+        Kind::Edit => ToolKind::Edit,
+        Kind::Execute => ToolKind::Execute,
+        // A question is the model thinking aloud to the user.
+        Kind::Ask => ToolKind::Think,
+        Kind::Other => ToolKind::Other,
     }
 }
 
@@ -204,20 +200,20 @@ impl AcpProgress {
         tool: &str,
         arguments: &serde_json::Value,
         title: &str,
-        effect: Effect,
+        kind: rein_core::tools::ToolKind,
     ) {
         self.call.set(call_id);
         if let Ok(mut state) = self.state.lock() {
             state.titles.insert(call_id.to_owned(), title.to_owned());
             state.running.insert(call_id.to_owned());
-            if kind_of(tool, effect) == ToolKind::Edit
+            if kind == rein_core::tools::ToolKind::Edit
                 && let Some(path) = arguments.get("path").and_then(|p| p.as_str())
             {
                 state.editing.insert(call_id.to_owned(), path.to_owned());
             }
         }
         let mut call = ToolCall::new(call_id.to_owned(), title.to_owned())
-            .kind(kind_of(tool, effect))
+            .kind(acp_kind(kind))
             .status(ToolCallStatus::InProgress)
             .locations(self.location(arguments))
             .raw_input(arguments.clone());
@@ -297,9 +293,9 @@ impl ProgressSink for AcpProgress {
                 tool,
                 arguments,
                 title,
-                effect,
+                kind,
                 ..
-            } => self.tool_call(call_id, tool, arguments, title, *effect),
+            } => self.tool_call(call_id, tool, arguments, title, *kind),
             TaskEvent::ToolResult {
                 call_id,
                 is_error,
@@ -389,22 +385,22 @@ mod tests {
         assert_eq!(sent, "The key is <redacted> ok\n");
     }
 
-    /// Built-in tools by name; MCP tools by what they say they do, never
-    /// "other" (issue 37 C: an MCP call showed as "Other" while its
-    /// permission said "execute").
+    /// Every kind a tool can say it has becomes one of ACP's, never
+    /// "other" but for a tool that said nothing (issue 37 C: an MCP call
+    /// showed as "Other" while its permission said "execute").
     #[test]
-    fn tools_have_the_kind_of_what_they_do() {
+    fn every_kind_of_tool_has_a_kind_in_acp() {
+        use rein_core::tools::ToolKind as Kind;
         let kinds: Vec<ToolKind> = [
-            ("read_file", Effect::ReadOnly),
-            ("search", Effect::ReadOnly),
-            ("edit_file", Effect::EditsWorkspace),
-            ("run_tests", Effect::SideEffects),
-            ("mcp__everything__get-sum", Effect::ReadOnly),
-            ("mcp__fs__write_file", Effect::SideEffects),
-            ("mcp__db__q", Effect::Unknown),
+            Kind::Read,
+            Kind::Search,
+            Kind::Edit,
+            Kind::Execute,
+            Kind::Ask,
+            Kind::Other,
         ]
-        .iter()
-        .map(|(t, e)| kind_of(t, *e))
+        .into_iter()
+        .map(acp_kind)
         .collect();
         assert_eq!(
             kinds,
@@ -413,9 +409,8 @@ mod tests {
                 ToolKind::Search,
                 ToolKind::Edit,
                 ToolKind::Execute,
-                ToolKind::Read,
-                ToolKind::Execute,
-                ToolKind::Execute
+                ToolKind::Think,
+                ToolKind::Other
             ]
         );
     }

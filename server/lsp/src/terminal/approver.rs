@@ -287,6 +287,7 @@ mod tests {
             call: Some(CallShown {
                 arguments,
                 declared,
+                kind: rein_core::tools::Effect::kind(declared),
             }),
         };
         use rein_core::tools::Effect;

@@ -308,9 +308,7 @@ mod tests {
             arguments,
             title: described.title,
             detail: described.detail,
-            effect: rein_core::tools::builtin()
-                .get(tool)
-                .map_or(rein_core::tools::Effect::Unknown, |t| t.effect()),
+            kind: rein_core::tools::builtin().kind(tool),
         }
     }
 
