@@ -21,7 +21,7 @@ use tokio::process::{Child, ChildStdin, Command};
 const FIX: &str = "return sum(item.price * item.qty for item in items)";
 
 fn demo_project() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/lsp/demo/project")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/app/demo/project")
 }
 
 fn settings(compaction: bool) -> Value {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein::sandbox::SandboxLauncher;
+use rein_app::confinement::SandboxLauncher;
 use rein_core::exec::{CommandKind, CommandResult, CommandSpec, Exec};
 use rein_core::host::process::ProcessExec;
 use rein_core::sandbox_config::SandboxConfig;

@@ -160,7 +160,7 @@ fn sample() -> Vec<u8> {
 fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
-    rein_testkit::copy_project(&repo().join("server/lsp/demo/project"), &root).unwrap();
+    rein_testkit::copy_project(&repo().join("server/app/demo/project"), &root).unwrap();
     std::fs::create_dir_all(root.join(".rein")).unwrap();
     let config_file = root.join(".rein/config.toml");
     std::fs::write(

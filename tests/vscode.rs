@@ -141,7 +141,7 @@ async fn fixes_the_demo_test_in_real_vscode() {
     // The fix is on disk (saved through rein/saveDocuments before the
     // tests ran), and nothing else changed.
     let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
-    let expected = std::fs::read_to_string(repo().join("server/lsp/demo/project/cart.py"))
+    let expected = std::fs::read_to_string(repo().join("server/app/demo/project/cart.py"))
         .unwrap()
         .replacen(
             "    return sum(item.qty for item in items)\n\n\ndef count",
@@ -353,7 +353,7 @@ impl E2e {
         // Kept unless the test passes (`passed` removes it).
         let root = tempfile::tempdir().unwrap().keep();
         let workspace = root.join("project");
-        copy_dir(&repo().join("server/lsp/demo/project"), &workspace);
+        copy_dir(&repo().join("server/app/demo/project"), &workspace);
         std::fs::create_dir_all(workspace.join(".vscode")).unwrap();
         std::fs::write(
             workspace.join(".vscode/settings.json"),
@@ -526,7 +526,7 @@ async fn cancelling_closes_the_review_in_real_vscode() {
         ));
     }
     let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
-    let original = std::fs::read_to_string(repo().join("server/lsp/demo/project/cart.py")).unwrap();
+    let original = std::fs::read_to_string(repo().join("server/app/demo/project/cart.py")).unwrap();
     if cart != original {
         run.fail(&format!("cart.py changed after the cancel:\n{cart}"));
     }
@@ -550,7 +550,7 @@ async fn a_passing_test_is_already_passing_in_real_vscode() {
         run.fail(&format!("unexpected notification: {toast:?}"));
     }
     let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
-    let original = std::fs::read_to_string(repo().join("server/lsp/demo/project/cart.py")).unwrap();
+    let original = std::fs::read_to_string(repo().join("server/app/demo/project/cart.py")).unwrap();
     if cart != original {
         run.fail("cart.py changed");
     }

@@ -103,7 +103,7 @@ fn scenario() -> Value {
 }
 
 fn demo_project() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/lsp/demo/project")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/app/demo/project")
 }
 
 /// A 1 MB Python test module: 5,000 small test functions.

@@ -47,11 +47,11 @@ pub fn fixed_cart() -> String {
 
 /// The project and scenario `rein demo` ships.
 pub fn demo_project() -> PathBuf {
-    tests_dir().join("../server/lsp/demo/project")
+    tests_dir().join("../server/app/demo/project")
 }
 
 pub fn demo_scenario() -> PathBuf {
-    tests_dir().join("../server/lsp/demo/scenario.json")
+    tests_dir().join("../server/app/demo/scenario.json")
 }
 
 /// For the command-line suites: a temporary folder holding a fresh copy of

@@ -1,0 +1,311 @@
+//! One prompt, run: the trust question first, then a new task (or the
+//! interrupted one, for `/resume`) on the client's files or the disk,
+//! through the task host, with the panel's permissions, terminal and
+//! updates; how it ended, as ACP's stop reason and the final message.
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{PromptRequest, StopReason};
+use rein_core::agent::Outcome;
+use rein_core::cancel::CancelReason;
+use rein_core::host::disk::DiskWorkspace;
+use rein_core::task::{TaskId, TaskState};
+use rein_core::task_host::{FrontEnd, Recovery, TaskHost};
+use tokio_util::sync::CancellationToken;
+
+use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
+use super::read_cache::ReadCache;
+use super::session::AcpSession;
+use super::updates::AcpProgress;
+use super::verdict::{Checks, final_message};
+use super::writes::Writes;
+use super::{Connection, prompt, saved, terminal, workspace};
+use rein_app::{settings, setup as launch};
+
+/// What the client offers to do for Rein.
+#[derive(Clone, Copy)]
+pub struct ClientOffers {
+    pub fs: bool,
+    pub terminal: bool,
+}
+
+/// What a prompt does: start a task, or go on with one a crash stopped.
+enum Start {
+    New(rein_core::task::TaskSpec),
+    Resume(TaskId),
+}
+
+/// Runs one prompt as a task; how it ended, as ACP's stop reason (the
+/// final message, with the verdict and its evidence, is sent before).
+pub async fn run_prompt(
+    session: &Arc<AcpSession>,
+    request: &PromptRequest,
+    cx: Connection,
+    cancel: CancellationToken,
+    client: ClientOffers,
+) -> StopReason {
+    let call = Arc::new(CurrentCall::default());
+    let permissions = |redactor: &rein_models::Redactor, outside_sandbox: bool| Permissions {
+        cx: cx.clone(),
+        session_id: session.id.clone(),
+        rules: Arc::clone(&session.rules),
+        call: Arc::clone(&call),
+        redactor: redactor.clone(),
+        cancel: cancel.clone(),
+        outside_sandbox,
+    };
+    // The answer decides the settings the task runs with.
+    if let Some(question) = session.take_trust_question() {
+        let redactor = session
+            .config()
+            .map(|c| launch::redactor(&c))
+            .unwrap_or_default();
+        let answer = permissions(&redactor, false)
+            .ask_trust(&question.text)
+            .await;
+        if let Err(e) = session.decide_trust(question, answer) {
+            tracing::warn!(error = %e, "the trust answer could not be applied");
+        }
+    }
+    let config = match session.config() {
+        Ok(config) => config,
+        Err(e) => {
+            tracing::error!(error = %e, "no settings for the prompt");
+            return StopReason::EndTurn;
+        }
+    };
+    let config = &config;
+    let redactor = launch::redactor(config);
+    let in_terminal = config.client_terminal && client.terminal;
+    let permissions = permissions(&redactor, in_terminal);
+    // Until the task is prepared (and its window known), messages go out
+    // through a progress sink of its own.
+    let say = |text: &str| {
+        AcpProgress::new(
+            cx.clone(),
+            session.id.clone(),
+            session.root.clone(),
+            redactor.clone(),
+            Arc::clone(&call),
+            0,
+            false,
+        )
+        .say(text)
+    };
+    for notice in session.take_notices() {
+        say(&format!("{notice}\n\n"));
+    }
+    let disk = match DiskWorkspace::new(&session.root) {
+        Ok(disk) => disk,
+        Err(e) => {
+            say(&format!(
+                "Rein cannot work in {}: {e}\n",
+                session.root.display()
+            ));
+            return StopReason::EndTurn;
+        }
+    };
+    let start = if saved::is_command(&request.prompt, saved::RESUME) {
+        match session.take_interrupted() {
+            Some(task) => Start::Resume(task),
+            None => {
+                say("There is nothing to resume in this session.\n");
+                return StopReason::EndTurn;
+            }
+        }
+    } else {
+        match prompt::task_spec(&disk, &request.prompt, session.earlier_context()).await {
+            Ok(spec) => Start::New(spec.with_test_edits(config.allow_test_edits)),
+            Err(why) => {
+                say(&format!("{why}\n"));
+                return StopReason::EndTurn;
+            }
+        }
+    };
+    let confirm = Arc::new(AcpConfirm {
+        permissions: permissions.clone(),
+        root: session.root.clone(),
+    });
+    let disk = disk.with_confirm(confirm.clone());
+    let cache = Arc::new(ReadCache::default());
+    let (workspace, client_files): (Arc<dyn rein_core::workspace::Workspace>, _) = if client.fs {
+        let files = workspace::ClientFiles {
+            cx: cx.clone(),
+            session_id: session.id.clone(),
+        };
+        let live = Arc::new(workspace::AcpWorkspace::new(
+            disk,
+            files,
+            confirm,
+            Arc::clone(&cache),
+        ));
+        (Arc::clone(&live) as _, Some(live))
+    } else {
+        (Arc::new(disk), None)
+    };
+    let host = match rein_store::Store::open(&rein_store::state_db_path(&session.root)) {
+        Ok(store) => TaskHost {
+            store: Arc::new(store),
+            owner: rein_core::journal::owner_id(),
+            installation: settings::user_state().and_then(|s| s.installation_id().ok()),
+            root: session.root.clone(),
+            redactor: redactor.clone(),
+        },
+        Err(e) => {
+            say(&format!(
+                "Rein could not start the task: cannot open the task state: {e}\n"
+            ));
+            return StopReason::EndTurn;
+        }
+    };
+    let pending = match start {
+        Start::New(spec) => {
+            let task = spec.id.clone();
+            let pending = host.begin(spec, &config.budgets);
+            if pending.is_ok() {
+                let words = redactor
+                    .redact(&prompt::prompt_words(&request.prompt))
+                    .into_owned();
+                if let Err(e) =
+                    saved::record(&host.store, &session.id, &session.root, &task, &words)
+                {
+                    // The task runs; only `session/load` will not find it.
+                    tracing::warn!(error = %e, "the session's task was not recorded");
+                }
+            }
+            pending
+        }
+        Start::Resume(task) => {
+            let adopt = |paths: &[String]| {
+                if let Some(files) = &client_files {
+                    files.adopt_written(paths);
+                }
+            };
+            match host
+                .recover(
+                    &task,
+                    workspace.as_ref(),
+                    &rein_core::tools::builtin(),
+                    adopt,
+                )
+                .await
+            {
+                Ok(Recovery::Resumable(pending)) => Ok(*pending),
+                Ok(Recovery::NeedsUser { reason }) => {
+                    // Reality is unknown: the user looks first, then says go on.
+                    session.set_interrupted(Some(task));
+                    say(&format!(
+                        "{reason}\nSend /{} when you have.\n",
+                        saved::RESUME
+                    ));
+                    return StopReason::EndTurn;
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
+    let rein = launch::this_binary();
+    let launch = launch::Launch {
+        root: &session.root,
+        config,
+        rein: &rein,
+        // ACP has no way to put the model's questions to the user.
+        answers_questions: false,
+        mcp: &session.mcp,
+    };
+    let ready = match pending {
+        Ok(pending) => pending.prepare(&launch, workspace.as_ref(), &cancel).await,
+        Err(e) => Err(e),
+    };
+    let ready = match ready {
+        Ok(ready) => ready,
+        Err(e) => {
+            say(&format!("Rein could not start the task: {e}\n"));
+            return StopReason::EndTurn;
+        }
+    };
+    for notice in &ready.prepared().notices {
+        say(&format!("Warning: {notice}\n"));
+    }
+    let ready = if in_terminal {
+        ready.route_commands(|inner| {
+            Arc::new(terminal::ClientTerminal {
+                inner,
+                cx: cx.clone(),
+                session_id: session.id.clone(),
+                call: Arc::clone(&call),
+            })
+        })
+    } else {
+        if config.client_terminal {
+            say(
+                "Warning: client_terminal is set, but this panel offers no terminal: commands run in Rein's sandbox.\n",
+            );
+        }
+        ready
+    };
+    let mut progress = AcpProgress::new(
+        cx.clone(),
+        session.id.clone(),
+        session.root.clone(),
+        redactor,
+        Arc::clone(&call),
+        ready.prepared().config.context.window_tokens,
+        !ready.spec().acceptance.is_empty(),
+    );
+    progress.cache = Some(cache);
+    let progress = Arc::new(progress);
+    let writes = Writes {
+        root: session.root.clone(),
+        mode: config.sandbox.mode,
+        writable: config.sandbox.writable_roots.clone(),
+        confinement: ready.prepared().exec.confinement(),
+    };
+    let front = FrontEnd {
+        workspace,
+        approver: Arc::new(AcpApprover {
+            permissions,
+            writes,
+        }),
+        events: Arc::clone(&progress) as _,
+    };
+    let task = ready.spec().id.clone();
+    let goal = ready.spec().goal.clone();
+    let outcome = ready.run(front, cancel, CancelReason::default()).await;
+    let mut reason = outcome.reason.clone();
+    let interrupted = progress.interrupted();
+    if !interrupted.is_empty() {
+        // The next prompt must not take them for calls that never ran.
+        reason.push_str(&format!(
+            "; interrupted while under way, so they may have run in part: {}",
+            interrupted.join(", ")
+        ));
+    }
+    session.remember(
+        goal.lines().next().unwrap_or_default(),
+        &outcome.state.to_string(),
+        &reason,
+    );
+    tracing::info!(%task, state = %outcome.state, reason = %outcome.reason, "ACP prompt ended");
+    let checks = if progress.checks {
+        Checks::Ran
+    } else {
+        Checks::None {
+            changed: Some(progress.changed()),
+        }
+    };
+    progress.say(&final_message(&outcome, &progress.last_evidence(), &checks));
+    stop_reason(&outcome)
+}
+
+/// How a task's end reads in ACP's terms: `end_turn` once the task has a
+/// verdict (good or bad: the final message says which), `cancelled`,
+/// `max_turn_requests` for a budget, `refusal` for a model that refused.
+fn stop_reason(outcome: &Outcome) -> StopReason {
+    match outcome.state {
+        TaskState::Cancelled => StopReason::Cancelled,
+        TaskState::BudgetExhausted => StopReason::MaxTurnRequests,
+        TaskState::Failed if outcome.reason.starts_with("the model refused") => StopReason::Refusal,
+        _ => StopReason::EndTurn,
+    }
+}
