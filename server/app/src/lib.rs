@@ -16,5 +16,6 @@ pub mod editor_trust;
 pub mod find_test;
 pub mod format;
 pub mod logging;
+pub mod service;
 pub mod settings;
 pub mod setup;

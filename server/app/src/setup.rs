@@ -1,9 +1,10 @@
 //! Everything a task needs beyond its front end, built from configuration:
 //! the model client (for the scripted provider, a fake model server started
 //! for the task), the agent's configuration, the verifier and the
-//! executor. It is the task host's [`Setup`] for every front end of this
-//! binary (the LSP server, `rein run`), so all behave the same, and the one
-//! place that builds the executor.
+//! executor. [`TaskSetup`] is the task host's [`Setup`] for every front end
+//! (made only by the task service, `service.rs`), so all behave the same;
+//! `prepare` is the one place that builds a task's executor, and
+//! [`command_launcher`] the one place that builds its sandbox.
 
 use std::any::Any;
 use std::path::Path;
@@ -30,8 +31,8 @@ use tokio_util::sync::CancellationToken;
 pub const DEMO_SCENARIO: &str = include_str!("../demo/scenario.json");
 
 /// The set-up of tasks in one workspace, with its configuration; `rein`,
-/// the binary every command starts through ([`executor`]).
-pub struct Launch<'a> {
+/// the binary every command starts through ([`command_launcher`]).
+pub struct TaskSetup<'a> {
     pub root: &'a Path,
     pub config: &'a Config,
     pub rein: &'a Path,
@@ -45,7 +46,7 @@ pub struct Launch<'a> {
 }
 
 #[async_trait]
-impl Setup for Launch<'_> {
+impl Setup for TaskSetup<'_> {
     async fn prepare(
         &self,
         task: &TaskSpec,
@@ -79,13 +80,13 @@ pub fn redactor(config: &Config) -> Redactor {
 /// `baseline`: the verifier's saved baseline, for a resumed task (a new
 /// task records one now, before anything changes).
 async fn prepare(
-    launch: &Launch<'_>,
+    launch: &TaskSetup<'_>,
     task: &TaskSpec,
     workspace: &dyn Workspace,
     baseline: Option<Baseline>,
     cancel: &CancellationToken,
 ) -> Result<Prepared, String> {
-    let Launch {
+    let TaskSetup {
         root,
         config,
         rein,
@@ -100,7 +101,7 @@ async fn prepare(
         .map(|c| c.with_report(config.test_report.clone()));
     let mut agent = AgentConfig::new(config.policy.clone());
     agent.redactor = redactor(config);
-    let launcher = launcher(rein, root, config)?;
+    let launcher = command_launcher(rein, root, config)?;
     let exec = Arc::new(
         ProcessExec::new()
             .with_launcher(launcher.clone())
@@ -205,7 +206,7 @@ pub fn start_session_servers(
     if servers.is_empty() {
         return Ok(());
     }
-    let spawner = mcp_spawner(root, launcher(rein, root, config)?);
+    let spawner = mcp_spawner(root, command_launcher(rein, root, config)?);
     let key = sandbox_key(config);
     tokio::spawn(async move { pool.warm(&servers, &key, &spawner).await });
     Ok(())
@@ -245,17 +246,9 @@ async fn context_window(provider: &ProviderConfig) -> u64 {
     window
 }
 
-/// The executor for every command a task runs (the model's, the tests,
-/// the verifier's): through `<rein> sandbox-exec` with the workspace's
-/// sandbox policy, so each command is confined by the kernel before it
-/// starts.
-pub fn executor(rein: &Path, root: &Path, config: &Config) -> Result<ProcessExec, String> {
-    Ok(ProcessExec::new().with_launcher(launcher(rein, root, config)?))
-}
-
 /// The sandbox's launcher for the workspace: how every command and every
 /// MCP server process of a task starts.
-pub fn launcher(
+pub fn command_launcher(
     rein: &Path,
     root: &Path,
     config: &Config,

@@ -544,13 +544,14 @@ async fn mcp_servers(root: &Path, config: &Config, report: &mut Report) {
         );
         return;
     }
-    let launcher = match rein_app::setup::launcher(&rein_app::setup::this_binary(), root, config) {
-        Ok(launcher) => launcher,
-        Err(e) => {
-            report.add(Level::Fail, format!("MCP servers: cannot start any: {e}"));
-            return;
-        }
-    };
+    let launcher =
+        match rein_app::setup::command_launcher(&rein_app::setup::this_binary(), root, config) {
+            Ok(launcher) => launcher,
+            Err(e) => {
+                report.add(Level::Fail, format!("MCP servers: cannot start any: {e}"));
+                return;
+            }
+        };
     // Where each server may write: its sandbox policy, as it will start.
     let writes = |server: &rein_core::config::mcp::McpServer| {
         let mode = server

@@ -10,7 +10,7 @@ use rein_core::agent::Outcome;
 use rein_core::cancel::CancelReason;
 use rein_core::host::disk::DiskWorkspace;
 use rein_core::task::{TaskId, TaskState};
-use rein_core::task_host::{FrontEnd, Recovery, TaskHost};
+use rein_core::task_host::FrontEnd;
 use tokio_util::sync::CancellationToken;
 
 use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
@@ -20,7 +20,8 @@ use super::updates::AcpProgress;
 use super::verdict::{Checks, final_message};
 use super::writes::Writes;
 use super::{Connection, prompt, saved, terminal, workspace};
-use rein_app::{settings, setup as launch};
+use rein_app::service::{Launch, Notice, Resumed, ServiceOptions, TaskService};
+use rein_app::setup as launch;
 
 /// What the client offers to do for Rein.
 #[derive(Clone, Copy)]
@@ -115,7 +116,7 @@ pub async fn run_prompt(
         }
     } else {
         match prompt::task_spec(&disk, &request.prompt, session.earlier_context()).await {
-            Ok(spec) => Start::New(spec.with_test_edits(config.allow_test_edits)),
+            Ok(spec) => Start::New(spec),
             Err(why) => {
                 say(&format!("{why}\n"));
                 return StopReason::EndTurn;
@@ -143,37 +144,42 @@ pub async fn run_prompt(
     } else {
         (Arc::new(disk), None)
     };
-    let host = match rein_store::Store::open(&rein_store::state_db_path(&session.root)) {
-        Ok(store) => TaskHost {
-            store: Arc::new(store),
-            owner: rein_core::journal::owner_id(),
-            installation: settings::user_state().and_then(|s| s.installation_id().ok()),
-            root: session.root.clone(),
-            redactor: redactor.clone(),
+    let service = match TaskService::open(
+        &session.root,
+        ServiceOptions {
+            mcp: Arc::clone(&session.mcp),
+            ..ServiceOptions::this_process()
         },
+    ) {
+        Ok(service) => service,
         Err(e) => {
-            say(&format!(
-                "Rein could not start the task: cannot open the task state: {e}\n"
-            ));
+            say(&format!("Rein could not start the task: {e}\n"));
             return StopReason::EndTurn;
         }
     };
-    let pending = match start {
+    let launch = Launch {
+        config,
+        // ACP has no way to put the model's questions to the user.
+        answers_questions: false,
+    };
+    let started = match start {
         Start::New(spec) => {
             let task = spec.id.clone();
-            let pending = host.begin(spec, &config.budgets);
-            if pending.is_ok() {
+            let started = service
+                .start(spec, &launch, workspace.as_ref(), &cancel)
+                .await;
+            if started.is_ok() {
                 let words = redactor
                     .redact(&prompt::prompt_words(&request.prompt))
                     .into_owned();
                 if let Err(e) =
-                    saved::record(&host.store, &session.id, &session.root, &task, &words)
+                    saved::record(service.store(), &session.id, &session.root, &task, &words)
                 {
                     // The task runs; only `session/load` will not find it.
                     tracing::warn!(error = %e, "the session's task was not recorded");
                 }
             }
-            pending
+            started
         }
         Start::Resume(task) => {
             let adopt = |paths: &[String]| {
@@ -181,17 +187,12 @@ pub async fn run_prompt(
                     files.adopt_written(paths);
                 }
             };
-            match host
-                .recover(
-                    &task,
-                    workspace.as_ref(),
-                    &rein_core::tools::builtin(),
-                    adopt,
-                )
+            match service
+                .resume(&task, &launch, workspace.as_ref(), adopt, &cancel)
                 .await
             {
-                Ok(Recovery::Resumable(pending)) => Ok(*pending),
-                Ok(Recovery::NeedsUser { reason }) => {
+                Ok(Resumed::Started(started)) => Ok(*started),
+                Ok(Resumed::NeedsUser { reason }) => {
                     // Reality is unknown: the user looks first, then says go on.
                     session.set_interrupted(Some(task));
                     say(&format!(
@@ -204,29 +205,21 @@ pub async fn run_prompt(
             }
         }
     };
-    let rein = launch::this_binary();
-    let launch = launch::Launch {
-        root: &session.root,
-        config,
-        rein: &rein,
-        // ACP has no way to put the model's questions to the user.
-        answers_questions: false,
-        mcp: &session.mcp,
-    };
-    let ready = match pending {
-        Ok(pending) => pending.prepare(&launch, workspace.as_ref(), &cancel).await,
-        Err(e) => Err(e),
-    };
-    let ready = match ready {
-        Ok(ready) => ready,
+    let started = match started {
+        Ok(started) => started,
         Err(e) => {
             say(&format!("Rein could not start the task: {e}\n"));
             return StopReason::EndTurn;
         }
     };
-    for notice in &ready.prepared().notices {
-        say(&format!("Warning: {notice}\n"));
+    for notice in &started.notices {
+        match notice {
+            Notice::SetUp(notice) => say(&format!("Warning: {notice}\n")),
+            // The permission requests say it for each command.
+            Notice::SandboxIncomplete { .. } => {}
+        }
     }
+    let ready = started.ready;
     let ready = if in_terminal {
         ready.route_commands(|inner| {
             Arc::new(terminal::ClientTerminal {

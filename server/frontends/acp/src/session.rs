@@ -33,7 +33,7 @@ pub struct AcpSession {
     /// What the user should know at the first prompt (settings ignored in
     /// an untrusted workspace, a client MCP server left out).
     pub notices: Mutex<Vec<String>>,
-    pub mcp: rein_mcp::McpPool,
+    pub mcp: Arc<rein_mcp::McpPool>,
     pub rules: Arc<SessionRules>,
     /// The running prompt's cancel token.
     pub running: Mutex<Option<CancellationToken>>,
@@ -81,7 +81,7 @@ impl AcpSession {
             config: Mutex::new(config),
             trust_question: Mutex::new(question),
             notices: Mutex::new(notices),
-            mcp: rein_mcp::McpPool::new(),
+            mcp: Arc::default(),
             rules: Arc::default(),
             running: Mutex::new(None),
             earlier: Mutex::new(Vec::new()),

@@ -2,7 +2,7 @@
 //! editor. The workspace is the disk (`DiskWorkspace`, edits confirmed on
 //! the terminal with a diff, or approved by `--yes`), commands run with
 //! `ProcessExec`; the task's life (its record, set-up, trace) is the task
-//! host's, set up by `launch::Launch`, exactly as for the editor.
+//! host's, set up by the task service (`rein_app::service`), exactly as for the editor.
 //!
 //! stderr carries the progress and the questions; stdout only the result:
 //! the state, the reason, a diff of every file changed, the evidence and
@@ -27,7 +27,7 @@ use rein_core::host::disk::DiskWorkspace;
 use rein_core::host::user_state::UserState;
 use rein_core::ports::Evidence;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
-use rein_core::task_host::{FrontEnd, TaskHost};
+use rein_core::task_host::FrontEnd;
 use rein_core::trust::{self, Trust, TrustSource};
 use rein_core::workspace::Workspace;
 use serde_json::Value;
@@ -40,7 +40,8 @@ use crate::terminal::{
     Before, Terminal, TerminalApprover, TerminalConfirm, TerminalProgress, TrackedWorkspace,
     deletion_diff, fmt_duration_ms, fmt_tokens, inert, paint_diff, unified_diff,
 };
-use rein_app::{settings, setup as launch};
+use rein_app::service::{Launch, Notice, ServiceOptions, TaskService};
+use rein_app::settings;
 
 /// A bad invocation: the target, the workspace or the configuration.
 const EXIT_USAGE: u8 = 2;
@@ -101,7 +102,6 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     .await;
     let config = assessment.config(&trust)?;
     tell_ignored(&terminal, assessment.files, &config.ignored);
-    let spec = spec.with_test_edits(config.allow_test_edits);
 
     // Ctrl-C from here on cancels the task instead of killing the process.
     let cancel = CancellationToken::new();
@@ -121,35 +121,26 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     let workspace = Arc::new(TrackedWorkspace::new(disk));
     // The task's durable record (what recovery needs after a crash), taken
     // before anything runs; every sink of the task redacts with the same
-    // redactor: state, trace, logs, artifacts.
-    let store = rein_store::Store::open(&rein_store::state_db_path(&root))
-        .map_err(|e| format!("cannot open the task state: {e}"));
-    let host = store.map(|store| TaskHost {
-        store: Arc::new(store),
-        owner: rein_core::journal::owner_id(),
-        installation: settings::user_state().and_then(|s| s.installation_id().ok()),
-        root: root.clone(),
-        redactor: launch::redactor(&config),
-    });
-    let rein = launch::this_binary();
-    // One task: its MCP servers stop with it (when this pool is dropped).
-    let mcp = rein_mcp::McpPool::new();
-    let launch = launch::Launch {
-        root: &root,
+    // redactor: state, trace, logs, artifacts. One task: its MCP servers
+    // stop with it (when the service is dropped).
+    let launch = Launch {
         config: &config,
-        rein: &rein,
         // With --yes nobody answers questions.
         answers_questions: !args.yes,
-        mcp: &mcp,
     };
-    let ready = match host.and_then(|host| host.begin(spec, &config.budgets)) {
-        Ok(pending) => pending.prepare(&launch, workspace.as_ref(), &cancel).await,
+    let started = match TaskService::open(&root, ServiceOptions::this_process()) {
+        Ok(service) => {
+            service
+                .start(spec, &launch, workspace.as_ref(), &cancel)
+                .await
+        }
         Err(e) => Err(e),
     }
     .map_err(|e| {
         watcher.abort();
         format!("cannot start the task: {e}")
     })?;
+    let ready = started.ready;
     let progress = Arc::new(TerminalProgress::new(Arc::clone(&terminal)));
     let spec = ready.spec();
 
@@ -166,8 +157,14 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         inert::line(&root.display().to_string())
     ));
     terminal.line(&format!("  goal: {}", spec.goal));
-    for notice in &ready.prepared().notices {
-        terminal.line(&format!("  warning: {}", inert::line(notice)));
+    for notice in &started.notices {
+        match notice {
+            Notice::SetUp(notice) => terminal.line(&format!("  warning: {}", inert::line(notice))),
+            Notice::SandboxIncomplete { missing } => terminal.line(&format!(
+                "  warning: the sandbox is incomplete here ({}): every command, the tests included, is asked about",
+                missing.join("; ")
+            )),
+        }
     }
 
     let front = FrontEnd {

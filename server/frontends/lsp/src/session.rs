@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use tower_lsp_server::ls_types::{ClientCapabilities, ResourceOperationKind, Uri};
 
 use crate::framing::FrameLimits;
+use rein_app::service::{ServiceOptions, TaskService};
 use rein_core::task_host::RunningTasks;
 
 #[derive(Clone, Debug)]
@@ -171,14 +172,12 @@ pub struct Session {
     /// before commands run, without asking again this session.
     pub write_buffers_always: AtomicBool,
     pub shutdown_requested: AtomicBool,
-    pub tasks: RunningTasks,
+    pub tasks: Arc<RunningTasks>,
     /// The MCP servers of this session, kept between its tasks.
     pub mcp: Arc<rein_mcp::McpPool>,
     pub options: ServerOptions,
-    /// The workspace's task state, opened on first use.
-    store: std::sync::Mutex<Option<std::sync::Arc<rein_store::Store>>>,
-    /// This server's name as a task lease owner.
-    pub owner: String,
+    /// The workspace's task service, made on first use.
+    service: std::sync::Mutex<Option<Arc<TaskService>>>,
     /// The user's own state: trust decisions, the installation id.
     pub user_state: Option<UserState>,
     /// This installation's id: tasks it created are resumed unasked after
@@ -229,10 +228,9 @@ impl Session {
             doubts: crate::doubt::Doubts::default(),
             write_buffers_always: AtomicBool::new(false),
             shutdown_requested: AtomicBool::new(false),
-            tasks: RunningTasks::default(),
+            tasks: Arc::default(),
             mcp: Arc::default(),
-            store: std::sync::Mutex::new(None),
-            owner: rein_core::journal::owner_id(),
+            service: std::sync::Mutex::new(None),
             installation: installation(options.user_state.as_ref()),
             user_state: options.user_state.clone(),
             editor_trust: OnceLock::new(),
@@ -295,24 +293,36 @@ impl Session {
             .unwrap_or(false)
     }
 
-    /// The task state of the workspace (`.rein/state.db`), opened once.
-    pub fn store(&self) -> Result<std::sync::Arc<rein_store::Store>, String> {
+    /// The task service of the workspace (its `.rein/state.db` opened),
+    /// made once the editor has named the folder.
+    pub fn service(&self) -> Result<Arc<TaskService>, String> {
         let root = self
             .root
             .get()
             .ok_or("no workspace folder is open in the editor")?;
-        let mut store = self
-            .store
+        let mut service = self
+            .service
             .lock()
             .map_err(|_| "the task state is unavailable".to_owned())?;
-        if let Some(store) = store.as_ref() {
-            return Ok(std::sync::Arc::clone(store));
+        if let Some(service) = service.as_ref() {
+            return Ok(Arc::clone(service));
         }
-        let opened = std::sync::Arc::new(
-            rein_store::Store::open(&rein_store::state_db_path(root)).map_err(|e| e.to_string())?,
-        );
-        *store = Some(std::sync::Arc::clone(&opened));
+        let opened = Arc::new(TaskService::open(
+            root,
+            ServiceOptions {
+                rein: self.options.rein_binary.clone(),
+                mcp: Arc::clone(&self.mcp),
+                running: Arc::clone(&self.tasks),
+                installation: self.installation.clone(),
+            },
+        )?);
+        *service = Some(Arc::clone(&opened));
         Ok(opened)
+    }
+
+    /// The task state of the workspace (`.rein/state.db`).
+    pub fn store(&self) -> Result<Arc<rein_store::Store>, String> {
+        self.service().map(|s| Arc::clone(s.store()))
     }
 
     pub fn encoding(&self) -> OffsetEncoding {

@@ -2,10 +2,10 @@
 //! the background (never inside a handler); the table that cancels,
 //! answers and shuts them down is `running.rs`.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use rein_app::service::{Launch, Notice, Resumed, Started};
 use rein_core::cancel::CancelReason;
 use rein_core::config::Config;
 use rein_core::inert;
@@ -13,8 +13,7 @@ use rein_core::ports::{
     ApprovalDecision, Approver, CommandApproval, ProgressSink, TaskEvent, TaskStatus,
 };
 use rein_core::task::{TaskId, TaskSpec, TaskState};
-use rein_core::task_host::{FrontEnd, Pending, Prepared, Recovery, TaskHost};
-use rein_models::Redactor;
+use rein_core::task_host::FrontEnd;
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
@@ -24,7 +23,7 @@ use crate::lsp_progress::{self, LspProgress};
 use crate::lsp_trust;
 use crate::lsp_workspace::LspWorkspace;
 use crate::session::Session;
-use rein_app::{settings, setup as launch};
+use rein_app::settings;
 
 /// Starts `spec` in the background; returns its id at once.
 pub fn start(session: &Arc<Session>, client: &Client, spec: TaskSpec) -> TaskId {
@@ -122,17 +121,6 @@ fn final_status(id: &TaskId, state: TaskState, reason: String) -> TaskStatus {
     }
 }
 
-/// The task host for the session's workspace; `redactor`, the task's.
-fn host(session: &Session, root: &Path, redactor: Redactor) -> Result<TaskHost, String> {
-    Ok(TaskHost {
-        store: session.store()?,
-        owner: session.owner.clone(),
-        installation: session.installation.clone(),
-        root: root.to_path_buf(),
-        redactor,
-    })
-}
-
 /// What starting and resuming a task both need first: the workspace
 /// folder, its configuration (the settings the editor has, and the
 /// workspace's own file only as far as the user trusts it), and the
@@ -142,7 +130,7 @@ async fn task_context(
     client: &Client,
     id: &TaskId,
     progress: &Arc<LspProgress>,
-) -> Result<(PathBuf, Config, Arc<LspWorkspace>), String> {
+) -> Result<(Config, Arc<LspWorkspace>), String> {
     let root = session
         .root
         .get()
@@ -163,28 +151,30 @@ async fn task_context(
         )
         .map_err(|e| e.to_string())?,
     );
-    Ok((root, config, workspace))
+    Ok((config, workspace))
 }
 
 /// What the user should know before a task runs: its set-up's notices (an
 /// MCP server that did not start), and, once per session, that this machine
 /// cannot give commands the whole sandbox (every command is then asked).
-async fn tell_before_run(session: &Session, client: &Client, prepared: &Prepared) {
-    use rein_core::exec::Confinement;
-    for notice in &prepared.notices {
-        client
-            .show_message(MessageType::WARNING, format!("Rein: {notice}"))
-            .await;
-    }
-    if let Confinement::Degraded { missing, .. } = prepared.exec.confinement()
-        && session.first_sandbox_notice()
-    {
-        let message = format!(
-            "Rein's sandbox is incomplete on this machine ({}). Every command, the tests included, will be asked about before it runs.",
-            missing.join("; ")
-        );
-        tracing::warn!("{message}");
-        client.show_message(MessageType::WARNING, message).await;
+async fn tell_before_run(session: &Session, client: &Client, notices: &[Notice]) {
+    for notice in notices {
+        match notice {
+            Notice::SetUp(notice) => {
+                client
+                    .show_message(MessageType::WARNING, format!("Rein: {notice}"))
+                    .await;
+            }
+            Notice::SandboxIncomplete { missing } if session.first_sandbox_notice() => {
+                let message = format!(
+                    "Rein's sandbox is incomplete on this machine ({}). Every command, the tests included, will be asked about before it runs.",
+                    missing.join("; ")
+                );
+                tracing::warn!("{message}");
+                client.show_message(MessageType::WARNING, message).await;
+            }
+            Notice::SandboxIncomplete { .. } => {}
+        }
     }
 }
 
@@ -215,39 +205,31 @@ async fn try_resume(
     reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
-    let (root, config, workspace) = task_context(session, client, &id, &progress).await?;
-    // Every sink of the task redacts with it, from the first record on.
-    let host = host(session, &root, launch::redactor(&config))?;
-    let recovery = host
-        .recover(
-            &id,
-            workspace.as_ref(),
-            &rein_core::tools::builtin(),
-            |paths| workspace.adopt_edited(paths),
-        )
+    let (config, workspace) = task_context(session, client, &id, &progress).await?;
+    let service = session.service()?;
+    let launch = launch(&config);
+    let adopt = |paths: &[String]| workspace.adopt_edited(paths);
+    let resumed = service
+        .resume(&id, &launch, workspace.as_ref(), adopt, &cancel)
         .await?;
-    let pending = match recovery {
-        Recovery::Resumable(pending) => *pending,
-        Recovery::NeedsUser { reason } => {
+    let started = match resumed {
+        Resumed::Started(started) => *started,
+        Resumed::NeedsUser { reason } => {
             // Reality is unknown: the user looks before anything else happens.
             client
                 .show_message(MessageType::WARNING, reason.clone())
                 .await;
-            let status = TaskEvent::Status(final_status(&id, TaskState::WaitingUser, reason));
-            host.trace(&id).event(&id, &status);
-            progress.event(&id, &status);
+            progress.event(
+                &id,
+                &TaskEvent::Status(final_status(&id, TaskState::WaitingUser, reason)),
+            );
             return Ok(());
         }
     };
-    let task = EditorTask {
-        session,
-        client,
-        root: &root,
-        config: &config,
-        workspace,
-        progress,
-    };
-    task.go(pending, cancel, reason).await
+    run_started(
+        session, client, started, workspace, progress, cancel, reason,
+    )
+    .await
 }
 
 async fn try_run(
@@ -258,58 +240,43 @@ async fn try_run(
     reason: CancelReason,
     progress: Arc<LspProgress>,
 ) -> Result<(), String> {
-    let (root, config, workspace) = task_context(session, client, &spec.id, &progress).await?;
-    let spec = spec.with_test_edits(config.allow_test_edits);
-    // Every sink of the task redacts with it, from the first record on.
-    let host = host(session, &root, launch::redactor(&config))?;
-    let pending = host.begin(spec, &config.budgets)?;
-    let task = EditorTask {
-        session,
-        client,
-        root: &root,
-        config: &config,
-        workspace,
-        progress,
-    };
-    task.go(pending, cancel, reason).await
+    let (config, workspace) = task_context(session, client, &spec.id, &progress).await?;
+    let service = session.service()?;
+    let started = service
+        .start(spec, &launch(&config), workspace.as_ref(), &cancel)
+        .await?;
+    run_started(
+        session, client, started, workspace, progress, cancel, reason,
+    )
+    .await
 }
 
-/// A task recorded (or taken over) in the editor, about to be set up and
-/// run: what starting and resuming share once the host has the task.
-struct EditorTask<'a> {
-    session: &'a Arc<Session>,
-    client: &'a Client,
-    root: &'a Path,
-    config: &'a Config,
+/// How the editor's tasks are set up: the editor shows the model's
+/// questions and takes answers.
+fn launch(config: &Config) -> Launch<'_> {
+    Launch {
+        config,
+        answers_questions: true,
+    }
+}
+
+/// Runs a task the service set up, after telling the user what they
+/// should know.
+async fn run_started(
+    session: &Arc<Session>,
+    client: &Client,
+    started: Started,
     workspace: Arc<LspWorkspace>,
     progress: Arc<LspProgress>,
-}
-
-impl EditorTask<'_> {
-    async fn go(
-        self,
-        pending: Pending,
-        cancel: CancellationToken,
-        reason: CancelReason,
-    ) -> Result<(), String> {
-        let launch = launch::Launch {
-            root: self.root,
-            config: self.config,
-            rein: &self.session.options.rein_binary,
-            // The editor shows questions and takes answers.
-            answers_questions: true,
-            mcp: &self.session.mcp,
-        };
-        let ready = pending
-            .prepare(&launch, self.workspace.as_ref(), &cancel)
-            .await?;
-        tell_before_run(self.session, self.client, ready.prepared()).await;
-        let id = ready.spec().id.clone();
-        let front = front_end(self.session, self.client, self.workspace, self.progress);
-        let outcome = ready.run(front, cancel, reason).await;
-        tracing::info!(task = %id, state = %outcome.state, reason = %outcome.reason, "task ended");
-        Ok(())
-    }
+    cancel: CancellationToken,
+    reason: CancelReason,
+) -> Result<(), String> {
+    tell_before_run(session, client, &started.notices).await;
+    let id = started.ready.spec().id.clone();
+    let front = front_end(session, client, workspace, progress);
+    let outcome = started.ready.run(front, cancel, reason).await;
+    tracing::info!(task = %id, state = %outcome.state, reason = %outcome.reason, "task ended");
+    Ok(())
 }
 
 /// The human, through the editor: commands are approved with
