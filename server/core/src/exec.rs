@@ -42,6 +42,25 @@ pub struct CommandSpec {
     /// Where the run reports its tests besides its output, read after it
     /// ends.
     pub report: Option<ReportSpec>,
+    /// Files the command sees in place of the workspace's, in a private
+    /// layer gone with it (a candidate fix checked without touching the
+    /// workspace); `None` for every ordinary command.
+    pub layer: Option<Layer>,
+}
+
+/// Files laid over the workspace for one command ([`CommandSpec::layer`]):
+/// the command sees the workspace with them in it, reads and writes there
+/// as usual, and nothing it does reaches the real workspace. Only an
+/// executor whose [`Exec::lays_files`] says so honours one; any other
+/// refuses the command rather than run it on the real workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// As the loop gives them: (workspace-relative path, whole text). The
+    /// executor writes them in a folder of their own first.
+    Files(Vec<(String, String)>),
+    /// That folder, laid out like the workspace: what a [`Launcher`] is
+    /// given.
+    Folder(PathBuf),
 }
 
 /// How a test run reports which tests passed, besides its output.
@@ -169,6 +188,12 @@ pub trait Launcher: Send + Sync + fmt::Debug {
         let _ = readable;
         self.prefix(spec)
     }
+    /// Whether [`Launcher::prefix`] lays a [`Layer::Folder`] over the
+    /// workspace in a private layer (the sandbox on, with a root of the
+    /// command's own and overlays on this machine). `false` by default.
+    fn private_layers(&self) -> bool {
+        false
+    }
 }
 
 /// What a command did. The full output is in `log_path`; only a bounded
@@ -234,5 +259,12 @@ pub trait Exec: Send + Sync {
     /// What confines the commands it runs.
     fn confinement(&self) -> Confinement {
         Confinement::Unmanaged
+    }
+
+    /// Whether it honours [`CommandSpec::layer`]: `false` by default, and
+    /// then a command with a layer is refused, never run on the real
+    /// workspace.
+    fn lays_files(&self) -> bool {
+        false
     }
 }

@@ -301,6 +301,10 @@ fn grants_of(ws: &Settings, own: &[&Settings], env: &dyn Fn(&str) -> Option<Stri
             ),
         );
     }
+    let own_search = crate::config::search::SearchConfig::resolve(own).unwrap_or_default();
+    for (setting, effect) in crate::config::search::SearchConfig::raised_by(own_search, ws) {
+        grant(setting, effect);
+    }
     if let Some(format) = ws.edit_format.as_deref().filter(|f| f.trim() != "auto") {
         grant(
             "edit_format",

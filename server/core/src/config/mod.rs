@@ -6,6 +6,7 @@
 
 pub(crate) mod budgets;
 pub mod mcp;
+pub mod search;
 pub(crate) mod settings;
 
 use rein_models::{ConfigError as ProviderError, ProviderConfig, ProviderSettings};
@@ -39,6 +40,8 @@ pub struct Config {
     /// `Settings::client_terminal`); only the user's own settings or a
     /// trusted workspace's turn it on.
     pub client_terminal: bool,
+    /// When the loop searches with the verifier, and how far.
+    pub search: search::SearchConfig,
     /// The sandbox commands run in.
     pub sandbox: SandboxConfig,
     /// The MCP servers a task connects to (a workspace's own only when it
@@ -69,6 +72,19 @@ pub enum ConfigError {
     BadEditFormat(String),
     #[error(transparent)]
     Mcp(#[from] mcp::McpConfigError),
+    #[error("search must be \"off\", \"on_failure\" or \"always\", got {0:?}")]
+    BadSearch(String),
+    #[error("search_candidates must be 1 to {max}, got {0}", max = search::MAX_CANDIDATES)]
+    BadSearchCandidates(u32),
+}
+
+impl From<search::BadSearch> for ConfigError {
+    fn from(bad: search::BadSearch) -> Self {
+        match bad {
+            search::BadSearch::Mode(text) => ConfigError::BadSearch(text),
+            search::BadSearch::Candidates(n) => ConfigError::BadSearchCandidates(n),
+        }
+    }
 }
 
 impl From<BadNumber> for ConfigError {
@@ -168,6 +184,11 @@ impl Config {
                 .collect::<Vec<_>>(),
         )?;
 
+        let search = restricted.iter().fold(
+            search::SearchConfig::resolve(&honoured)?,
+            |search, layer| search.tightened(layer),
+        );
+
         let test_report = honoured.iter().find_map(|l| l.test_report.clone());
         if let Some(report) = &test_report
             && !crate::host::junit::valid_pattern(report)
@@ -191,6 +212,7 @@ impl Config {
                 .iter()
                 .find_map(|l| l.client_terminal)
                 .unwrap_or(false),
+            search,
             sandbox,
             mcp_servers,
             ignored: if trusted {

@@ -47,6 +47,12 @@ pub struct Settings {
     /// (the tests and the verifier's checks stay in it).
     #[serde(alias = "clientTerminal")]
     pub client_terminal: Option<bool>,
+    /// `off`, `on_failure` (the default) or `always`: when the loop
+    /// searches with the verifier (`crate::config::search`).
+    pub search: Option<String>,
+    /// How many candidate fixes one search may sample.
+    #[serde(alias = "searchCandidates")]
+    pub search_candidates: Option<u32>,
     pub permissions: PermissionSettings,
     pub sandbox: SandboxSettings,
     /// `[mcp_servers.<name>]` (and a project's `.mcp.json`, read into the

@@ -7,6 +7,7 @@ pub mod atomic;
 pub mod disk;
 pub mod instructions;
 pub mod junit;
+mod layer;
 mod private_run;
 pub mod process;
 pub mod testcmd;

@@ -43,10 +43,11 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::junit;
+use super::layer::LayerDir;
 use super::private_run::{self, RunDir};
 use crate::exec::{
-    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, PrivateReport,
-    RUN_DIR_VAR, ReportSpec, TAIL_LINES,
+    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, Layer,
+    PrivateReport, RUN_DIR_VAR, ReportSpec, TAIL_LINES,
 };
 use crate::testing::failures::{FailureScanner, strip_ansi};
 use crate::testing::passes::Passes;
@@ -298,7 +299,36 @@ impl Exec for ProcessExec {
             }
             _ => None,
         };
-        let mut child = self.spawn(&spec, run_dir.as_ref())?;
+        // A candidate's files: in a folder of their own, laid over the
+        // workspace by the launcher, and kept until the command is over.
+        let layer = match &spec.layer {
+            None => None,
+            Some(_) if !self.lays_files() => {
+                return Err(ExecError::Spawn {
+                    command: spec.command.clone(),
+                    reason: "no private layer here to lay a candidate's files over the workspace (it needs Rein's sandbox with overlays), and it never runs on the real workspace instead".into(),
+                });
+            }
+            Some(Layer::Folder(_)) => None,
+            Some(Layer::Files(files)) => {
+                let made =
+                    LayerDir::make(&std::env::temp_dir(), files).map_err(|e| ExecError::Spawn {
+                        command: spec.command.clone(),
+                        reason: format!("could not lay out the candidate's files: {e}"),
+                    })?;
+                Some(made)
+            }
+        };
+        let mut child = match &layer {
+            Some(folder) => {
+                let laid = CommandSpec {
+                    layer: Some(Layer::Folder(folder.path().to_path_buf())),
+                    ..spec.clone()
+                };
+                self.spawn(&laid, run_dir.as_ref())?
+            }
+            None => self.spawn(&spec, run_dir.as_ref())?,
+        };
         let (tx, rx) = mpsc::channel(CHANNEL_DEPTH);
         let readers = Readers::start(&mut child, &tx);
         let mut running = Running::new(child, readers);
@@ -346,6 +376,7 @@ impl Exec for ProcessExec {
                 .unwrap_or_else(|e| PrivateReport::Unreadable(e.to_string()));
             result.private_report = Some(Box::new(read));
         }
+        drop(layer);
         Ok(result)
     }
 
@@ -353,6 +384,10 @@ impl Exec for ProcessExec {
         self.launcher
             .as_ref()
             .map_or(Confinement::Unmanaged, |l| l.confinement())
+    }
+
+    fn lays_files(&self) -> bool {
+        self.launcher.as_ref().is_some_and(|l| l.private_layers())
     }
 }
 

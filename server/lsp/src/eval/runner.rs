@@ -243,6 +243,7 @@ async fn check(task: &Task, options: &Options, dir: &Path, project: &Path) -> Re
         network: false,
         sandbox_mode: None,
         report: None,
+        layer: None,
     };
     let result = exec
         .run(spec, CancellationToken::new())
