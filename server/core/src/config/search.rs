@@ -190,6 +190,36 @@ mod tests {
             }
         );
         assert!(SearchConfig::raised_by(own, &lowering).is_empty());
+        // Through the merge: ignored and said so until trusted; lowering
+        // applies either way.
+        use crate::config::{Config, Layer, Source};
+        let layer = |json: &str| Layer {
+            source: Source::Workspace {
+                fingerprint: "f".into(),
+            },
+            settings: settings(json),
+        };
+        let env = crate::config::tests::env(&[("ANTHROPIC_API_KEY", "k")]);
+        let raising = layer(r#"{"search": "always", "search_candidates": 16}"#);
+        let untrusted = Config::resolve(std::slice::from_ref(&raising), &env, false).unwrap();
+        assert_eq!(untrusted.search, SearchConfig::default());
+        let ignored: Vec<&str> = untrusted
+            .ignored
+            .iter()
+            .map(|g| g.setting.as_str())
+            .collect();
+        assert_eq!(ignored, ["search", "search_candidates"]);
+        let trusted = Config::resolve(&[raising], &env, true).unwrap();
+        assert_eq!(
+            trusted.search,
+            SearchConfig {
+                mode: SearchMode::Always,
+                candidates: 16
+            }
+        );
+        let lowering = layer(r#"{"search": "off"}"#);
+        let untrusted = Config::resolve(&[lowering], &env, false).unwrap();
+        assert_eq!(untrusted.search.mode, SearchMode::Off);
         // Unreadable values tighten nothing (and raise nothing).
         let junk = settings(r#"{"search": "lots", "search_candidates": 0}"#);
         assert_eq!(own.tightened(&junk), own);
