@@ -150,7 +150,7 @@ impl Agent {
             let mut sample = request.clone();
             sample.temperature = Some(temperature);
             let Some(reply) = self
-                .call_saved(turn, sample, estimated, &request_ref, number == 1)
+                .call_saved(turn, sample, estimated, &request_ref, false)
                 .await?
             else {
                 // Compacted, or asked again without a required call: a

@@ -51,7 +51,8 @@ pub struct TaskResult {
     /// Where the run's output, result and check log are.
     pub dir: String,
     /// Candidate fixes the search with the verifier tried (its
-    /// `candidate` events in the task's trace); 0: it never searched.
+    /// `candidate` events in the task's trace, but for replies that were
+    /// no candidate); 0: it never searched.
     #[serde(default)]
     pub candidates: u32,
     /// Which of them passed its check (its number in its search), if one
@@ -90,7 +91,7 @@ impl TaskResult {
             let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };
-            if event["kind"] != "candidate" {
+            if event["kind"] != "candidate" || event["outcome"] == "not_a_candidate" {
                 continue;
             }
             self.candidates = self.candidates.saturating_add(1);
@@ -306,6 +307,8 @@ mod tests {
         let mut r = result("t", "succeeded", Some(true));
         r.count_candidates(concat!(
             r#"{"kind":"model_call","turn":1}"#,
+            "\n",
+            r#"{"kind":"candidate","number":1,"outcome":"not_a_candidate"}"#,
             "\n",
             r#"{"kind":"candidate","number":1,"outcome":"failed"}"#,
             "\nnot json\n",
