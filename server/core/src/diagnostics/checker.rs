@@ -242,7 +242,7 @@ fn tool_for(diagnostic: &Diagnostic, project: &Project) -> Result<Tool, NotCheck
         },
         Some(other) => Err(not(format!(
             "Rein cannot run `{}` (the diagnostic's source) to check this; set `check_command` and `check_format` to the command that reports it",
-            crate::inert::shown(other)
+            crate::inert::shown(diagnostic.source.as_deref().unwrap_or(other))
         ))),
     }
 }

@@ -117,7 +117,8 @@ impl LineMap {
             if old < start {
                 break;
             }
-            if old < end.max(start + 1) {
+            // A pure insertion (start == end) only moves the lines after.
+            if start < end && old < end {
                 // Replaced (or deleted: the place where it was).
                 return (new_start + 1, new_end.max(new_start + 1));
             }

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{excerpt, relative};
+use super::{excerpt, tidy};
 use crate::diagnostics::diagnostic::{Reported, Severity};
 
-pub(super) fn read(stdout: &str, root: &Path) -> Result<Vec<Reported>, String> {
+pub(super) fn read(stdout: &str) -> Result<Vec<Reported>, String> {
     let mut found = Vec::new();
     let mut finished = None;
     for line in stdout.lines().filter(|l| l.starts_with('{')) {
@@ -17,7 +17,7 @@ pub(super) fn read(stdout: &str, root: &Path) -> Result<Vec<Reported>, String> {
             continue;
         };
         match value["reason"].as_str() {
-            Some("compiler-message") => found.extend(message(&value["message"], root)),
+            Some("compiler-message") => found.extend(message(&value["message"])),
             Some("build-finished") => finished = value["success"].as_bool(),
             _ => {}
         }
@@ -40,7 +40,7 @@ pub(super) fn read(stdout: &str, root: &Path) -> Result<Vec<Reported>, String> {
 
 /// A rustc diagnostic at its primary span, followed out of macro
 /// expansions defined elsewhere (a dependency's, the standard library's).
-fn message(message: &Value, root: &Path) -> Option<Reported> {
+fn message(message: &Value) -> Option<Reported> {
     let severity = match message["level"].as_str()? {
         "error" | "error: internal compiler error" => Severity::Error,
         "warning" => Severity::Warning,
@@ -58,7 +58,7 @@ fn message(message: &Value, root: &Path) -> Option<Reported> {
     }
     let line = span["line_start"].as_u64()? as u32;
     Some(Reported {
-        path: relative(root, span["file_name"].as_str()?),
+        path: tidy(span["file_name"].as_str()?),
         line,
         column: span["column_start"].as_u64().unwrap_or(0) as u32,
         end_line: (span["line_end"].as_u64().unwrap_or(0) as u32).max(line),
@@ -72,6 +72,19 @@ fn message(message: &Value, root: &Path) -> Option<Reported> {
 mod tests {
     use super::*;
 
+    /// Through the format's reader, at the root `/w`.
+    fn parsed(stdout: &str) -> Result<Vec<Reported>, String> {
+        super::super::read(
+            super::super::Format::CargoJson,
+            super::super::Output {
+                stdout,
+                exit_code: Some(1),
+                root: std::path::Path::new("/w"),
+                dir: "",
+            },
+        )
+    }
+
     /// Recorded from cargo 1.95 on a crate with a type error (the
     /// explanation cut short).
     const MISMATCH: &str = r#"{"reason":"compiler-artifact","package_id":"x","target":{},"fresh":true}
@@ -82,7 +95,7 @@ mod tests {
 
     #[test]
     fn compiler_messages_at_their_primary_span() {
-        let found = read(MISMATCH, Path::new("/w")).unwrap();
+        let found = parsed(MISMATCH).unwrap();
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert_eq!(
             shown,
@@ -98,24 +111,18 @@ mod tests {
     fn an_error_inside_a_macro_is_placed_where_the_macro_is_used() {
         let line = r#"{"reason":"compiler-message","message":{"level":"error","message":"cannot find value `y`","code":{"code":"E0425"},"spans":[{"file_name":"/rustc/lib/core/src/macros.rs","is_primary":true,"line_start":10,"line_end":10,"column_start":1,"expansion":{"span":{"file_name":"src/lib.rs","line_start":3,"line_end":3,"column_start":5,"expansion":null}}}]}}
 {"reason":"build-finished","success":false}"#;
-        let found = read(line, Path::new("/w")).unwrap();
+        let found = parsed(line).unwrap();
         assert_eq!(found[0].to_string(), "src/lib.rs:3: error [E0425]: cannot find value `y`");
     }
 
     #[test]
     fn an_unfinished_or_broken_build_is_not_a_clean_one() {
-        let no_end = read("", Path::new("/w")).unwrap_err();
+        let no_end = parsed("").unwrap_err();
         assert!(no_end.starts_with("cargo did not finish a build"), "{no_end}");
-        let script = read(
-            "{\"reason\":\"build-finished\",\"success\":false}\n",
-            Path::new("/w"),
-        )
+        let script = parsed("{\"reason\":\"build-finished\",\"success\":false}\n")
         .unwrap_err();
         assert!(script.contains("a build script or a dependency failed"), "{script}");
-        let clean = read(
-            "{\"reason\":\"build-finished\",\"success\":true}\n",
-            Path::new("/w"),
-        );
+        let clean = parsed("{\"reason\":\"build-finished\",\"success\":true}\n");
         assert_eq!(clean, Ok(Vec::new()));
     }
 }

@@ -1,14 +1,13 @@
 //! `eslint -f json`: one JSON array of files, each with its `messages`;
 //! severity 2 is an error, 1 a warning; exit 2 is eslint's own failure.
 
-use std::path::Path;
 
 use serde_json::Value;
 
-use super::{excerpt, relative};
+use super::{excerpt, tidy};
 use crate::diagnostics::diagnostic::{Reported, Severity};
 
-pub(super) fn read(stdout: &str, exit: i32, root: &Path) -> Result<Vec<Reported>, String> {
+pub(super) fn read(stdout: &str, exit: i32) -> Result<Vec<Reported>, String> {
     let files = serde_json::from_str::<Value>(stdout.trim()).ok();
     let Some(files) = files.as_ref().and_then(Value::as_array).filter(|_| exit <= 1) else {
         return Err(format!(
@@ -27,7 +26,7 @@ pub(super) fn read(stdout: &str, exit: i32, root: &Path) -> Result<Vec<Reported>
             };
             let line = line as u32;
             found.push(Reported {
-                path: relative(root, path),
+                path: tidy(path),
                 line,
                 column: m["column"].as_u64().unwrap_or(0) as u32,
                 end_line: (m["endLine"].as_u64().unwrap_or(0) as u32).max(line),
@@ -48,10 +47,23 @@ pub(super) fn read(stdout: &str, exit: i32, root: &Path) -> Result<Vec<Reported>
 mod tests {
     use super::*;
 
+    /// Through the format's reader, at the root `/w`.
+    fn parsed(stdout: &str, exit: i32) -> Result<Vec<Reported>, String> {
+        super::super::read(
+            super::super::Format::EslintJson,
+            super::super::Output {
+                stdout,
+                exit_code: Some(exit),
+                root: std::path::Path::new("/w"),
+                dir: "",
+            },
+        )
+    }
+
     #[test]
     fn messages_of_each_file_are_read() {
         let out = r#"[{"filePath":"/w/src/a.js","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"'x' is assigned a value but never used.","line":1,"column":7,"endLine":1,"endColumn":8},{"ruleId":"eqeqeq","severity":1,"message":"Expected '===' and instead saw '=='.","line":2,"column":7}],"errorCount":1,"warningCount":1}]"#;
-        let found = read(out, 1, Path::new("/w")).unwrap();
+        let found = parsed(out, 1).unwrap();
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert_eq!(
             shown,
@@ -60,6 +72,6 @@ mod tests {
                 "src/a.js:2: warning [eqeqeq]: Expected '===' and instead saw '=='.",
             ]
         );
-        assert!(read("Oops! Something went wrong!", 2, Path::new("/w")).is_err());
+        assert!(parsed("Oops! Something went wrong!", 2).is_err());
     }
 }

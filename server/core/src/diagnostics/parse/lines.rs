@@ -5,16 +5,15 @@
 //! other shape are left out: this format cannot tell a broken run from a
 //! clean one, so it is for a configured `check_command`, the user's word.
 
-use std::path::Path;
 
-use super::relative;
+use super::tidy;
 use crate::diagnostics::diagnostic::{Reported, Severity};
 
-pub(super) fn read(stdout: &str, root: &Path) -> Vec<Reported> {
-    stdout.lines().filter_map(|l| line(l, root)).collect()
+pub(super) fn read(stdout: &str) -> Vec<Reported> {
+    stdout.lines().filter_map(|l| line(l)).collect()
 }
 
-fn line(text: &str, root: &Path) -> Option<Reported> {
+fn line(text: &str) -> Option<Reported> {
     let text = text.strip_prefix("vet: ").unwrap_or(text).trim_end();
     // The first `:<digits>` ends the path (a path may hold colons too).
     let mut search = 0;
@@ -41,7 +40,7 @@ fn line(text: &str, root: &Path) -> Option<Reported> {
         return None;
     }
     Some(Reported {
-        path: relative(root, path),
+        path: tidy(path),
         line: row.max(1),
         column,
         end_line: row.max(1),
@@ -86,6 +85,19 @@ fn severity_and_code(rest: &str) -> (Severity, Option<String>, &str) {
 mod tests {
     use super::*;
 
+    /// Through the format's reader, at the root `/w`.
+    fn parsed(stdout: &str) -> Result<Vec<Reported>, String> {
+        super::super::read(
+            super::super::Format::Lines,
+            super::super::Output {
+                stdout,
+                exit_code: Some(1),
+                root: std::path::Path::new("/w"),
+                dir: "",
+            },
+        )
+    }
+
     #[test]
     fn the_common_shapes_are_read() {
         let out = "# example.com/app
@@ -97,7 +109,7 @@ a.py:1:1: F401 'os' imported but unused
 C:weird:name.txt:4: odd
 not a diagnostic: at all
 ";
-        let found = read(out, Path::new("/w"));
+        let found = parsed(out).unwrap();
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert_eq!(
             shown,

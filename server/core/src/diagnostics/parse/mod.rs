@@ -95,20 +95,24 @@ pub fn read(format: Format, output: Output<'_>) -> Result<Vec<Reported>, String>
     };
     let (stdout, root) = (output.stdout, output.root);
     let mut found = match format {
-        Format::CargoJson => cargo::read(stdout, root),
-        Format::PyrightJson => pyright::read(stdout, exit, root),
-        Format::MypyJson => mypy::read(stdout, exit, root),
-        Format::Tsc => tsc::read(stdout, root),
-        Format::RuffJson => ruff::read(stdout, exit, root),
-        Format::EslintJson => eslint::read(stdout, exit, root),
-        Format::Lines => Ok(lines::read(stdout, root)),
+        Format::CargoJson => cargo::read(stdout),
+        Format::PyrightJson => pyright::read(stdout, exit),
+        Format::MypyJson => mypy::read(stdout, exit),
+        Format::Tsc => tsc::read(stdout),
+        Format::RuffJson => ruff::read(stdout, exit),
+        Format::EslintJson => eslint::read(stdout, exit),
+        Format::Lines => Ok(lines::read(stdout)),
     }?;
-    if !output.dir.is_empty() {
-        for r in &mut found {
-            if !r.path.starts_with('/') {
-                r.path = format!("{}/{}", output.dir.trim_end_matches('/'), r.path);
-            }
-        }
+    // Absolute paths inside the workspace become relative to its root;
+    // relative ones are relative to where the checker ran.
+    for r in &mut found {
+        r.path = if r.path.starts_with('/') {
+            relative(root, &r.path)
+        } else if output.dir.is_empty() {
+            r.path.clone()
+        } else {
+            format!("{}/{}", output.dir.trim_end_matches('/'), r.path)
+        };
     }
     // A target checked twice (a library and its tests) reports twice.
     let mut seen = std::collections::BTreeSet::new();
@@ -124,9 +128,18 @@ pub fn read(format: Format, output: Output<'_>) -> Result<Vec<Reported>, String>
     Ok(found)
 }
 
-/// A checker's path as the workspace names it: relative to the root when
-/// inside it (checkers print absolute paths, or `./` ones).
-pub(crate) fn relative(root: &Path, path: &str) -> String {
+/// A checker's path as printed, tidied (`./` and `\\` gone); made
+/// workspace-relative by [`read`].
+pub(crate) fn tidy(path: &str) -> String {
+    let mut path = path.trim().replace('\\', "/");
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest.to_owned();
+    }
+    path
+}
+
+/// An absolute path inside the workspace, relative to its root.
+fn relative(root: &Path, path: &str) -> String {
     let path = path.trim();
     let stripped = Path::new(path)
         .strip_prefix(root)

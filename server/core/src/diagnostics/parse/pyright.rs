@@ -1,14 +1,13 @@
 //! `pyright --outputjson` (and basedpyright's): one JSON object with
 //! `generalDiagnostics`; positions 0-based, paths absolute.
 
-use std::path::Path;
 
 use serde_json::Value;
 
-use super::{excerpt, relative};
+use super::{excerpt, tidy};
 use crate::diagnostics::diagnostic::{Reported, Severity};
 
-pub(super) fn read(stdout: &str, exit: i32, root: &Path) -> Result<Vec<Reported>, String> {
+pub(super) fn read(stdout: &str, exit: i32) -> Result<Vec<Reported>, String> {
     // Exit 0: no errors, 1: errors; 2 and up: pyright could not check
     // (a fatal error, a bad configuration, a bad command line).
     let report = serde_json::from_str::<Value>(stdout.trim()).ok();
@@ -23,10 +22,10 @@ pub(super) fn read(stdout: &str, exit: i32, root: &Path) -> Result<Vec<Reported>
             excerpt(stdout)
         ));
     };
-    Ok(list.iter().filter_map(|d| diagnostic(d, root)).collect())
+    Ok(list.iter().filter_map(|d| diagnostic(d)).collect())
 }
 
-fn diagnostic(d: &Value, root: &Path) -> Option<Reported> {
+fn diagnostic(d: &Value) -> Option<Reported> {
     let severity = match d["severity"].as_str()? {
         "error" => Severity::Error,
         "warning" => Severity::Warning,
@@ -36,7 +35,7 @@ fn diagnostic(d: &Value, root: &Path) -> Option<Reported> {
     let start = &d["range"]["start"];
     let line = start["line"].as_u64()? as u32 + 1;
     Some(Reported {
-        path: relative(root, d["file"].as_str()?),
+        path: tidy(d["file"].as_str()?),
         line,
         column: start["character"].as_u64().unwrap_or(0) as u32 + 1,
         end_line: (d["range"]["end"]["line"].as_u64().unwrap_or(0) as u32 + 1).max(line),
@@ -49,6 +48,19 @@ fn diagnostic(d: &Value, root: &Path) -> Option<Reported> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Through the format's reader, at the root `/w`.
+    fn parsed(stdout: &str, exit: i32) -> Result<Vec<Reported>, String> {
+        super::super::read(
+            super::super::Format::PyrightJson,
+            super::super::Output {
+                stdout,
+                exit_code: Some(exit),
+                root: std::path::Path::new("/w"),
+                dir: "",
+            },
+        )
+    }
 
     /// Recorded from pyright 1.1.414.
     const REPORT: &str = r#"{
@@ -73,7 +85,7 @@ mod tests {
 
     #[test]
     fn general_diagnostics_are_read_one_based() {
-        let found = read(REPORT, 1, Path::new("/w")).unwrap();
+        let found = parsed(REPORT, 1).unwrap();
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert_eq!(
             shown,
@@ -87,9 +99,9 @@ mod tests {
 
     #[test]
     fn a_fatal_exit_or_no_report_is_no_check() {
-        let fatal = read(REPORT, 3, Path::new("/w")).unwrap_err();
+        let fatal = parsed(REPORT, 3).unwrap_err();
         assert!(fatal.starts_with("pyright exited 3 without a report"), "{fatal}");
-        let crash = read("Error: cannot find module\n", 1, Path::new("/w")).unwrap_err();
+        let crash = parsed("Error: cannot find module\n", 1).unwrap_err();
         assert!(crash.ends_with("`Error: cannot find module`"), "{crash}");
     }
 }

@@ -3,12 +3,11 @@
 //! further lines indented below it; errors of the project itself (a bad
 //! `tsconfig.json`) have no file: `error TS5058: …`.
 
-use std::path::Path;
 
-use super::{excerpt, relative};
+use super::{excerpt, tidy};
 use crate::diagnostics::diagnostic::{Reported, Severity};
 
-pub(super) fn read(stdout: &str, root: &Path) -> Result<Vec<Reported>, String> {
+pub(super) fn read(stdout: &str) -> Result<Vec<Reported>, String> {
     let mut found: Vec<Reported> = Vec::new();
     let mut global = Vec::new();
     let mut last_was_diagnostic = false;
@@ -21,7 +20,7 @@ pub(super) fn read(stdout: &str, root: &Path) -> Result<Vec<Reported>, String> {
             continue;
         }
         last_was_diagnostic = false;
-        if let Some(d) = diagnostic(line, root) {
+        if let Some(d) = diagnostic(line) {
             found.push(d);
             last_was_diagnostic = true;
         } else if line.starts_with("error TS") {
@@ -39,7 +38,7 @@ pub(super) fn read(stdout: &str, root: &Path) -> Result<Vec<Reported>, String> {
 }
 
 /// `path(line,col): severity TSnnnn: message`.
-fn diagnostic(line: &str, root: &Path) -> Option<Reported> {
+fn diagnostic(line: &str) -> Option<Reported> {
     let (place, rest) = line.split_once("): ")?;
     let (path, position) = place.rsplit_once('(')?;
     let (row, col) = position.split_once(',')?;
@@ -57,7 +56,7 @@ fn diagnostic(line: &str, root: &Path) -> Option<Reported> {
         return None;
     }
     Some(Reported {
-        path: relative(root, path),
+        path: tidy(path),
         line: row,
         column: col,
         end_line: row,
@@ -71,6 +70,19 @@ fn diagnostic(line: &str, root: &Path) -> Option<Reported> {
 mod tests {
     use super::*;
 
+    /// Through the format's reader, at the root `/w`.
+    fn parsed(stdout: &str) -> Result<Vec<Reported>, String> {
+        super::super::read(
+            super::super::Format::Tsc,
+            super::super::Output {
+                stdout,
+                exit_code: Some(1),
+                root: std::path::Path::new("/w"),
+                dir: "",
+            },
+        )
+    }
+
     /// Recorded from tsc 5.9.3 (the chain of the last one added).
     const OUTPUT: &str = "src/app.ts(4,7): error TS2322: Type 'string' is not assignable to type 'number'.
 src/app.ts(5,7): error TS2345: Argument of type 'number' is not assignable to parameter of type 'string'.
@@ -82,7 +94,7 @@ error TS2688: Cannot find type definition file for 'node'.
 
     #[test]
     fn lines_and_their_chains_are_read() {
-        let found = read(OUTPUT, Path::new("/w")).unwrap();
+        let found = parsed(OUTPUT).unwrap();
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert_eq!(
             shown,
@@ -100,15 +112,12 @@ error TS2688: Cannot find type definition file for 'node'.
 
     #[test]
     fn a_project_tsc_cannot_read_is_no_check() {
-        let error = read(
-            "error TS5058: The specified path does not exist: 'nonexist'.\n",
-            Path::new("/w"),
-        )
+        let error = parsed("error TS5058: The specified path does not exist: 'nonexist'.\n")
         .unwrap_err();
         assert_eq!(
             error,
             "tsc could not check the project: `error TS5058: The specified path does not exist: 'nonexist'.`"
         );
-        assert_eq!(read("", Path::new("/w")), Ok(Vec::new()));
+        assert_eq!(parsed(""), Ok(Vec::new()));
     }
 }
