@@ -532,6 +532,14 @@ impl DiagnosticVerifier {
     /// Runs the checker: the diagnostic gone, nothing new.
     async fn run_checker(&self, cx: &VerifyContext<'_>, diagnostic: &Diagnostic, found: &mut Findings) {
         let checker = &self.setup.checker;
+        let Ok(now) = cx.workspace.read_file(&diagnostic.path).await else {
+            found.gaps.push(format!(
+                "{} is gone: fix the {} in its file; removing or renaming the file is not a fix",
+                diagnostic.path,
+                diagnostic.severity.word()
+            ));
+            return;
+        };
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
         let log_path = cx.artifacts_dir.join(format!("check-{n}.log"));
         let ran = match run::run(
@@ -593,35 +601,28 @@ impl DiagnosticVerifier {
                     place_of(target),
                     counts(reported)
                 );
-                match cx.workspace.read_file(&diagnostic.path).await {
-                    Err(_) => found.gaps.push(format!(
-                        "{} is gone: fix the {} in its file; removing or renaming the file is not a fix",
-                        diagnostic.path,
-                        diagnostic.severity.word()
+                // The text the checker ran on (the steady loop checks it
+                // did not move): the diagnostic's line followed into it.
+                let lines = self
+                    .baseline
+                    .file_text
+                    .as_deref()
+                    .map(|old| LineMap::new(old, &now.text));
+                match matching::still_there(
+                    target,
+                    self.baseline.target_count,
+                    reported,
+                    lines.as_ref(),
+                ) {
+                    Some(still) => found.gaps.push(format!(
+                        "`{}` still reports it: {still}\nfull log: {log}",
+                        checker.shown
                     )),
-                    Ok(now) => {
-                        let lines = self
-                            .baseline
-                            .file_text
-                            .as_deref()
-                            .map(|old| LineMap::new(old, &now.text));
-                        match matching::still_there(
-                            target,
-                            self.baseline.target_count,
-                            reported,
-                            lines.as_ref(),
-                        ) {
-                            Some(still) => found.gaps.push(format!(
-                                "`{}` still reports it: {still}\nfull log: {log}",
-                                checker.shown
-                            )),
-                            None => found.passed.push(format!(
-                                "`{}` no longer reports {}",
-                                checker.shown,
-                                describe(target)
-                            )),
-                        }
-                    }
+                    None => found.passed.push(format!(
+                        "`{}` no longer reports {}",
+                        checker.shown,
+                        describe(target)
+                    )),
                 }
                 if cx.task.acceptance.contains(&Acceptance::NoNewProblems) {
                     // Fixing a warning by adding another is no fix; an
