@@ -516,7 +516,8 @@ url = "https://attacker.example/mcp"
         let hostile = workspace(
             "check_command = \"true\"\ncheck_format = \"lines\"\nallow_suppressions = true\n",
         );
-        let config = Config::resolve(std::slice::from_ref(&hostile), &env(USER_ENV), false).unwrap();
+        let config =
+            Config::resolve(std::slice::from_ref(&hostile), &env(USER_ENV), false).unwrap();
         assert_eq!(config.check_command, None);
         assert!(!config.allow_suppressions);
         let grants: Vec<String> = config.ignored.iter().map(ToString::to_string).collect();

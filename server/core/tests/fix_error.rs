@@ -6,6 +6,8 @@
 //! into a touched file is not a fix; a checker that cannot run, or does
 //! not report the diagnostic, says why.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod checkers;
 
 use checkers::{Fix, diagnostic, said};
@@ -43,7 +45,10 @@ async fn mypy_confirms_a_real_fix_with_evidence() {
     let fix = Fix::new("python", mypy());
     let verifier = fix.prepare().await.unwrap();
     let target = verifier.baseline().target.clone().unwrap();
-    assert_eq!(target.to_string(), format!("app.py:7: error [arg-type]: {MYPY_ARG}"));
+    assert_eq!(
+        target.to_string(),
+        format!("app.py:7: error [arg-type]: {MYPY_ARG}")
+    );
     // Before any change, the first message has what the checker said.
     let first = verifier.baseline_output().unwrap();
     assert_eq!(first.command, "mypy --output json --cache-dir=/dev/null .");
@@ -73,7 +78,11 @@ async fn mypy_confirms_a_real_fix_with_evidence() {
     let now = rein_text::ContentHash::of_str(&fix.read("app.py"));
     assert_eq!(evidence[1].files, [("app.py".to_owned(), now)]);
     assert_ne!(evidence[0].files, evidence[1].files);
-    assert!(fix.root().join(&evidence[1].log_path).is_file(), "{}", evidence[1].log_path);
+    assert!(
+        fix.root().join(&evidence[1].log_path).is_file(),
+        "{}",
+        evidence[1].log_path
+    );
 }
 
 #[tokio::test]
@@ -84,14 +93,19 @@ async fn pyright_confirms_a_fix_of_pylances_diagnostic() {
     fixed_python(&fix);
     let (kind, words) = said(&fix.verify(&verifier, &["app.py"]).await);
     assert_eq!(kind, "verified", "{words}");
-    assert!(words.contains("no longer reports [reportArgumentType] at app.py:7"), "{words}");
+    assert!(
+        words.contains("no longer reports [reportArgumentType] at app.py:7"),
+        "{words}"
+    );
 }
 
 #[tokio::test]
 async fn cargo_check_confirms_a_rust_fix() {
     let fix = Fix::new("rust", rustc());
     let verifier = fix.prepare().await.unwrap();
-    let text = fix.read("src/main.rs").replace("let n: u32", "let n: String");
+    let text = fix
+        .read("src/main.rs")
+        .replace("let n: u32", "let n: String");
     fix.write("src/main.rs", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["src/main.rs"]).await);
     assert_eq!(kind, "verified", "{words}");
@@ -109,7 +123,10 @@ async fn tsc_confirms_a_typescript_fix() {
     fix.write("src/app.ts", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["src/app.ts"]).await);
     assert_eq!(kind, "verified", "{words}");
-    assert!(words.contains("no longer reports [2322] at src/app.ts:5"), "{words}");
+    assert!(
+        words.contains("no longer reports [2322] at src/app.ts:5"),
+        "{words}"
+    );
 }
 
 /// Silencing is not fixing: each checker's suppression, added by the
@@ -118,7 +135,9 @@ async fn tsc_confirms_a_typescript_fix() {
 async fn a_type_ignore_is_not_a_fix() {
     let fix = Fix::new("python", mypy());
     let verifier = fix.prepare().await.unwrap();
-    let text = fix.read("app.py").replace("greet(3))", "greet(3))  # type: ignore[arg-type]");
+    let text = fix
+        .read("app.py")
+        .replace("greet(3))", "greet(3))  # type: ignore[arg-type]");
     fix.write("app.py", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["app.py"]).await);
     assert_eq!(
@@ -138,12 +157,16 @@ async fn a_suppression_the_user_allows_is_accepted_and_named() {
     fix.allow_suppressions = true;
     fix.task = fix.task.clone().with_suppressions(true);
     let verifier = fix.prepare().await.unwrap();
-    let text = fix.read("app.py").replace("greet(3))", "greet(3))  # type: ignore[arg-type]");
+    let text = fix
+        .read("app.py")
+        .replace("greet(3))", "greet(3))  # type: ignore[arg-type]");
     fix.write("app.py", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["app.py"]).await);
     assert_eq!(kind, "verified", "{words}");
     assert!(
-        words.ends_with("; silenced, as allow_suppressions lets it: `# type: ignore` was added in app.py"),
+        words.ends_with(
+            "; silenced, as allow_suppressions lets it: `# type: ignore` was added in app.py"
+        ),
         "{words}"
     );
 }
@@ -152,11 +175,16 @@ async fn a_suppression_the_user_allows_is_accepted_and_named() {
 async fn a_ts_ignore_is_not_a_fix() {
     let fix = Fix::new("typescript", ts());
     let verifier = fix.prepare().await.unwrap();
-    let text = fix.read("src/app.ts").replace("export const n", "// @ts-ignore\nexport const n");
+    let text = fix
+        .read("src/app.ts")
+        .replace("export const n", "// @ts-ignore\nexport const n");
     fix.write("src/app.ts", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["src/app.ts"]).await);
     assert_eq!(kind, "unconfirmed", "{words}");
-    assert!(words.contains("`@ts-ignore` was added in src/app.ts"), "{words}");
+    assert!(
+        words.contains("`@ts-ignore` was added in src/app.ts"),
+        "{words}"
+    );
 }
 
 /// A warning (an unused variable) silenced with `#[allow(...)]`.
@@ -179,11 +207,16 @@ async fn an_allow_attribute_is_not_a_fix() {
         "fn main() {\n    println!(\"hi\");\n}\n\nfn helper() {\n    let unused = 3;\n}\n\nfn _keep() {\n    helper();\n}\n",
     );
     let verifier = fix.prepare().await.unwrap();
-    let text = fix.read("src/main.rs").replace("fn helper", "#[allow(unused_variables)]\nfn helper");
+    let text = fix
+        .read("src/main.rs")
+        .replace("fn helper", "#[allow(unused_variables)]\nfn helper");
     fix.write("src/main.rs", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["src/main.rs"]).await);
     assert_eq!(kind, "unconfirmed", "{words}");
-    assert!(words.contains("`#[allow(…)]` was added in src/main.rs"), "{words}");
+    assert!(
+        words.contains("`#[allow(…)]` was added in src/main.rs"),
+        "{words}"
+    );
 }
 
 /// Turning the rule off in the checker's configuration: a change to
@@ -196,7 +229,10 @@ async fn loosening_the_checkers_configuration_is_not_a_fix() {
     let pyproject = fix.read("pyproject.toml");
     fix.write(
         "pyproject.toml",
-        &pyproject.replace("strict = true", "strict = true\ndisable_error_code = [\"arg-type\"]"),
+        &pyproject.replace(
+            "strict = true",
+            "strict = true\ndisable_error_code = [\"arg-type\"]",
+        ),
     );
     let (kind, words) = said(&fix.verify(&verifier, &[]).await);
     assert_eq!(
@@ -262,9 +298,10 @@ async fn a_fix_that_brings_a_new_error_into_the_file_is_not_fixed() {
 async fn the_error_is_followed_to_where_its_line_moved() {
     let fix = Fix::new("rust", rustc());
     let verifier = fix.prepare().await.unwrap();
-    let text = fix
-        .read("src/main.rs")
-        .replace("fn main() {", "/// The entry point.\n/// It greets.\nfn main() {");
+    let text = fix.read("src/main.rs").replace(
+        "fn main() {",
+        "/// The entry point.\n/// It greets.\nfn main() {",
+    );
     fix.write("src/main.rs", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["src/main.rs"]).await);
     assert_eq!(kind, "gap", "{words}");
@@ -301,7 +338,10 @@ async fn a_fix_that_breaks_a_passing_test_is_not_fixed() {
     fix.write("app.py", &text);
     let (kind, words) = said(&fix.verify(&verifier, &["app.py"]).await);
     assert_eq!(kind, "gap", "{words}");
-    assert!(words.contains("tests that passed before now fail"), "{words}");
+    assert!(
+        words.contains("tests that passed before now fail"),
+        "{words}"
+    );
     // Fixed for real: the tests are part of the verdict.
     fix.write("app.py", &original_app());
     fixed_python(&fix);
@@ -309,12 +349,18 @@ async fn a_fix_that_breaks_a_passing_test_is_not_fixed() {
     let (kind, words) = said(&verdict);
     assert_eq!(kind, "verified", "{words}");
     assert!(words.ends_with(", no regressions"), "{words}");
-    assert!(verdict.evidence().iter().any(|e| e.check.starts_with("no_regressions")));
+    assert!(
+        verdict
+            .evidence()
+            .iter()
+            .any(|e| e.check.starts_with("no_regressions"))
+    );
 }
 
 fn original_app() -> String {
     std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fix_error/python/app.py"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fix_error/python/app.py"),
     )
     .unwrap()
 }
@@ -326,12 +372,13 @@ async fn a_resumed_task_compares_with_its_recorded_baseline() {
     let saved = fix.prepare().await.unwrap().saved_state();
     let baseline: Baseline = serde_json::from_value(saved).unwrap();
     fixed_python(&fix);
-    let resumed = rein_core::diagnostics::DiagnosticVerifier::with_baseline(fix.setup(), baseline)
-        .unwrap();
+    let resumed =
+        rein_core::diagnostics::DiagnosticVerifier::with_baseline(fix.setup(), baseline).unwrap();
     let (kind, words) = said(&fix.verify(&resumed, &["app.py"]).await);
     assert_eq!(kind, "verified", "{words}");
     // A task state without it cannot be checked.
-    let none = rein_core::diagnostics::DiagnosticVerifier::with_baseline(fix.setup(), Baseline::default());
+    let none =
+        rein_core::diagnostics::DiagnosticVerifier::with_baseline(fix.setup(), Baseline::default());
     assert!(none.is_err());
 }
 
@@ -353,8 +400,11 @@ async fn a_diagnostic_the_checker_does_not_report_cannot_be_checked() {
 #[tokio::test]
 async fn a_checker_that_is_missing_or_fails_gives_a_clear_reason() {
     let dir = checkers::project("python");
-    let nothing = rein_core::host::checkers::scan(dir.path(), "app.py", Some("/nonexistent".as_ref()), true);
-    let missing = checker_for(&mypy(), &nothing, None).unwrap_err().to_string();
+    let nothing =
+        rein_core::host::checkers::scan(dir.path(), "app.py", Some("/nonexistent".as_ref()), true);
+    let missing = checker_for(&mypy(), &nothing, None)
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         missing,
         "mypy is not installed (Rein looked in the project's node_modules/.bin and .venv, and on PATH); install it, or set `check_command` and `check_format`"

@@ -3,6 +3,8 @@
 //! succeeds; a suppression ends unverified; a fix that brings a new error
 //! is sent back to the model, which then fixes it for real.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod checkers;
 
 use std::sync::Arc;
@@ -68,7 +70,10 @@ fn edit(old: &str, new: &str) -> Reply {
 }
 
 fn fix() -> Fix {
-    Fix::new("python", diagnostic("app.py", 7, "mypy", "arg-type", MYPY_ARG))
+    Fix::new(
+        "python",
+        diagnostic("app.py", 7, "mypy", "arg-type", MYPY_ARG),
+    )
 }
 
 /// What the verifier said at each claim.
@@ -105,8 +110,14 @@ async fn the_models_real_fix_is_verified_by_mypy() {
         "Fix the error reported at `app.py` line 7 (error [arg-type] from mypy):\n> {MYPY_ARG}\n\nRein ran the checker before you started, and it reports it:\n$ mypy --output json --cache-dir=/dev/null .\napp.py:7: error [arg-type]: {MYPY_ARG}\nfull log: .rein/artifacts/t-fix/check-baseline.log\n\napp.py ("
     );
     assert!(text.starts_with(&expected), "{text}");
-    assert!(text.contains("), lines 1-7 of 7:\n     1\tdef greet(name: str) -> str:\n"), "{text}");
-    assert!(text.ends_with("Rein runs the checker again when you say you are done."), "{text}");
+    assert!(
+        text.contains("), lines 1-7 of 7:\n     1\tdef greet(name: str) -> str:\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("Rein runs the checker again when you say you are done."),
+        "{text}"
+    );
     let checks: Vec<&str> = outcome.evidence.iter().map(|e| e.check.as_str()).collect();
     assert_eq!(
         checks,
@@ -126,7 +137,9 @@ async fn the_models_suppression_ends_unverified() {
     let (outcome, _) = run(&fix, scenario).await;
     assert_eq!(outcome.state, TaskState::Unverified, "{}", outcome.reason);
     assert!(
-        outcome.reason.contains("`# type: ignore` was added in app.py"),
+        outcome
+            .reason
+            .contains("`# type: ignore` was added in app.py"),
         "{}",
         outcome.reason
     );

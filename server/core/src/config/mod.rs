@@ -182,7 +182,9 @@ impl Config {
             .iter()
             .find_map(|l| l.allow_suppressions)
             .unwrap_or(false)
-            && !restricted.iter().any(|l| l.allow_suppressions == Some(false));
+            && !restricted
+                .iter()
+                .any(|l| l.allow_suppressions == Some(false));
 
         let test_report = honoured.iter().find_map(|l| l.test_report.clone());
         if let Some(report) = &test_report
@@ -316,8 +318,10 @@ pub(crate) mod tests {
             }];
             Config::resolve(&layers, &env(&[("ANTHROPIC_API_KEY", "k")]), false)
         };
-        let config = resolve(r#"{"checkCommand": "make lint", "checkFormat": "lines", "allowSuppressions": true}"#)
-            .unwrap();
+        let config = resolve(
+            r#"{"checkCommand": "make lint", "checkFormat": "lines", "allowSuppressions": true}"#,
+        )
+        .unwrap();
         assert_eq!(
             config.check_command,
             Some(CheckCommand {
@@ -332,7 +336,10 @@ pub(crate) mod tests {
             "check_command needs check_format, how Rein reads its output: one of cargo-json, pyright-json, mypy-json, tsc, ruff-json, eslint-json, lines"
         );
         let bad = resolve(r#"{"check_command": "x", "check_format": "json"}"#).unwrap_err();
-        assert!(bad.to_string().starts_with("check_format must be one of"), "{bad}");
+        assert!(
+            bad.to_string().starts_with("check_format must be one of"),
+            "{bad}"
+        );
         assert_eq!(resolve("{}").unwrap().check_command, None);
     }
 

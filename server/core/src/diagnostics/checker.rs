@@ -344,7 +344,11 @@ fn build(
             };
             guarded.push(whole("pyrightconfig.json"));
             guarded.push(tables("pyproject.toml", &[table]));
-            (String::new(), "--outputjson".to_owned(), Format::PyrightJson)
+            (
+                String::new(),
+                "--outputjson".to_owned(),
+                Format::PyrightJson,
+            )
         }
         Tool::Mypy => {
             guarded.push(whole("mypy.ini"));
@@ -566,7 +570,12 @@ mod tests {
     #[test]
     fn sources_choose_their_checker() {
         let all = project(
-            &["Cargo.toml", "web/tsconfig.json", "eslint.config.js", "go.mod"],
+            &[
+                "Cargo.toml",
+                "web/tsconfig.json",
+                "eslint.config.js",
+                "go.mod",
+            ],
             &[
                 "cargo",
                 "cargo-clippy",
@@ -580,7 +589,11 @@ mod tests {
         );
         let cases = [
             ("src/main.rs", Some("rustc"), Some("E0308")),
-            ("src/main.rs", Some("rust-analyzer"), Some("clippy::needless_return")),
+            (
+                "src/main.rs",
+                Some("rust-analyzer"),
+                Some("clippy::needless_return"),
+            ),
             ("app.py", Some("Pylance"), Some("reportArgumentType")),
             ("app.py", Some("Mypy"), Some("arg-type")),
             ("app.py", Some("Ruff"), Some("F401")),
@@ -630,10 +643,16 @@ mod tests {
     #[test]
     fn what_rein_cannot_check_says_why() {
         let reasons: Vec<String> = [
-            (diagnostic("a.py", Some("Pylint"), None), project(&[], &["pyright"])),
+            (
+                diagnostic("a.py", Some("Pylint"), None),
+                project(&[], &["pyright"]),
+            ),
             (diagnostic("a.py", Some("mypy"), None), project(&[], &[])),
             (diagnostic("a.ts", Some("ts"), None), project(&[], &["tsc"])),
-            (diagnostic("src/a.rs", Some("rustc"), None), project(&[], &["cargo"])),
+            (
+                diagnostic("src/a.rs", Some("rustc"), None),
+                project(&[], &["cargo"]),
+            ),
             (diagnostic("notes.md", None, None), project(&[], &[])),
         ]
         .iter()
@@ -660,16 +679,27 @@ mod tests {
             Some(&configured),
         )
         .unwrap();
-        assert_eq!((c.command.as_str(), c.shown.as_str()), ("make lint", "make lint"));
+        assert_eq!(
+            (c.command.as_str(), c.shown.as_str()),
+            ("make lint", "make lint")
+        );
     }
 
     /// The checker's configuration is guarded: changing it is silencing.
     #[test]
     fn configuration_files_are_guarded() {
         let p = project(&["Cargo.toml", "crates/a/Cargo.toml"], &["cargo"]);
-        let c = checker_for(&diagnostic("crates/a/src/lib.rs", Some("rustc"), None), &p, None)
-            .unwrap();
-        let guarded: Vec<String> = c.guarded.iter().map(|g| format!("{} {:?}", g.path, g.part)).collect();
+        let c = checker_for(
+            &diagnostic("crates/a/src/lib.rs", Some("rustc"), None),
+            &p,
+            None,
+        )
+        .unwrap();
+        let guarded: Vec<String> = c
+            .guarded
+            .iter()
+            .map(|g| format!("{} {:?}", g.path, g.part))
+            .collect();
         expect_test::expect![[r#"
             Cargo.toml TomlTables(["lints", "workspace.lints"])
             build.rs Whole

@@ -242,7 +242,14 @@ mod tests {
     /// the workspace; it never becomes a task.
     #[test]
     fn a_path_outside_the_workspace_is_refused() {
-        for path in ["/etc/passwd", "../x.py", "a/../../x.py", "", "a//b.py", "a\\b.py"] {
+        for path in [
+            "/etc/passwd",
+            "../x.py",
+            "a/../../x.py",
+            "",
+            "a//b.py",
+            "a\\b.py",
+        ] {
             assert!(
                 matches!(diagnostic(path, "m").cleaned(), Err(BadDiagnostic::Path(_))),
                 "{path:?}"

@@ -163,7 +163,7 @@ pub fn new_problems<'a>(
 ) -> Vec<&'a Reported> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     now.iter()
-        .filter(|r| r.severity <= worst && files.iter().any(|f| *f == r.path))
+        .filter(|r| r.severity <= worst && files.contains(&r.path))
         .filter(|r| {
             let k = key(r);
             let n = seen.entry(k.clone()).or_insert(0);
@@ -218,17 +218,34 @@ mod tests {
             reported("app.py", 3, Some("reportArgumentType"), ARG),
             reported("app.py", 7, Some("reportArgumentType"), ARG),
             reported("other.py", 7, Some("reportArgumentType"), ARG),
-            reported("app.py", 7, Some("reportAssignmentType"), "Type \"str\" is not assignable"),
+            reported(
+                "app.py",
+                7,
+                Some("reportAssignmentType"),
+                "Type \"str\" is not assignable",
+            ),
         ];
         // TS-style codes, the chain's tail, and a line the editor moved.
         let found = |d: &Diagnostic| find(d, &run).map(|r| (r.line, r.code.clone()));
         let code = Some("reportArgumentType");
-        assert_eq!(found(&editor(7, code, ARG)), Some((7, code.map(Into::into))));
+        assert_eq!(
+            found(&editor(7, code, ARG)),
+            Some((7, code.map(Into::into)))
+        );
         let chained = format!("{ARG}\n  \"Literal[3]\" is not assignable to \"str\"");
         assert_eq!(found(&editor(3, code, &chained)).map(|f| f.0), Some(3));
-        assert_eq!(found(&editor(6, code, ARG)).map(|f| f.0), Some(7), "nearest");
         assert_eq!(
-            found(&editor(7, Some("reportAssignmentType"), "a message from an older server")).map(|f| f.0),
+            found(&editor(6, code, ARG)).map(|f| f.0),
+            Some(7),
+            "nearest"
+        );
+        assert_eq!(
+            found(&editor(
+                7,
+                Some("reportAssignmentType"),
+                "a message from an older server"
+            ))
+            .map(|f| f.0),
             Some(7),
             "same code on the line"
         );

@@ -72,7 +72,7 @@ pub mod parse;
 pub mod run;
 pub mod silencing;
 
+pub use crate::verify::diagnostic::{CannotCheck, CheckSetup, DiagnosticVerifier};
 pub use checker::{CheckCommand, Checker, NotCheckable, Project, Tool, checker_for};
 pub use diagnostic::{BadDiagnostic, Diagnostic, Position, Range, Reported, Severity};
 pub use parse::Format;
-pub use crate::verify::diagnostic::{CannotCheck, CheckSetup, DiagnosticVerifier};

@@ -194,16 +194,26 @@ mod tests {
         let before = "[project]\nname = \"a\"\ndependencies = []\n\n[tool.mypy]\nstrict = true\n";
         let dependency = before.replace("dependencies = []", "dependencies = [\"attrs\"]");
         let loosened = before.replace("strict = true", "strict = false");
-        let reordered = "[tool.mypy]\nstrict = true\n\n[project]\nname = \"a\"\ndependencies = []\n";
+        let reordered =
+            "[tool.mypy]\nstrict = true\n\n[project]\nname = \"a\"\ndependencies = []\n";
         let d = |t: &str| digest(Some(t), &part);
-        assert_eq!(d(before), d(&dependency), "a dependency is no checker setting");
+        assert_eq!(
+            d(before),
+            d(&dependency),
+            "a dependency is no checker setting"
+        );
         assert_eq!(d(before), d(reordered));
         assert_ne!(d(before), d(&loosened));
-        assert_ne!(d(before), digest(None, &part), "added or removed is a change");
+        assert_ne!(
+            d(before),
+            digest(None, &part),
+            "added or removed is a change"
+        );
         // A broken file counts whole.
         assert_ne!(d("[tool.mypy\n"), d("[tool.mypy\n\n"));
         let cfg = Part::IniSections("mypy".into());
-        let setup = "[metadata]\nname = a\n[mypy]\nstrict = True\n[mypy-tests.*]\nignore_errors = False\n";
+        let setup =
+            "[metadata]\nname = a\n[mypy]\nstrict = True\n[mypy-tests.*]\nignore_errors = False\n";
         assert_ne!(
             digest(Some(setup), &cfg),
             digest(Some(&setup.replace("= False", "= True")), &cfg)
@@ -214,8 +224,14 @@ mod tests {
         );
         let json = Part::JsonKey("eslintConfig".into());
         assert_eq!(
-            digest(Some(r#"{"version": "1", "eslintConfig": {"rules": {}}}"#), &json),
-            digest(Some(r#"{"version": "2", "eslintConfig": {"rules": {}}}"#), &json)
+            digest(
+                Some(r#"{"version": "1", "eslintConfig": {"rules": {}}}"#),
+                &json
+            ),
+            digest(
+                Some(r#"{"version": "2", "eslintConfig": {"rules": {}}}"#),
+                &json
+            )
         );
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rein_fsroot::{Links, Root};
 
@@ -111,17 +111,14 @@ fn programs(
             .flat_map(std::env::split_paths)
             .filter(|dir| dir.is_absolute())
             .map(|dir| dir.join(name))
-            .find(|candidate| is_executable(candidate));
+            .find(|candidate| is_executable(candidate.as_path()));
         if let Some(candidate) = on_path {
             // A PATH entry inside the workspace is the project's own too.
-            let inside = candidate
-                .canonicalize()
-                .ok()
-                .and_then(|real| {
-                    real.strip_prefix(&root_real)
-                        .ok()
-                        .map(|r| r.to_string_lossy().into_owned())
-                });
+            let inside = candidate.canonicalize().ok().and_then(|real| {
+                real.strip_prefix(&root_real)
+                    .ok()
+                    .map(|r| r.to_string_lossy().into_owned())
+            });
             if inside.is_some() && !trusted {
                 continue;
             }
@@ -137,7 +134,7 @@ fn programs(
     found
 }
 
-fn is_executable(path: &PathBuf) -> bool {
+fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
@@ -158,7 +155,11 @@ mod tests {
         let root = dir.path();
         fs::create_dir_all(root.join("web/src")).unwrap();
         fs::write(root.join("web/tsconfig.json"), "{}").unwrap();
-        fs::write(root.join("pyproject.toml"), "[tool.mypy]\nstrict = true\n[tool.ruff]\n").unwrap();
+        fs::write(
+            root.join("pyproject.toml"),
+            "[tool.mypy]\nstrict = true\n[tool.ruff]\n",
+        )
+        .unwrap();
         fs::write(root.join("setup.cfg"), "[mypy]\n").unwrap();
         executable(&root.join("node_modules/.bin/tsc"));
         let bin = tempfile::tempdir().unwrap();

@@ -893,9 +893,9 @@ impl<W: Write> Sink<W> {
         if stream == Stream::Stdout
             && let Some(kept) = &mut self.stdout
         {
-            let fits = kept.as_ref().is_some_and(|k| {
-                (k.len() + bytes.len()) as u64 <= private_run::MAX_REPORT_BYTES
-            });
+            let fits = kept
+                .as_ref()
+                .is_some_and(|k| (k.len() + bytes.len()) as u64 <= private_run::MAX_REPORT_BYTES);
             match kept {
                 Some(k) if fits => k.extend_from_slice(bytes),
                 _ => *kept = None,

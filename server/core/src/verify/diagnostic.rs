@@ -115,10 +115,12 @@ impl DiagnosticVerifier {
         let diagnostic = diagnostic_of(task)
             .ok_or_else(|| cannot("this task names no diagnostic to check".to_owned()))?;
         let checker = &setup.checker;
-        workspace
-            .flush_to_disk()
-            .await
-            .map_err(|e| cannot(format!("the open files could not be saved to disk to run `{}`: {e}", checker.shown)))?;
+        workspace.flush_to_disk().await.map_err(|e| {
+            cannot(format!(
+                "the open files could not be saved to disk to run `{}`: {e}",
+                checker.shown
+            ))
+        })?;
         let guarded = digests(workspace, &checker.guarded).await;
         let (suppressions, suppressions_partial) = scan(workspace, &diagnostic.path).await;
         let file_text = workspace
@@ -530,7 +532,12 @@ impl DiagnosticVerifier {
     }
 
     /// Runs the checker: the diagnostic gone, nothing new.
-    async fn run_checker(&self, cx: &VerifyContext<'_>, diagnostic: &Diagnostic, found: &mut Findings) {
+    async fn run_checker(
+        &self,
+        cx: &VerifyContext<'_>,
+        diagnostic: &Diagnostic,
+        found: &mut Findings,
+    ) {
         let checker = &self.setup.checker;
         let Ok(now) = cx.workspace.read_file(&diagnostic.path).await else {
             found.gaps.push(format!(
@@ -592,9 +599,9 @@ impl DiagnosticVerifier {
             .collect();
         let mut check = format!("diagnostic_gone {}", diagnostic.place());
         match &self.baseline.target {
-            None => found.unconfirmed.push(
-                "the baseline holds no report of the diagnostic to compare with".to_owned(),
-            ),
+            None => found
+                .unconfirmed
+                .push("the baseline holds no report of the diagnostic to compare with".to_owned()),
             Some(target) => {
                 check = format!(
                     "diagnostic_gone {} (after: {})",
@@ -628,16 +635,16 @@ impl DiagnosticVerifier {
                     // Fixing a warning by adding another is no fix; an
                     // error's fix may let warnings the error hid show.
                     let worst = target.severity.max(Severity::Error);
-                    let new = matching::new_problems(
-                        &self.baseline.problems,
-                        reported,
-                        &files,
-                        worst,
-                    );
+                    let new =
+                        matching::new_problems(&self.baseline.problems, reported, &files, worst);
                     if new.is_empty() {
                         found.passed.push(format!(
                             "no new {} in {}",
-                            if worst == Severity::Error { "error" } else { "problem" },
+                            if worst == Severity::Error {
+                                "error"
+                            } else {
+                                "problem"
+                            },
                             files.join(", ")
                         ));
                     } else {
@@ -693,7 +700,10 @@ fn place_of(r: &Reported) -> String {
 
 /// "[arg-type] at app.py:7 (Argument 1 …)".
 fn describe(r: &Reported) -> String {
-    let code = r.code.as_deref().map_or(String::new(), |c| format!("[{c}] "));
+    let code = r
+        .code
+        .as_deref()
+        .map_or(String::new(), |c| format!("[{c}] "));
     format!("{code}at {}:{} ({})", r.path, r.line, r.headline())
 }
 

@@ -68,7 +68,8 @@ pub fn project(name: &str) -> tempfile::TempDir {
 /// target folder (a fixture crate builds in its own).
 pub fn exec() -> ProcessExec {
     ProcessExec::new().with_env(
-        std::env::vars_os().filter(|(k, _)| k != "CARGO_TARGET_DIR" && k != "CARGO_BUILD_TARGET_DIR"),
+        std::env::vars_os()
+            .filter(|(k, _)| k != "CARGO_TARGET_DIR" && k != "CARGO_BUILD_TARGET_DIR"),
     )
 }
 

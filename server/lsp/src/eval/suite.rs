@@ -328,7 +328,10 @@ mod tests {
                 "err",
                 "check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 7\nmessage = \"Argument 1\"\n",
             ),
-            ("bare", "check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 1\n"),
+            (
+                "bare",
+                "check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 1\n",
+            ),
         ]);
         let loaded = Suite::load(dir.path()).unwrap();
         let errors: Vec<String> = loaded
@@ -336,7 +339,10 @@ mod tests {
             .iter()
             .map(|t| t.fix_error.as_ref().unwrap().argument())
             .collect();
-        assert_eq!(errors, ["tests/test_a.py:1", "tests/test_a.py:7:Argument 1"]);
+        assert_eq!(
+            errors,
+            ["tests/test_a.py:1", "tests/test_a.py:7:Argument 1"]
+        );
         assert!(loaded.tasks.iter().all(|t| t.fix_test.is_empty()));
         for (toml, why) in [
             (
@@ -344,9 +350,18 @@ mod tests {
                 "either a failing test",
             ),
             ("check = \"true\"\n", "either a failing test"),
-            ("check = \"true\"\n[fix_error]\nfile = \"../x.py\"\nline = 1\n", "inside the project"),
-            ("check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 0\n", "a line (from 1)"),
-            ("check = \"true\"\n[fix_error]\nfile = \"nope.py\"\nline = 3\n", "no file nope.py"),
+            (
+                "check = \"true\"\n[fix_error]\nfile = \"../x.py\"\nline = 1\n",
+                "inside the project",
+            ),
+            (
+                "check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 0\n",
+                "a line (from 1)",
+            ),
+            (
+                "check = \"true\"\n[fix_error]\nfile = \"nope.py\"\nline = 3\n",
+                "no file nope.py",
+            ),
         ] {
             let dir = suite(&[("a", toml)]);
             let error = Suite::load(dir.path()).unwrap_err();

@@ -47,7 +47,9 @@ fn message(message: &Value) -> Option<Reported> {
         _ => return None,
     };
     let spans = message["spans"].as_array()?;
-    let mut span = spans.iter().find(|s| s["is_primary"].as_bool() == Some(true))?;
+    let mut span = spans
+        .iter()
+        .find(|s| s["is_primary"].as_bool() == Some(true))?;
     let mut hops = 0;
     while Path::new(span["file_name"].as_str()?).is_absolute() && hops < 16 {
         match span.get("expansion").and_then(|e| e.get("span")) {
@@ -97,10 +99,7 @@ mod tests {
     fn compiler_messages_at_their_primary_span() {
         let found = parsed(MISMATCH).unwrap();
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
-        assert_eq!(
-            shown,
-            ["src/main.rs:6: error [E0308]: mismatched types"]
-        );
+        assert_eq!(shown, ["src/main.rs:6: error [E0308]: mismatched types"]);
         assert_eq!(found[0].column, 18);
     }
 
@@ -112,16 +111,24 @@ mod tests {
         let line = r#"{"reason":"compiler-message","message":{"level":"error","message":"cannot find value `y`","code":{"code":"E0425"},"spans":[{"file_name":"/rustc/lib/core/src/macros.rs","is_primary":true,"line_start":10,"line_end":10,"column_start":1,"expansion":{"span":{"file_name":"src/lib.rs","line_start":3,"line_end":3,"column_start":5,"expansion":null}}}]}}
 {"reason":"build-finished","success":false}"#;
         let found = parsed(line).unwrap();
-        assert_eq!(found[0].to_string(), "src/lib.rs:3: error [E0425]: cannot find value `y`");
+        assert_eq!(
+            found[0].to_string(),
+            "src/lib.rs:3: error [E0425]: cannot find value `y`"
+        );
     }
 
     #[test]
     fn an_unfinished_or_broken_build_is_not_a_clean_one() {
         let no_end = parsed("").unwrap_err();
-        assert!(no_end.starts_with("cargo did not finish a build"), "{no_end}");
-        let script = parsed("{\"reason\":\"build-finished\",\"success\":false}\n")
-        .unwrap_err();
-        assert!(script.contains("a build script or a dependency failed"), "{script}");
+        assert!(
+            no_end.starts_with("cargo did not finish a build"),
+            "{no_end}"
+        );
+        let script = parsed("{\"reason\":\"build-finished\",\"success\":false}\n").unwrap_err();
+        assert!(
+            script.contains("a build script or a dependency failed"),
+            "{script}"
+        );
         let clean = parsed("{\"reason\":\"build-finished\",\"success\":true}\n");
         assert_eq!(clean, Ok(Vec::new()));
     }

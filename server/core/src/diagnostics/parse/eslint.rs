@@ -1,7 +1,6 @@
 //! `eslint -f json`: one JSON array of files, each with its `messages`;
 //! severity 2 is an error, 1 a warning; exit 2 is eslint's own failure.
 
-
 use serde_json::Value;
 
 use super::{excerpt, tidy};
@@ -9,7 +8,11 @@ use crate::diagnostics::diagnostic::{Reported, Severity};
 
 pub(super) fn read(stdout: &str, exit: i32) -> Result<Vec<Reported>, String> {
     let files = serde_json::from_str::<Value>(stdout.trim()).ok();
-    let Some(files) = files.as_ref().and_then(Value::as_array).filter(|_| exit <= 1) else {
+    let Some(files) = files
+        .as_ref()
+        .and_then(Value::as_array)
+        .filter(|_| exit <= 1)
+    else {
         return Err(format!(
             "eslint exited {exit} without a report; its output begins with {}",
             excerpt(stdout)

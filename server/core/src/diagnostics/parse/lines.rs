@@ -5,12 +5,11 @@
 //! other shape are left out: this format cannot tell a broken run from a
 //! clean one, so it is for a configured `check_command`, the user's word.
 
-
 use super::tidy;
 use crate::diagnostics::diagnostic::{Reported, Severity};
 
 pub(super) fn read(stdout: &str) -> Vec<Reported> {
-    stdout.lines().filter_map(|l| line(l)).collect()
+    stdout.lines().filter_map(line).collect()
 }
 
 fn line(text: &str) -> Option<Reported> {
@@ -62,9 +61,7 @@ fn severity_and_code(rest: &str) -> (Severity, Option<String>, &str) {
             if let Some(message) = tail.strip_prefix(": ") {
                 return (severity, None, message.trim());
             }
-            if let Some((code, message)) = tail
-                .strip_prefix('[')
-                .and_then(|t| t.split_once("]: "))
+            if let Some((code, message)) = tail.strip_prefix('[').and_then(|t| t.split_once("]: "))
             {
                 return (severity, Some(code.to_owned()), message.trim());
             }

@@ -1,7 +1,6 @@
 //! `mypy --output json`: one JSON object per line; lines 1-based,
 //! columns 0-based, paths as given on the command line.
 
-
 use serde_json::Value;
 
 use super::{excerpt, tidy};
@@ -89,6 +88,9 @@ mod tests {
         let syntax = r#"{"file": "bad.py", "line": 1, "column": 7, "message": "Expected a parameter", "hint": null, "code": "syntax", "severity": "error"}"#;
         assert_eq!(parsed(syntax, 2).unwrap().len(), 1);
         let crash = parsed("", 2).unwrap_err();
-        assert_eq!(crash, "mypy exited 2 without a report; its output begins with nothing");
+        assert_eq!(
+            crash,
+            "mypy exited 2 without a report; its output begins with nothing"
+        );
     }
 }

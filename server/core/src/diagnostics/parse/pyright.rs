@@ -1,7 +1,6 @@
 //! `pyright --outputjson` (and basedpyright's): one JSON object with
 //! `generalDiagnostics`; positions 0-based, paths absolute.
 
-
 use serde_json::Value;
 
 use super::{excerpt, tidy};
@@ -22,7 +21,7 @@ pub(super) fn read(stdout: &str, exit: i32) -> Result<Vec<Reported>, String> {
             excerpt(stdout)
         ));
     };
-    Ok(list.iter().filter_map(|d| diagnostic(d)).collect())
+    Ok(list.iter().filter_map(diagnostic).collect())
 }
 
 fn diagnostic(d: &Value) -> Option<Reported> {
@@ -100,7 +99,10 @@ mod tests {
     #[test]
     fn a_fatal_exit_or_no_report_is_no_check() {
         let fatal = parsed(REPORT, 3).unwrap_err();
-        assert!(fatal.starts_with("pyright exited 3 without a report"), "{fatal}");
+        assert!(
+            fatal.starts_with("pyright exited 3 without a report"),
+            "{fatal}"
+        );
         let crash = parsed("Error: cannot find module\n", 1).unwrap_err();
         assert!(crash.ends_with("`Error: cannot find module`"), "{crash}");
     }

@@ -2,7 +2,6 @@
 //! 1-based, paths absolute. Run with `--exit-zero`, so any other exit
 //! than 0 is ruff's own failure.
 
-
 use serde_json::Value;
 
 use super::{excerpt, tidy};
@@ -10,7 +9,11 @@ use crate::diagnostics::diagnostic::{Reported, Severity};
 
 pub(super) fn read(stdout: &str, exit: i32) -> Result<Vec<Reported>, String> {
     let list = serde_json::from_str::<Value>(stdout.trim()).ok();
-    let Some(list) = list.as_ref().and_then(Value::as_array).filter(|_| exit <= 1) else {
+    let Some(list) = list
+        .as_ref()
+        .and_then(Value::as_array)
+        .filter(|_| exit <= 1)
+    else {
         return Err(format!(
             "ruff exited {exit} without a report; its output begins with {}",
             excerpt(stdout)
@@ -55,7 +58,10 @@ mod tests {
     fn findings_are_read() {
         let out = r#"[{"cell":null,"code":"F401","end_location":{"column":10,"row":1},"filename":"/w/a.py","fix":null,"location":{"column":8,"row":1},"message":"`os` imported but unused","noqa_row":1,"url":"https://docs.astral.sh/ruff/rules/unused-import"}]"#;
         let found = parsed(out, 0).unwrap();
-        assert_eq!(found[0].to_string(), "a.py:1: error [F401]: `os` imported but unused");
+        assert_eq!(
+            found[0].to_string(),
+            "a.py:1: error [F401]: `os` imported but unused"
+        );
         assert!(parsed("error: bad config", 2).is_err());
     }
 }

@@ -3,7 +3,6 @@
 //! further lines indented below it; errors of the project itself (a bad
 //! `tsconfig.json`) have no file: `error TS5058: …`.
 
-
 use super::{excerpt, tidy};
 use crate::diagnostics::diagnostic::{Reported, Severity};
 
@@ -112,8 +111,8 @@ error TS2688: Cannot find type definition file for 'node'.
 
     #[test]
     fn a_project_tsc_cannot_read_is_no_check() {
-        let error = parsed("error TS5058: The specified path does not exist: 'nonexist'.\n")
-        .unwrap_err();
+        let error =
+            parsed("error TS5058: The specified path does not exist: 'nonexist'.\n").unwrap_err();
         assert_eq!(
             error,
             "tsc could not check the project: `error TS5058: The specified path does not exist: 'nonexist'.`"
