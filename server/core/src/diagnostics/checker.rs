@@ -166,6 +166,17 @@ pub fn checker_for(
             guarded: Vec::new(),
         });
     }
+    if diagnostic.severity > super::diagnostic::Severity::Warning {
+        return Err(not(format!(
+            "Rein fixes errors and warnings; this diagnostic is {} {}",
+            if diagnostic.severity == super::diagnostic::Severity::Information {
+                "an"
+            } else {
+                "a"
+            },
+            diagnostic.severity.word()
+        )));
+    }
     let tool = tool_for(diagnostic, project)?;
     let program = |name: &str| project.programs.get(name);
     let missing = |tool: Tool| {
@@ -654,6 +665,13 @@ mod tests {
                 project(&[], &["cargo"]),
             ),
             (diagnostic("notes.md", None, None), project(&[], &[])),
+            (
+                Diagnostic {
+                    severity: Severity::Hint,
+                    ..diagnostic("a.py", Some("Pylance"), None)
+                },
+                project(&[], &["pyright"]),
+            ),
         ]
         .iter()
         .map(|(d, p)| checker_for(d, p, None).unwrap_err().to_string())
@@ -663,7 +681,8 @@ mod tests {
             mypy is not installed (Rein looked in the project's node_modules/.bin and .venv, and on PATH); install it, or set `check_command` and `check_format`
             no tsconfig.json above a.ts: tsc would not know the project
             no Cargo.toml above src/a.rs: cargo would not know the crate
-            Rein knows no checker for `notes.md`; set `check_command` and `check_format` to the command that reports this diagnostic"#]]
+            Rein knows no checker for `notes.md`; set `check_command` and `check_format` to the command that reports this diagnostic
+            Rein fixes errors and warnings; this diagnostic is a hint"#]]
         .assert_eq(&reasons.join("\n"));
     }
 
