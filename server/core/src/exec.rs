@@ -20,6 +20,10 @@ pub enum CommandKind {
     Test,
     /// Any other command.
     Other,
+    /// A checker run by the verifier (`cargo check`, `pyright`, `tsc`…):
+    /// no failing tests are looked for; with [`ReportSpec::Stdout`] its
+    /// standard output is kept whole as its report.
+    Check,
 }
 
 /// A command to run.
@@ -80,6 +84,12 @@ pub enum ReportSpec {
         files: Vec<(String, String)>,
         report: String,
     },
+    /// The command's standard output is its report (a checker's JSON):
+    /// kept whole, once redacted, up to the same bound as a private
+    /// report, besides the log (where it is interleaved with stderr).
+    /// Read back as [`CommandResult::private_report`]; only for
+    /// [`CommandKind::Check`].
+    Stdout,
 }
 
 /// The environment variable holding a [`ReportSpec::Private`] run's
@@ -220,8 +230,9 @@ pub struct CommandResult {
     /// verifier; not kept in the task's history.
     #[serde(skip)]
     pub passes: crate::testing::passes::Passes,
-    /// What Rein's own reporter wrote ([`ReportSpec::Private`] runs only),
-    /// for the verifier; not kept in the task's history. Boxed: a result
+    /// What Rein's own reporter wrote ([`ReportSpec::Private`] runs), or
+    /// the whole standard output ([`ReportSpec::Stdout`] runs), for the
+    /// verifier; not kept in the task's history. Boxed: a result
     /// is kept in every command's history entry.
     #[serde(skip)]
     pub private_report: Option<Box<PrivateReport>>,

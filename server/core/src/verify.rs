@@ -26,7 +26,10 @@ use crate::testtarget::TestTarget;
 use crate::workspace::Workspace;
 
 mod layered;
+pub mod diagnostic;
 mod tricks;
+
+pub use diagnostic::DiagnosticVerifier;
 
 pub struct TestVerifier {
     test_command: Option<TestCommand>,
@@ -64,6 +67,9 @@ pub struct Baseline {
     /// was kept: then only the findings in files the task touched count.
     #[serde(default)]
     pub machinery: Option<Vec<FindingKey>>,
+    /// A fix-diagnostic task's checker baseline ([`DiagnosticVerifier`]).
+    #[serde(default)]
+    pub diagnostics: Option<diagnostic::DiagnosticBaseline>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -600,6 +606,16 @@ impl TestVerifier {
                 // and a run of the whole scope would only double the wait
                 // (and, for a small model that claims often, the cost).
                 Acceptance::NoRegressions if target_failed => {}
+                // A diagnostic's checks are the DiagnosticVerifier's: never
+                // passed by a verifier that cannot make them.
+                Acceptance::DiagnosticGone { .. }
+                | Acceptance::NoNewProblems
+                | Acceptance::NotSilenced => {
+                    let why = "this task's checks need the checker that reported its diagnostic (the diagnostic verifier), not the test verifier";
+                    if !unconfirmed.iter().any(|u| u == why) {
+                        unconfirmed.push(why.to_owned());
+                    }
+                }
                 Acceptance::NoRegressions => match self.regressions(cx, layer).await {
                     Ok((e, None)) => {
                         passed.push("no regressions".to_owned());

@@ -185,7 +185,12 @@ impl Agent {
     /// the tools format, where the history holds what the model read and
     /// ran. Returns whether the history was replaced.
     pub(super) async fn start_afresh(&mut self, did_not_work: &str) -> bool {
-        if !self.config.whole_files() || !matches!(self.task.kind, TaskKind::FixTest { .. }) {
+        if !self.config.whole_files()
+            || !matches!(
+                self.task.kind,
+                TaskKind::FixTest { .. } | TaskKind::FixDiagnostic { .. }
+            )
+        {
             return false;
         }
         let set_aside = std::mem::take(&mut self.history.items);

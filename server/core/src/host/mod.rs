@@ -4,6 +4,7 @@
 
 pub mod artifacts;
 pub mod atomic;
+pub mod checkers;
 pub mod disk;
 pub mod instructions;
 pub mod junit;
