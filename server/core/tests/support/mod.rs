@@ -137,8 +137,11 @@ pub struct Setup {
     /// The process "dies" (the task's future is dropped, nothing more is
     /// written) once the events so far satisfy this: the outcome is then
     /// `running`, "crashed".
-    pub crash_when: Option<Box<dyn Fn(&[TaskEvent]) -> bool + Send + Sync>>,
+    pub crash_when: Option<CrashWhen>,
 }
+
+/// When the process "dies", from the events so far.
+pub type CrashWhen = Box<dyn Fn(&[TaskEvent]) -> bool + Send + Sync>;
 
 impl Setup {
     pub fn new(ws: MemoryWorkspace) -> Self {
