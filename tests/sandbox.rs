@@ -120,6 +120,7 @@ impl Machine {
             network,
             sandbox_mode: None,
             report: None,
+            layer: None,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -388,6 +389,7 @@ fn a_rust_crates_cargo_test_runs() {
         network: false,
         sandbox_mode: None,
         report: None,
+        layer: None,
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let r = runtime

@@ -81,6 +81,7 @@ pub fn run(opts: &Options) -> Result<String> {
                     network: false,
                     sandbox_mode: None,
                     report: None,
+                    layer: None,
                 };
                 let started = Instant::now();
                 let result = exec.run(spec, CancellationToken::new()).await?;

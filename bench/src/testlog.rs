@@ -231,6 +231,7 @@ async fn one(exe: &Path, style: Style, total: u64) -> Result<Run> {
         network: false,
         sandbox_mode: None,
         report: None,
+        layer: None,
     };
     let exec = ProcessExec::new();
     reset_peak();

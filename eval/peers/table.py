@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Sums a round of eval/peers/round.sh over the tasks all three harnesses
 finished, as the markdown table of BENCHMARKS.md figure 9, then one line a
-task.
+task. Rein's columns include the search with the verifier: candidates
+tried (from each task's trace, `rein eval`'s `candidates`) and which one
+won ("won #2"); reports from before the search read as none.
 
     eval/peers/table.py OUT
 """
@@ -18,7 +20,8 @@ def rein(out, kind):
                 for x in json.load(f)["tasks"]:
                     r[x["id"]] = dict(fixed=x["fixed"], false_claim=x["false_claim"], turns=x["turns"],
                                       tin=x["input_tokens"], tout=x["output_tokens"], wall=x["wall_ms"] / 1000,
-                                      split=x["split"], reason=x["reason"])
+                                      split=x["split"], reason=x["reason"],
+                                      candidates=x.get("candidates", 0), won=x.get("candidate_won"))
     return r
 
 
@@ -32,7 +35,7 @@ def aider(out):
                 for x in json.load(f):
                     r[x["id"]] = dict(fixed=x["fixed"], false_claim=x["false_claim"], turns=None,
                                       tin=x["input_tokens"], tout=x["output_tokens"], wall=x["wall_s"],
-                                      split=x["split"], reason="")
+                                      split=x["split"], reason="", candidates=None, won=None)
     return r
 
 
@@ -44,15 +47,19 @@ def main():
             "Aider 0.86.2": aider(out)}
     common = sorted(set.intersection(*[set(v) for v in runs.values()]))
     print(f"{len(common)} tasks: {' '.join(common)}\n")
-    print("| harness | fixed | false claims | turns | tokens in | tokens out | wall time |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| harness | fixed | false claims | turns | candidates tried (won) | tokens in | tokens out | wall time |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in runs.items():
         rs = [r[t] for t in common]
         fixed = [t for t in common if r[t]["fixed"]]
         claims = [t for t in common if r[t]["false_claim"]]
         turns = "—" if any(x["turns"] is None for x in rs) else sum(x["turns"] for x in rs)
         said = f" ({', '.join(claims)})" if claims else ""
-        print(f"| {name} | {len(fixed)} of {len(common)} | {len(claims)}{said} | {turns} | "
+        if any(x["candidates"] is None for x in rs):
+            searched = "—"
+        else:
+            searched = f"{sum(x['candidates'] for x in rs)} ({sum(x['won'] is not None for x in rs)})"
+        print(f"| {name} | {len(fixed)} of {len(common)} | {len(claims)}{said} | {turns} | {searched} | "
               f"{sum(x['tin'] for x in rs):,} | {sum(x['tout'] for x in rs):,} | {sum(x['wall'] for x in rs):,.0f} s |")
     print()
     print("| task | " + " | ".join(runs) + " | Rein (full): how it ended |")
@@ -62,7 +69,11 @@ def main():
         for r in runs.values():
             x = r[t]
             verdict = "**fixed**" if x["fixed"] else ("false claim" if x["false_claim"] else "—")
-            cells.append(f"{verdict} ({x['wall']:.0f} s)")
+            searched = ""
+            if x["candidates"]:
+                won = f", won #{x['won']}" if x["won"] is not None else ""
+                searched = f", {x['candidates']} candidates{won}"
+            cells.append(f"{verdict} ({x['wall']:.0f} s{searched})")
         print(f"| {t} | " + " | ".join(cells) + f" | {runs['Rein, full harness'][t]['reason'][:110]} |")
 
 

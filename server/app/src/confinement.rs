@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use rein_core::exec::{CommandSpec, Confinement, Launcher};
+use rein_core::exec::{CommandSpec, Confinement, Launcher, Layer};
 use rein_core::sandbox_config::{SandboxConfig, SandboxMode};
 use rein_sandbox::defaults::{Inputs, Mode};
 use rein_sandbox::{Limits, Network, Policy, Support};
@@ -94,19 +94,22 @@ impl SandboxLauncher {
     /// `[[sandbox.rules]]` mode's), with the network if the user allowed
     /// it, and without what this machine cannot do.
     pub fn policy(&self, network: bool, rule_mode: Option<SandboxMode>) -> Policy {
-        self.policy_reading(network, rule_mode, &[])
+        self.policy_reading(network, rule_mode, &[], None)
     }
 
-    /// [`Self::policy`] that may also read `readable`.
+    /// [`Self::policy`] that may also read `readable`, and sees the files
+    /// of `scratch` over the workspace (a candidate's layer).
     fn policy_reading(
         &self,
         network: bool,
         rule_mode: Option<SandboxMode>,
         readable: &[PathBuf],
+        scratch: Option<&Path>,
     ) -> Policy {
         let mut inputs = Inputs {
             network,
             mode: rule_mode.map_or(self.inputs.mode, mode),
+            scratch: scratch.map(Path::to_path_buf),
             ..self.inputs.clone()
         };
         inputs.extra_read.extend(readable.iter().cloned());
@@ -163,7 +166,17 @@ fn cgroup_name() -> String {
 
 impl Launcher for SandboxLauncher {
     fn prefix(&self, spec: &CommandSpec) -> Vec<OsString> {
-        rein_sandbox::wrapper(&self.rein, &self.policy(spec.network, spec.sandbox_mode))
+        // A candidate's layer: in the workspace's own mode (never a rule's
+        // `off`, which would run it on the real workspace).
+        let scratch = match &spec.layer {
+            Some(Layer::Folder(folder)) => Some(folder.as_path()),
+            _ => None,
+        };
+        let rule_mode = spec.sandbox_mode.filter(|_| scratch.is_none());
+        rein_sandbox::wrapper(
+            &self.rein,
+            &self.policy_reading(spec.network, rule_mode, &[], scratch),
+        )
     }
 
     fn env(&self) -> Vec<(OsString, OsString)> {
@@ -181,8 +194,17 @@ impl Launcher for SandboxLauncher {
     fn server_prefix(&self, spec: &CommandSpec, readable: &[PathBuf]) -> Vec<OsString> {
         rein_sandbox::wrapper(
             &self.rein,
-            &self.policy_reading(spec.network, spec.sandbox_mode, readable),
+            &self.policy_reading(spec.network, spec.sandbox_mode, readable, None),
         )
+    }
+
+    fn private_layers(&self) -> bool {
+        let s = &self.support;
+        self.inputs.mode != Mode::Off
+            && s.private_layers
+            && s.landlock_abi > 0
+            && s.namespaces_missing.is_none()
+            && s.root_missing.is_none()
     }
 }
 

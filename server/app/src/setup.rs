@@ -115,6 +115,7 @@ async fn prepare(
     agent.harness = config.harness;
     agent.prices = config.provider.prices.clone();
     agent.temperature = Some(config.provider.temperature);
+    agent.search = config.search;
     agent.project_instructions = instructions::project_instructions(root);
     let window = context_window(&config.provider).await;
     agent.context = ContextConfig::for_window(window);

@@ -20,6 +20,10 @@ pub enum CommandKind {
     Test,
     /// Any other command.
     Other,
+    /// A checker run by the verifier (`cargo check`, `pyright`, `tsc`…):
+    /// no failing tests are looked for; with [`ReportSpec::Stdout`] its
+    /// standard output is kept whole as its report.
+    Check,
 }
 
 /// A command to run.
@@ -42,6 +46,25 @@ pub struct CommandSpec {
     /// Where the run reports its tests besides its output, read after it
     /// ends.
     pub report: Option<ReportSpec>,
+    /// Files the command sees in place of the workspace's, in a private
+    /// layer gone with it (a candidate fix checked without touching the
+    /// workspace); `None` for every ordinary command.
+    pub layer: Option<Layer>,
+}
+
+/// Files laid over the workspace for one command ([`CommandSpec::layer`]):
+/// the command sees the workspace with them in it, reads and writes there
+/// as usual, and nothing it does reaches the real workspace. Only an
+/// executor whose [`Exec::lays_files`] says so honours one; any other
+/// refuses the command rather than run it on the real workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// As the loop gives them: (workspace-relative path, whole text). The
+    /// executor writes them in a folder of their own first.
+    Files(Vec<(String, String)>),
+    /// That folder, laid out like the workspace: what a [`Launcher`] is
+    /// given.
+    Folder(PathBuf),
 }
 
 /// How a test run reports which tests passed, besides its output.
@@ -61,6 +84,12 @@ pub enum ReportSpec {
         files: Vec<(String, String)>,
         report: String,
     },
+    /// The command's standard output is its report (a checker's JSON):
+    /// kept whole, once redacted, up to the same bound as a private
+    /// report, besides the log (where it is interleaved with stderr).
+    /// Read back as [`CommandResult::private_report`]; only for
+    /// [`CommandKind::Check`].
+    Stdout,
 }
 
 /// The environment variable holding a [`ReportSpec::Private`] run's
@@ -169,6 +198,12 @@ pub trait Launcher: Send + Sync + fmt::Debug {
         let _ = readable;
         self.prefix(spec)
     }
+    /// Whether [`Launcher::prefix`] lays a [`Layer::Folder`] over the
+    /// workspace in a private layer (the sandbox on, with a root of the
+    /// command's own and overlays on this machine). `false` by default.
+    fn private_layers(&self) -> bool {
+        false
+    }
 }
 
 /// What a command did. The full output is in `log_path`; only a bounded
@@ -195,8 +230,9 @@ pub struct CommandResult {
     /// verifier; not kept in the task's history.
     #[serde(skip)]
     pub passes: crate::testing::passes::Passes,
-    /// What Rein's own reporter wrote ([`ReportSpec::Private`] runs only),
-    /// for the verifier; not kept in the task's history. Boxed: a result
+    /// What Rein's own reporter wrote ([`ReportSpec::Private`] runs), or
+    /// the whole standard output ([`ReportSpec::Stdout`] runs), for the
+    /// verifier; not kept in the task's history. Boxed: a result
     /// is kept in every command's history entry.
     #[serde(skip)]
     pub private_report: Option<Box<PrivateReport>>,
@@ -234,5 +270,12 @@ pub trait Exec: Send + Sync {
     /// What confines the commands it runs.
     fn confinement(&self) -> Confinement {
         Confinement::Unmanaged
+    }
+
+    /// Whether it honours [`CommandSpec::layer`]: `false` by default, and
+    /// then a command with a layer is refused, never run on the real
+    /// workspace.
+    fn lays_files(&self) -> bool {
+        false
     }
 }

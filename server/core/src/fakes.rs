@@ -284,6 +284,9 @@ impl Artifacts for MemoryWorkspace {
 pub struct ScriptedExec {
     script: Box<dyn Fn(&CommandSpec) -> CommandResult + Send + Sync>,
     commands: Mutex<Vec<String>>,
+    /// Takes commands with a [`crate::exec::Layer`] (the script sees it in
+    /// the spec).
+    lays_files: bool,
 }
 
 impl ScriptedExec {
@@ -291,7 +294,15 @@ impl ScriptedExec {
         Self {
             script: Box::new(script),
             commands: Mutex::new(Vec::new()),
+            lays_files: false,
         }
+    }
+
+    /// Honours [`CommandSpec::layer`], as the sandbox does where it has
+    /// private layers: the script is given the spec with its layer.
+    pub fn laying_files(mut self) -> Self {
+        self.lays_files = true;
+        self
     }
 
     /// The commands run so far.
@@ -317,9 +328,19 @@ impl Exec for ScriptedExec {
                 ..CommandResult::default()
             });
         }
+        if spec.layer.is_some() && !self.lays_files {
+            return Err(ExecError::Spawn {
+                command: spec.command,
+                reason: "no private layer here".into(),
+            });
+        }
         let mut result = (self.script)(&spec);
         result.log_path = spec.log_path;
         Ok(result)
+    }
+
+    fn lays_files(&self) -> bool {
+        self.lays_files
     }
 }
 

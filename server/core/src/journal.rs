@@ -125,6 +125,7 @@ impl Journal {
             id: spec.id.0.clone(),
             kind: match spec.kind {
                 crate::task::TaskKind::FixTest { .. } => "fix_test".into(),
+                crate::task::TaskKind::FixDiagnostic { .. } => "fix_diagnostic".into(),
                 crate::task::TaskKind::Instruction => "instruction".into(),
             },
             goal: redactor.redact(&spec.goal).into_owned(),

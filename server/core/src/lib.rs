@@ -16,6 +16,7 @@ pub mod budget;
 pub mod cancel;
 pub mod config;
 pub mod context;
+pub mod diagnostics;
 mod dispatch;
 pub mod edit;
 pub mod exec;

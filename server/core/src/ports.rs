@@ -232,6 +232,26 @@ pub enum TaskEvent {
         turn: u32,
         progress: crate::context::progress::Progress,
     },
+    /// One candidate fix of the search (`agent/search.rs`): sampled from
+    /// the same prompt state as the others, checked in a private layer
+    /// over the workspace, never written to it unless it passed.
+    Candidate {
+        /// The model call that gave it.
+        turn: u32,
+        /// Its number in this search, from 1 (the ordinary next turn).
+        number: u32,
+        /// How many the search may try.
+        of: u32,
+        temperature: f64,
+        outcome: CandidateOutcome,
+        /// One line: why it failed, which earlier one it repeats, what
+        /// made it no candidate.
+        detail: String,
+        /// The files it changes (workspace-relative).
+        files: Vec<String>,
+        /// How long its check took (0: not checked).
+        check_ms: u64,
+    },
     /// The verifier's verdict on the claim the model made in `turn`.
     Verification {
         turn: u32,
@@ -239,6 +259,33 @@ pub enum TaskEvent {
         detail: String,
         evidence: Vec<Evidence>,
     },
+}
+
+/// What became of one candidate fix of the search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CandidateOutcome {
+    /// Its check passed: it is proposed as the model's reply.
+    Passed,
+    /// Its check failed (or its edits do not apply).
+    Failed,
+    /// The same files as an earlier candidate, or as they are now: not
+    /// checked again.
+    SameAsBefore,
+    /// A reply that does more than change files (reads, runs, claims):
+    /// it goes on as an ordinary turn, and the search ends.
+    NotACandidate,
+}
+
+impl CandidateOutcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            CandidateOutcome::Passed => "passed",
+            CandidateOutcome::Failed => "failed",
+            CandidateOutcome::SameAsBefore => "same_as_before",
+            CandidateOutcome::NotACandidate => "not_a_candidate",
+        }
+    }
 }
 
 /// Observes a task. Must not block: the LSP implementation forwards to
@@ -362,6 +409,30 @@ pub trait Verifier: Send + Sync {
     async fn already_met(&self, _cx: VerifyContext<'_>) -> Option<AlreadyMet> {
         None
     }
+
+    /// Checks a candidate fix without touching the workspace: `files`
+    /// (workspace-relative path, whole text) are what the workspace would
+    /// hold once it is applied; the checks see them laid over it in a
+    /// private layer ([`crate::exec::Layer`]), by the same rules as
+    /// [`Verifier::verify`]. `None`: this verifier cannot (the default),
+    /// or not for this task.
+    async fn check_candidate(
+        &self,
+        _cx: VerifyContext<'_>,
+        _files: &[(String, String)],
+    ) -> Option<CandidateCheck> {
+        None
+    }
+}
+
+/// What the check of a candidate fix showed ([`Verifier::check_candidate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CandidateCheck {
+    /// The checks would verify it.
+    pub passed: bool,
+    /// Why not, as a gap tells the model (empty when it passed).
+    pub gap: String,
+    pub evidence: Vec<Evidence>,
 }
 
 /// A task whose acceptance held before it changed anything (a test to

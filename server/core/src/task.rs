@@ -6,6 +6,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::diagnostics::Diagnostic;
+
 /// A task id: short, unique enough per workspace, safe in file names.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -57,6 +59,9 @@ pub enum TaskKind {
     /// Make one test pass: `path` is workspace-relative, `name` the test's
     /// (qualified) name as the test finder reports it.
     FixTest { path: String, name: String },
+    /// Fix a diagnostic an editor shows (a type error, a lint), shown
+    /// fixed by the checker that reports it (`crate::diagnostics`).
+    FixDiagnostic { diagnostic: Diagnostic },
     /// Anything else, in the user's words.
     Instruction,
 }
@@ -88,6 +93,13 @@ pub enum Acceptance {
     AssertionsUnchanged { path: String, name: String },
     /// Every edit stayed inside these globs.
     EditsWithin { globs: Vec<String> },
+    /// The checker no longer reports this diagnostic, on the current text.
+    DiagnosticGone { diagnostic: Diagnostic },
+    /// The checker reports no new problem in the files the task changed.
+    NoNewProblems,
+    /// Nothing was silenced: no suppression comment or attribute added,
+    /// the checker's configuration unchanged.
+    NotSilenced,
 }
 
 /// What the user asked for.
@@ -109,6 +121,11 @@ impl TaskSpec {
     pub fn title(&self) -> String {
         match &self.kind {
             TaskKind::FixTest { name, .. } => brief(&format!("Fix {name}")),
+            TaskKind::FixDiagnostic { diagnostic } => brief(&format!(
+                "Fix {} in {}",
+                diagnostic.severity.word(),
+                diagnostic.place()
+            )),
             TaskKind::Instruction => brief(&self.goal),
         }
     }
@@ -165,6 +182,62 @@ impl TaskSpec {
             self.acceptance
                 .retain(|a| !matches!(a, Acceptance::AssertionsUnchanged { .. }));
         }
+        self
+    }
+
+    /// A fix-diagnostic task: the checker that reports `diagnostic` must
+    /// stop reporting it, report nothing new in the files changed, and see
+    /// nothing silenced; the tests that passed must still pass. The goal
+    /// quotes the diagnostic (source, code, message, place). Give it a
+    /// diagnostic that went through [`Diagnostic::cleaned`].
+    pub fn fix_diagnostic(id: TaskId, diagnostic: Diagnostic) -> Self {
+        let what = match diagnostic.severity {
+            crate::diagnostics::Severity::Error => "error",
+            _ => "problem",
+        };
+        let mut goal = format!(
+            "Fix the {what} reported at `{}` line {} ({}):\n",
+            diagnostic.path,
+            diagnostic.line(),
+            diagnostic.label()
+        );
+        for line in diagnostic.message.lines() {
+            goal.push_str("> ");
+            goal.push_str(line);
+            goal.push('\n');
+        }
+        Self {
+            id,
+            kind: TaskKind::FixDiagnostic {
+                diagnostic: diagnostic.clone(),
+            },
+            goal: goal.trim_end().to_owned(),
+            constraints: vec![
+                "Fix the cause: do not silence the checker (no `# type: ignore`, `@ts-ignore`, `#[allow(...)]`, `noqa`, `eslint-disable` or `nolint`, no change to the checker's configuration).".to_owned(),
+                "Do not introduce new errors, and do not break tests that passed before.".to_owned(),
+                "Keep the change minimal and in the project's style.".to_owned(),
+            ],
+            acceptance: vec![
+                Acceptance::DiagnosticGone { diagnostic },
+                Acceptance::NoNewProblems,
+                Acceptance::NotSilenced,
+                Acceptance::NoRegressions,
+            ],
+        }
+    }
+
+    /// The task as the `allow_suppressions` setting has it: when the user
+    /// lets a fix-diagnostic task silence the checker, silencing is no
+    /// longer a constraint or a check.
+    pub fn with_suppressions(mut self, allowed: bool) -> Self {
+        if !allowed || !matches!(self.kind, TaskKind::FixDiagnostic { .. }) {
+            return self;
+        }
+        if let Some(first) = self.constraints.first_mut() {
+            *first = "Prefer fixing the cause; the user allows silencing the checker (a suppression comment) where fixing is not reasonable: say why.".to_owned();
+        }
+        self.acceptance
+            .retain(|a| !matches!(a, Acceptance::NotSilenced));
         self
     }
 
@@ -267,6 +340,45 @@ mod tests {
         let ask = TaskSpec::instruction(TaskId("t-2".into()), "explain");
         assert_eq!(ask.clone().with_test_edits(true), ask);
         assert_eq!(strict.clone().with_test_edits(false), strict);
+    }
+
+    #[test]
+    fn a_fix_diagnostic_task_quotes_the_diagnostic_and_checks_the_checker() {
+        use crate::diagnostics::{Position, Range, Severity};
+        let diagnostic = Diagnostic {
+            path: "app.py".into(),
+            range: Range {
+                start: Position { line: 6, character: 10 },
+                end: Position { line: 6, character: 11 },
+            },
+            severity: Severity::Error,
+            source: Some("mypy".into()),
+            code: Some("arg-type".into()),
+            message: "Argument 1 to \"greet\" has incompatible type \"int\"; expected \"str\"\nsecond line".into(),
+        };
+        let task = TaskSpec::fix_diagnostic(TaskId("t".into()), diagnostic.clone());
+        assert_eq!(task.title(), "Fix error in app.py:7");
+        expect_test::expect![[r#"
+            Fix the error reported at `app.py` line 7 (error [arg-type] from mypy):
+            > Argument 1 to "greet" has incompatible type "int"; expected "str"
+            > second line"#]]
+        .assert_eq(&task.goal);
+        assert_eq!(
+            task.acceptance,
+            [
+                Acceptance::DiagnosticGone { diagnostic },
+                Acceptance::NoNewProblems,
+                Acceptance::NotSilenced,
+                Acceptance::NoRegressions
+            ]
+        );
+        let allowed = task.clone().with_suppressions(true);
+        assert!(!allowed.acceptance.contains(&Acceptance::NotSilenced));
+        assert!(allowed.constraints[0].contains("the user allows silencing"));
+        assert_eq!(task.clone().with_suppressions(false), task);
+        // The record round-trips (a resumed task reads it back).
+        let json = serde_json::to_string(&task).unwrap();
+        assert_eq!(serde_json::from_str::<TaskSpec>(&json).unwrap(), task);
     }
 
     #[test]

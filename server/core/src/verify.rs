@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::budget::{CommandLimit, LimitedBy, TimeBudget};
 use crate::exec::CommandResult;
-use crate::exec::{CommandKind, CommandSpec, Exec, ReportSpec};
-use crate::ports::{AlreadyMet, Evidence, Verdict, Verifier, VerifyContext};
+use crate::exec::{CommandKind, CommandSpec, Exec, Layer, ReportSpec};
+use crate::ports::{AlreadyMet, CandidateCheck, Evidence, Verdict, Verifier, VerifyContext};
 use crate::task::{Acceptance, TaskSpec};
 use crate::testfind;
 use crate::testing::command::TestCommand;
@@ -25,7 +25,11 @@ use crate::testing::reporter::{self, NotPassed, Reading};
 use crate::testtarget::TestTarget;
 use crate::workspace::Workspace;
 
+mod layered;
+pub mod diagnostic;
 mod tricks;
+
+pub use diagnostic::DiagnosticVerifier;
 
 pub struct TestVerifier {
     test_command: Option<TestCommand>,
@@ -63,6 +67,9 @@ pub struct Baseline {
     /// was kept: then only the findings in files the task touched count.
     #[serde(default)]
     pub machinery: Option<Vec<FindingKey>>,
+    /// A fix-diagnostic task's checker baseline ([`DiagnosticVerifier`]).
+    #[serde(default)]
+    pub diagnostics: Option<diagnostic::DiagnosticBaseline>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,6 +133,7 @@ impl TestVerifier {
                         cancel,
                         // Before the task: its time budget has not started.
                         time: TimeBudget::unlimited(),
+                        layer: None,
                     },
                     scope.as_deref(),
                     "baseline",
@@ -210,6 +218,11 @@ impl TestVerifier {
         let planned = self.planned(target.as_ref())?;
         let limit = CommandLimit::new(None, self.timeout, at.time.left());
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let label = if at.layer.is_some() {
+            "candidate-suite"
+        } else {
+            label
+        };
         let log_path = at.artifacts_dir.join(format!("{label}-{n}.log"));
         let spec = CommandSpec {
             command: planned.run,
@@ -220,6 +233,7 @@ impl TestVerifier {
             network: false,
             sandbox_mode: None,
             report: planned.report,
+            layer: at.layer.map(|files| Layer::Files(files.to_vec())),
         };
         let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
         let run = SuiteRun {
@@ -264,6 +278,8 @@ struct Where<'a> {
     artifacts_dir: &'a Path,
     cancel: &'a CancellationToken,
     time: TimeBudget,
+    /// A candidate's files, laid over the workspace for the run.
+    layer: Option<&'a [(String, String)]>,
 }
 
 /// What "tests that passed before" means for a task: the target test's
@@ -383,6 +399,14 @@ impl Verifier for TestVerifier {
         }
     }
 
+    async fn check_candidate(
+        &self,
+        cx: VerifyContext<'_>,
+        files: &[(String, String)],
+    ) -> Option<CandidateCheck> {
+        self.candidate(cx, files).await
+    }
+
     async fn verify(&self, cx: VerifyContext<'_>) -> Verdict {
         if cx.task.acceptance.is_empty() {
             return Verdict::Verified {
@@ -397,7 +421,7 @@ impl Verifier for TestVerifier {
         let mut unsteady = (Vec::new(), String::new());
         for _ in 0..STEADY_ATTEMPTS {
             let before = self.touched_hashes(&cx).await;
-            let verdict = self.check(&cx).await;
+            let verdict = self.check(&cx, None).await;
             let after = self.touched_hashes(&cx).await;
             let evidence = verdict.evidence();
             if after == before && evidence.iter().all(|e| e.files == before) {
@@ -414,6 +438,55 @@ impl Verifier for TestVerifier {
             ),
             evidence,
         }
+    }
+}
+
+impl TestVerifier {
+    /// [`Verifier::check_candidate`]: every check, once, with the
+    /// candidate's files over the workspace — its reads through
+    /// [`layered::Layered`], its runs in the sandbox's private layer. A
+    /// run that would lie (a trick) fails the candidate, which never
+    /// reaches the workspace. Not for a task without a target test, nor
+    /// for a runner whose JUnit files (written in the workspace, so in the
+    /// layer, and gone with it) would be the only word on what passed.
+    async fn candidate(
+        &self,
+        cx: VerifyContext<'_>,
+        files: &[(String, String)],
+    ) -> Option<CandidateCheck> {
+        if !has_target(cx.task) || files.is_empty() {
+            return None;
+        }
+        if let Some(ReportSpec::Junit(_)) = self.planned(None)?.report {
+            return None;
+        }
+        let layered = layered::Layered::new(cx.workspace, files);
+        let mut touched: Vec<String> = cx.touched.to_vec();
+        touched.extend(files.iter().map(|(p, _)| p.clone()));
+        touched.sort();
+        touched.dedup();
+        let cx = VerifyContext {
+            workspace: &layered,
+            touched: &touched,
+            ..cx
+        };
+        Some(match self.check(&cx, Some(files)).await {
+            Verdict::Verified { evidence, .. } => CandidateCheck {
+                passed: true,
+                gap: String::new(),
+                evidence,
+            },
+            Verdict::Gap { gap, evidence } => CandidateCheck {
+                passed: false,
+                gap,
+                evidence,
+            },
+            Verdict::Unconfirmed { summary, evidence } => CandidateCheck {
+                passed: false,
+                gap: summary,
+                evidence,
+            },
+        })
     }
 }
 
@@ -449,8 +522,9 @@ fn moved_files(before: &Hashes, after: &Hashes, evidence: &[Evidence]) -> String
 }
 
 impl TestVerifier {
-    /// Every acceptance check, once, on the current content.
-    async fn check(&self, cx: &VerifyContext<'_>) -> Verdict {
+    /// Every acceptance check, once, on the current content (with a
+    /// candidate's `layer` over it, for its runs).
+    async fn check(&self, cx: &VerifyContext<'_>, layer: Option<&[(String, String)]>) -> Verdict {
         let mut evidence = Vec::new();
         let mut gaps = Vec::new();
         let mut unconfirmed = Vec::new();
@@ -465,7 +539,7 @@ impl TestVerifier {
                     distrust.extend(
                         tricks::shadows(cx.workspace, self.test_command.as_ref(), path).await,
                     );
-                    match self.run_test(cx, path, name, &mut loaded).await {
+                    match self.run_test(cx, path, name, &mut loaded, layer).await {
                         Ok((e, TestRun::Passed)) => {
                             passed.push(format!("`{name}` passes"));
                             evidence.push(e);
@@ -532,7 +606,17 @@ impl TestVerifier {
                 // and a run of the whole scope would only double the wait
                 // (and, for a small model that claims often, the cost).
                 Acceptance::NoRegressions if target_failed => {}
-                Acceptance::NoRegressions => match self.regressions(cx).await {
+                // A diagnostic's checks are the DiagnosticVerifier's: never
+                // passed by a verifier that cannot make them.
+                Acceptance::DiagnosticGone { .. }
+                | Acceptance::NoNewProblems
+                | Acceptance::NotSilenced => {
+                    let why = "this task's checks need the checker that reported its diagnostic (the diagnostic verifier), not the test verifier";
+                    if !unconfirmed.iter().any(|u| u == why) {
+                        unconfirmed.push(why.to_owned());
+                    }
+                }
+                Acceptance::NoRegressions => match self.regressions(cx, layer).await {
                     Ok((e, None)) => {
                         passed.push("no regressions".to_owned());
                         evidence.push(e);
@@ -608,7 +692,11 @@ fn shown_path(root: &Path, path: &Path) -> String {
 impl TestVerifier {
     /// Runs the baseline's scope again: a test failing now that did not
     /// fail before (other than the target) is a regression.
-    async fn regressions(&self, cx: &VerifyContext<'_>) -> Result<(Evidence, Option<String>), ()> {
+    async fn regressions(
+        &self,
+        cx: &VerifyContext<'_>,
+        layer: Option<&[(String, String)]>,
+    ) -> Result<(Evidence, Option<String>), ()> {
         let before = self.baseline.suite.as_ref().ok_or(())?;
         if cx.workspace.flush_to_disk().await.is_err() {
             return Err(());
@@ -619,6 +707,7 @@ impl TestVerifier {
             artifacts_dir: &cx.artifacts_dir,
             cancel: &cx.cancel,
             time: cx.time,
+            layer,
         };
         let (now, _) = self
             .run_suite(&at, before.scope.as_deref(), "verify-suite")
@@ -719,6 +808,7 @@ impl TestVerifier {
         path: &str,
         name: &str,
         loaded: &mut Vec<(String, Role)>,
+        layer: Option<&[(String, String)]>,
     ) -> Result<(Evidence, TestRun), String> {
         if self.test_command.is_none() {
             return Err(NO_COMMAND.into());
@@ -742,7 +832,12 @@ impl TestVerifier {
             ));
         }
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
-        let log_path: PathBuf = cx.artifacts_dir.join(format!("verify-{n}.log"));
+        let label = if layer.is_some() {
+            "candidate"
+        } else {
+            "verify"
+        };
+        let log_path: PathBuf = cx.artifacts_dir.join(format!("{label}-{n}.log"));
         let command = planned.shown;
         let spec = CommandSpec {
             command: planned.run,
@@ -753,6 +848,7 @@ impl TestVerifier {
             network: false,
             sandbox_mode: None,
             report: planned.report,
+            layer: layer.map(|files| Layer::Files(files.to_vec())),
         };
         let result = cx
             .exec

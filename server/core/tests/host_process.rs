@@ -56,6 +56,7 @@ impl Setup {
             network: false,
             sandbox_mode: None,
             report: None,
+            layer: None,
         }
     }
 

@@ -551,6 +551,7 @@ async fn connect(
                 network: server.network,
                 sandbox_mode: server.unconfined.then_some(SandboxMode::Off),
                 report: None,
+                layer: None,
             },
             &readable,
         ),

@@ -92,6 +92,7 @@ impl Agent {
                             .start_afresh(&format!("Rein ran the test after it: {gap}"))
                             .await
                         {
+                            self.arm_search();
                             self.set_state(TaskState::Running, None);
                             return Ok(());
                         }
@@ -103,6 +104,8 @@ impl Agent {
                 self.history.push(Item::user(format!(
                     "Rein checked your claim and the task is not done yet: {gap}\n{keep_going}"
                 )));
+                // The next reply is searched for (`search.rs`).
+                self.arm_search();
                 self.set_state(TaskState::Running, None);
                 Ok(())
             }

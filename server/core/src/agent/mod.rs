@@ -17,6 +17,7 @@ mod claims;
 mod compaction;
 mod model_call;
 mod replies;
+mod search;
 mod turn;
 
 use std::borrow::Cow;
@@ -108,6 +109,9 @@ pub struct AgentConfig {
     /// setting; 0 by default: greedy first). The one more try after a
     /// repeated answer samples hotter (`RESAMPLE_TEMPERATURE`).
     pub temperature: Option<f64>,
+    /// When the loop searches with the verifier (`search.rs`); never in
+    /// the naive loop.
+    pub search: crate::config::search::SearchConfig,
 }
 
 impl AgentConfig {
@@ -134,6 +138,7 @@ impl AgentConfig {
             harness: Harness::Full,
             edit_format: EditFormat::Tools,
             temperature: None,
+            search: crate::config::search::SearchConfig::default(),
         }
     }
 }
@@ -238,6 +243,11 @@ struct Agent {
     turn_text: String,
     /// Whether the next request requires a tool call.
     force_call: ForceCall,
+    /// The next turn is a search (`on_failure`, after a turned-down
+    /// attempt).
+    search_armed: bool,
+    /// The search was found unavailable here, and said so.
+    search_unavailable_said: bool,
 }
 
 /// After a call the model wrote wrong in its text, the next request
@@ -331,6 +341,8 @@ impl Agent {
             last_words: None,
             turn_text: String::new(),
             force_call: ForceCall::No,
+            search_armed: false,
+            search_unavailable_said: false,
             artifacts,
             context,
             task,

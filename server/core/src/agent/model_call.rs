@@ -58,6 +58,21 @@ impl Agent {
         estimated: u64,
     ) -> Result<Option<ModelReply>, Stop> {
         let request_ref = self.save_request(turn, &request).await;
+        self.call_saved(turn, request, estimated, &request_ref, true)
+            .await
+    }
+
+    /// [`Agent::call_model`] of a request already saved at `request_ref`;
+    /// `streamed`: its text goes to the front end as it comes (not for a
+    /// search's candidates, most of which are never the model's answer).
+    pub(super) async fn call_saved(
+        &mut self,
+        turn: u32,
+        request: ModelRequest,
+        estimated: u64,
+        request_ref: &str,
+        streamed: bool,
+    ) -> Result<Option<ModelReply>, Stop> {
         let started = Instant::now();
         let forced = request.tool_choice == ToolChoice::Required;
         // A reply stuck repeating itself is cut short (the loop guard's
@@ -67,7 +82,7 @@ impl Agent {
         // minutes over one answer, and the budget is the user's.
         let time_left = self.tracker.time_left();
         let reply = tokio::select! {
-            reply = self.stream(request, Some(turn), cut.clone()) => reply,
+            reply = self.stream(request, streamed.then_some(turn), cut.clone()) => reply,
             () = tokio::time::sleep(time_left) => return Err(self.out_of_time_answering()),
         };
         let mut reply = match reply {
@@ -135,7 +150,7 @@ impl Agent {
             retries: reply.retries,
             estimated_input_tokens: estimated,
         });
-        self.journal(|j| j.turn(turn, &request_ref, &reply, cost, latency_ms))?;
+        self.journal(|j| j.turn(turn, request_ref, &reply, cost, latency_ms))?;
         self.set_state(TaskState::Running, None);
         Ok(Some(reply))
     }

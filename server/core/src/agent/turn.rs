@@ -20,9 +20,23 @@ impl Agent {
         let turn = self.tracker.spent.turns + 1;
         self.update_tools().await;
         let (request, estimated) = self.prepare_request(turn).await?;
-        let Some(mut reply) = self.call_model(turn, request, estimated).await? else {
-            // The history was compacted to fit: try the turn again.
-            return Ok(());
+        // A search gives the reply to go on with (a candidate that passed
+        // its check, or one that is no candidate), or none.
+        let (turn, mut reply, checked) = if self.search_now() {
+            match self.search(turn, request, estimated).await? {
+                search::Searched::Reply {
+                    turn,
+                    reply,
+                    passed,
+                } => (turn, reply, passed),
+                search::Searched::Again => return Ok(()),
+            }
+        } else {
+            let Some(reply) = self.call_model(turn, request, estimated).await? else {
+                // The history was compacted to fit: try the turn again.
+                return Ok(());
+            };
+            (turn, reply, false)
         };
         let unusable_text_calls = self.take_text_calls(turn, &mut reply);
         // In the whole format the file is the answer asked for, even beside
@@ -52,8 +66,9 @@ impl Agent {
             self.run_calls(turn, calls).await?;
             // A reply that rewrote files says it is done: check it now,
             // as Aider runs the tests after each edit, instead of a turn
-            // spent asking the model to say so.
-            if wrote == WholeFiles::Written && self.last_results_succeeded() {
+            // spent asking the model to say so. So does a candidate that
+            // passed its check: the real verifier now runs on the live text.
+            if (wrote == WholeFiles::Written || checked) && self.last_results_succeeded() {
                 return self.claim(turn, text).await;
             }
             return Ok(());
@@ -170,7 +185,12 @@ impl Agent {
     /// the tools format, where the history holds what the model read and
     /// ran. Returns whether the history was replaced.
     pub(super) async fn start_afresh(&mut self, did_not_work: &str) -> bool {
-        if !self.config.whole_files() || !matches!(self.task.kind, TaskKind::FixTest { .. }) {
+        if !self.config.whole_files()
+            || !matches!(
+                self.task.kind,
+                TaskKind::FixTest { .. } | TaskKind::FixDiagnostic { .. }
+            )
+        {
             return false;
         }
         let set_aside = std::mem::take(&mut self.history.items);

@@ -6,6 +6,7 @@
 
 pub(crate) mod budgets;
 pub mod mcp;
+pub mod search;
 pub(crate) mod settings;
 
 use rein_models::{ConfigError as ProviderError, ProviderConfig, ProviderSettings};
@@ -14,6 +15,7 @@ pub(crate) use budgets::{BadNumber, budgets};
 pub use settings::{Layer, PermissionSettings, Settings, Source};
 
 use crate::budget::Budgets;
+use crate::diagnostics::{CheckCommand, Format};
 use crate::harness::{EditFormat, Harness};
 use crate::permissions::{Policy, RuleError};
 use crate::sandbox_config::{SandboxConfig, SandboxConfigError};
@@ -31,6 +33,12 @@ pub struct Config {
     /// Where the test command writes JUnit XML reports, if it does.
     pub test_report: Option<String>,
     pub allow_test_edits: bool,
+    /// The project's checker for fix-diagnostic tasks (`check_command`
+    /// with its `check_format`); `None`: chosen from the diagnostic's
+    /// source (`crate::diagnostics::checker_for`).
+    pub check_command: Option<CheckCommand>,
+    /// A fix-diagnostic task may silence the checker instead of fixing.
+    pub allow_suppressions: bool,
     pub harness: Harness,
     /// How the model changes files (`auto` is decided once the model's
     /// window is known).
@@ -39,6 +47,8 @@ pub struct Config {
     /// `Settings::client_terminal`); only the user's own settings or a
     /// trusted workspace's turn it on.
     pub client_terminal: bool,
+    /// When the loop searches with the verifier, and how far.
+    pub search: search::SearchConfig,
     /// The sandbox commands run in.
     pub sandbox: SandboxConfig,
     /// The MCP servers a task connects to (a workspace's own only when it
@@ -69,6 +79,21 @@ pub enum ConfigError {
     BadEditFormat(String),
     #[error(transparent)]
     Mcp(#[from] mcp::McpConfigError),
+    #[error("{0}")]
+    Check(String),
+    #[error("search must be \"off\", \"on_failure\" or \"always\", got {0:?}")]
+    BadSearch(String),
+    #[error("search_candidates must be 1 to {max}, got {0}", max = search::MAX_CANDIDATES)]
+    BadSearchCandidates(u32),
+}
+
+impl From<search::BadSearch> for ConfigError {
+    fn from(bad: search::BadSearch) -> Self {
+        match bad {
+            search::BadSearch::Mode(text) => ConfigError::BadSearch(text),
+            search::BadSearch::Candidates(n) => ConfigError::BadSearchCandidates(n),
+        }
+    }
 }
 
 impl From<BadNumber> for ConfigError {
@@ -168,6 +193,19 @@ impl Config {
                 .collect::<Vec<_>>(),
         )?;
 
+        let search = restricted.iter().fold(
+            search::SearchConfig::resolve(&honoured)?,
+            |search, layer| search.tightened(layer),
+        );
+        let check_command = check_command(&honoured)?;
+        let allow_suppressions = honoured
+            .iter()
+            .find_map(|l| l.allow_suppressions)
+            .unwrap_or(false)
+            && !restricted
+                .iter()
+                .any(|l| l.allow_suppressions == Some(false));
+
         let test_report = honoured.iter().find_map(|l| l.test_report.clone());
         if let Some(report) = &test_report
             && !crate::host::junit::valid_pattern(report)
@@ -185,12 +223,15 @@ impl Config {
                 .find_map(|l| l.test_command.clone())
                 .map(|c| TestCommand::custom(&c)),
             allow_test_edits,
+            check_command,
+            allow_suppressions,
             harness,
             edit_format,
             client_terminal: honoured
                 .iter()
                 .find_map(|l| l.client_terminal)
                 .unwrap_or(false),
+            search,
             sandbox,
             mcp_servers,
             ignored: if trusted {
@@ -199,6 +240,33 @@ impl Config {
                 trust::grants(layers, env)
             },
         })
+    }
+}
+
+/// `check_command` with the `check_format` that says how to read it, from
+/// the honoured layers (each the first that sets it).
+fn check_command(honoured: &[&Settings]) -> Result<Option<CheckCommand>, ConfigError> {
+    let command = honoured
+        .iter()
+        .find_map(|l| l.check_command.clone())
+        .filter(|c| !c.trim().is_empty());
+    let format = honoured.iter().find_map(|l| l.check_format.clone());
+    let format = match format {
+        Some(name) => Some(Format::parse(&name).ok_or_else(|| {
+            ConfigError::Check(format!(
+                "check_format must be one of {}, got {name:?}",
+                Format::names()
+            ))
+        })?),
+        None => None,
+    };
+    match (command, format) {
+        (Some(command), Some(format)) => Ok(Some(CheckCommand { command, format })),
+        (Some(_), None) => Err(ConfigError::Check(format!(
+            "check_command needs check_format, how Rein reads its output: one of {}",
+            Format::names()
+        ))),
+        (None, _) => Ok(None),
     }
 }
 
@@ -259,6 +327,41 @@ pub(crate) mod tests {
                 .decision,
             Decision::Deny
         );
+    }
+
+    #[test]
+    fn a_check_command_says_how_its_output_is_read() {
+        let resolve = |json: &str| {
+            let settings: Settings = serde_json::from_str(json).unwrap();
+            let layers = [Layer {
+                source: Source::User,
+                settings,
+            }];
+            Config::resolve(&layers, &env(&[("ANTHROPIC_API_KEY", "k")]), false)
+        };
+        let config = resolve(
+            r#"{"checkCommand": "make lint", "checkFormat": "lines", "allowSuppressions": true}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            config.check_command,
+            Some(CheckCommand {
+                command: "make lint".into(),
+                format: Format::Lines
+            })
+        );
+        assert!(config.allow_suppressions);
+        let missing = resolve(r#"{"check_command": "make lint"}"#).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            "check_command needs check_format, how Rein reads its output: one of cargo-json, pyright-json, mypy-json, tsc, ruff-json, eslint-json, lines"
+        );
+        let bad = resolve(r#"{"check_command": "x", "check_format": "json"}"#).unwrap_err();
+        assert!(
+            bad.to_string().starts_with("check_format must be one of"),
+            "{bad}"
+        );
+        assert_eq!(resolve("{}").unwrap().check_command, None);
     }
 
     #[test]

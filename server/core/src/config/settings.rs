@@ -35,6 +35,19 @@ pub struct Settings {
     pub test_report: Option<String>,
     #[serde(alias = "allowTestEdits")]
     pub allow_test_edits: Option<bool>,
+    /// The command that checks the project (reports its diagnostics), for
+    /// "Fix this error" tasks; needs `check_format`.
+    #[serde(alias = "checkCommand")]
+    pub check_command: Option<String>,
+    /// How `check_command`'s output is read: `cargo-json`,
+    /// `pyright-json`, `mypy-json`, `tsc`, `ruff-json`, `eslint-json` or
+    /// `lines` (`crate::diagnostics::Format`).
+    #[serde(alias = "checkFormat")]
+    pub check_format: Option<String>,
+    /// A fix-diagnostic task may silence the checker (a suppression
+    /// comment, its configuration) instead of fixing the cause.
+    #[serde(alias = "allowSuppressions")]
+    pub allow_suppressions: Option<bool>,
     /// `full` (the default) or `naive` (for measuring the harness, see
     /// `crate::harness`).
     pub harness: Option<String>,
@@ -47,6 +60,12 @@ pub struct Settings {
     /// (the tests and the verifier's checks stay in it).
     #[serde(alias = "clientTerminal")]
     pub client_terminal: Option<bool>,
+    /// `off`, `on_failure` (the default) or `always`: when the loop
+    /// searches with the verifier (`crate::config::search`).
+    pub search: Option<String>,
+    /// How many candidate fixes one search may sample.
+    #[serde(alias = "searchCandidates")]
+    pub search_candidates: Option<u32>,
     pub permissions: PermissionSettings,
     pub sandbox: SandboxSettings,
     /// `[mcp_servers.<name>]` (and a project's `.mcp.json`, read into the

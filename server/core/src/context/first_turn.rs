@@ -62,11 +62,15 @@ pub fn plain_message(task: &TaskSpec) -> String {
         TaskKind::FixTest { path, name } => format!(
             "Fix the failing test `{name}` in `{path}`.\nRun it with run_tests to see how it fails.\n"
         ),
+        TaskKind::FixDiagnostic { .. } => task.goal.clone(),
         _ => task.goal.clone(),
     }
 }
 
 pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessage {
+    if let TaskKind::FixDiagnostic { diagnostic } = &task.kind {
+        return diagnostic_message(task, diagnostic, sources).await;
+    }
     let TaskKind::FixTest { path, name } = &task.kind else {
         return FirstMessage {
             text: task.goal.clone(),
@@ -210,6 +214,80 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
             "\nFiles shown whole above count as read: edit them directly with edit_file (old_text is the file's text, without the line numbers). Find the bug in the code under test, fix it there, then run the test.",
         );
     }
+    FirstMessage { text: out, reads }
+}
+
+/// A fix-diagnostic task's first message: the goal (the diagnostic
+/// quoted), what the checker reported before any change (so the model
+/// need not run it), and the file around the diagnostic — whole when
+/// short, when it then counts as read.
+async fn diagnostic_message(
+    task: &TaskSpec,
+    diagnostic: &crate::diagnostics::Diagnostic,
+    sources: &Sources<'_>,
+) -> FirstMessage {
+    let mut budget = Budget {
+        left: sources.budget_tokens,
+        redactor: sources.redactor,
+    };
+    let mut out = String::new();
+    budget.spend(&mut out, &task.goal);
+    out.push('\n');
+    if let Some(run) = sources.baseline {
+        let mut block = format!(
+            "\nRein ran the checker before you started, and it reports it:\n$ {}\n",
+            run.command
+        );
+        for line in run.tail.iter().take(OUTPUT_LINES) {
+            let _ = writeln!(block, "{line}");
+        }
+        if !run.log_path.is_empty() {
+            let _ = writeln!(block, "full log: {}", run.log_path);
+        }
+        budget.spend(&mut out, &block);
+    }
+    let path = &diagnostic.path;
+    let mut reads = Vec::new();
+    if readable(sources.policy, path)
+        && let Ok(file) = sources.workspace.read_file(path).await
+    {
+        let lines: Vec<&str> = file.text.lines().collect();
+        let whole = lines.len() <= WHOLE_FILE_LINES;
+        let line = diagnostic.line() as usize;
+        let block = if whole && sources.whole_files {
+            fenced(path, &file.text)
+        } else if whole {
+            format!(
+                "\n{path} ({}), lines 1-{} of {}:\n{}",
+                file.version.label(),
+                lines.len(),
+                lines.len(),
+                numbered(&lines, 1)
+            )
+        } else {
+            let start = line.saturating_sub(EXCERPT_RADIUS + 1).min(lines.len());
+            let end = (line + EXCERPT_RADIUS).min(lines.len());
+            format!(
+                "\n{path} ({}), lines {}-{end} of {} (read the rest with read_file):\n{}",
+                file.version.label(),
+                start + 1,
+                lines.len(),
+                numbered(&lines[start..end], start + 1)
+            )
+        };
+        if rein_models::tokens::count_text(&block) <= budget.left {
+            let clean = *sources.redactor.redact(&file.text) == *file.text;
+            if whole && clean {
+                reads.push((path.clone(), file.version.clone()));
+            }
+            budget.spend(&mut out, &block);
+        }
+    }
+    out.push_str(if sources.whole_files {
+        "\nFix the cause. Reply with the whole fixed file: its path alone on a line, then every line of the file in a fenced code block. Rein then runs the checker again."
+    } else {
+        "\nFix the cause in the code (a file shown whole above counts as read: edit it directly with edit_file). Silencing the checker — a suppression comment, a change to its configuration — is not accepted. Rein runs the checker again when you say you are done."
+    });
     FirstMessage { text: out, reads }
 }
 

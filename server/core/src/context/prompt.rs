@@ -90,6 +90,17 @@ fn acceptance_text(a: &Acceptance) -> String {
             format!("`{name}` itself is unchanged (assertions, inputs, decorators)")
         }
         Acceptance::EditsWithin { globs } => format!("every edit is within {}", globs.join(", ")),
+        Acceptance::DiagnosticGone { diagnostic } => format!(
+            "the checker that reported it, run again, no longer reports this {} at `{}`",
+            diagnostic.severity.word(),
+            diagnostic.path
+        ),
+        Acceptance::NoNewProblems => {
+            "the checker reports no new error in the files you change".to_owned()
+        }
+        Acceptance::NotSilenced => {
+            "nothing is silenced: no suppression comment or attribute added, the checker's configuration unchanged".to_owned()
+        }
     }
 }
 

@@ -4,9 +4,11 @@
 
 pub mod artifacts;
 pub mod atomic;
+pub mod checkers;
 pub mod disk;
 pub mod instructions;
 pub mod junit;
+mod layer;
 mod private_run;
 pub mod process;
 pub mod testcmd;

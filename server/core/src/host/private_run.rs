@@ -153,7 +153,7 @@ fn fresh_dir(parent: &Path) -> io::Result<PathBuf> {
 }
 
 /// 16 random bytes from the kernel, as hex.
-fn random_hex() -> io::Result<String> {
+pub(super) fn random_hex() -> io::Result<String> {
     let mut bytes = [0u8; 16];
     fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())

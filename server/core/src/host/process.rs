@@ -43,10 +43,11 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::junit;
+use super::layer::LayerDir;
 use super::private_run::{self, RunDir};
 use crate::exec::{
-    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, PrivateReport,
-    RUN_DIR_VAR, ReportSpec, TAIL_LINES,
+    CommandKind, CommandResult, CommandSpec, Confinement, Exec, ExecError, Launcher, Layer,
+    PrivateReport, RUN_DIR_VAR, ReportSpec, TAIL_LINES,
 };
 use crate::testing::failures::{FailureScanner, strip_ansi};
 use crate::testing::passes::Passes;
@@ -298,7 +299,36 @@ impl Exec for ProcessExec {
             }
             _ => None,
         };
-        let mut child = self.spawn(&spec, run_dir.as_ref())?;
+        // A candidate's files: in a folder of their own, laid over the
+        // workspace by the launcher, and kept until the command is over.
+        let layer = match &spec.layer {
+            None => None,
+            Some(_) if !self.lays_files() => {
+                return Err(ExecError::Spawn {
+                    command: spec.command.clone(),
+                    reason: "no private layer here to lay a candidate's files over the workspace (it needs Rein's sandbox with overlays), and it never runs on the real workspace instead".into(),
+                });
+            }
+            Some(Layer::Folder(_)) => None,
+            Some(Layer::Files(files)) => {
+                let made =
+                    LayerDir::make(&std::env::temp_dir(), files).map_err(|e| ExecError::Spawn {
+                        command: spec.command.clone(),
+                        reason: format!("could not lay out the candidate's files: {e}"),
+                    })?;
+                Some(made)
+            }
+        };
+        let mut child = match &layer {
+            Some(folder) => {
+                let laid = CommandSpec {
+                    layer: Some(Layer::Folder(folder.path().to_path_buf())),
+                    ..spec.clone()
+                };
+                self.spawn(&laid, run_dir.as_ref())?
+            }
+            None => self.spawn(&spec, run_dir.as_ref())?,
+        };
         let (tx, rx) = mpsc::channel(CHANNEL_DEPTH);
         let readers = Readers::start(&mut child, &tx);
         let mut running = Running::new(child, readers);
@@ -309,7 +339,10 @@ impl Exec for ProcessExec {
 
         let log_failed = CancellationToken::new();
         let scanner = (spec.kind == CommandKind::Test).then(FailureScanner::new);
-        let sink = Sink::new(log, scanner, &self.redactor());
+        let mut sink = Sink::new(log, scanner, &self.redactor());
+        if spec.report == Some(ReportSpec::Stdout) && spec.kind == CommandKind::Check {
+            sink.capture_stdout();
+        }
         let sink = tokio::task::spawn_blocking({
             let log_failed = log_failed.clone();
             move || sink.run(rx, &log_failed)
@@ -327,11 +360,12 @@ impl Exec for ProcessExec {
         }
         // The sink ends when the last sender is gone.
         drop(tx);
-        let output = match sink.await {
+        let mut output = match sink.await {
             Ok(Ok(output)) => output,
             Ok(Err(e)) => return Err(log_error(&spec.log_path, &e)),
             Err(e) => return Err(log_error(&spec.log_path, &io::Error::other(e))),
         };
+        let stdout = output.stdout.take();
         let mut result = end.result(status, output, spec.log_path, started.elapsed());
         if let Some((root, pattern, before)) = report {
             let reports =
@@ -346,6 +380,10 @@ impl Exec for ProcessExec {
                 .unwrap_or_else(|e| PrivateReport::Unreadable(e.to_string()));
             result.private_report = Some(Box::new(read));
         }
+        drop(layer);
+        if let Some(stdout) = stdout {
+            result.private_report = Some(Box::new(stdout));
+        }
         Ok(result)
     }
 
@@ -353,6 +391,10 @@ impl Exec for ProcessExec {
         self.launcher
             .as_ref()
             .map_or(Confinement::Unmanaged, |l| l.confinement())
+    }
+
+    fn lays_files(&self) -> bool {
+        self.launcher.as_ref().is_some_and(|l| l.private_layers())
     }
 }
 
@@ -792,6 +834,9 @@ struct SinkOutput {
     passes: Passes,
     total_lines: u64,
     total_bytes: u64,
+    /// The whole standard output, when it is the run's report
+    /// ([`ReportSpec::Stdout`]).
+    stdout: Option<PrivateReport>,
 }
 
 /// Writes the output to the log and keeps the tail and the failures.
@@ -807,6 +852,9 @@ struct Sink<W: Write> {
     /// The start of each pipe's unfinished line, and its full length.
     partial: [Option<PartialLine>; 2],
     out: SinkOutput,
+    /// Standard output kept whole (redacted), when it is the report;
+    /// `None` inside once it grew past [`private_run::MAX_REPORT_BYTES`].
+    stdout: Option<Option<Vec<u8>>>,
 }
 
 #[derive(Debug, Default)]
@@ -825,7 +873,13 @@ impl<W: Write> Sink<W> {
             passes: Passes::default(),
             partial: [None, None],
             out: SinkOutput::default(),
+            stdout: None,
         }
+    }
+
+    /// Keeps the standard output whole, as the run's report.
+    fn capture_stdout(&mut self) {
+        self.stdout = Some(Some(Vec::new()));
     }
 
     /// Takes pieces until every sender is gone. On a write error, cancels
@@ -871,6 +925,17 @@ impl<W: Write> Sink<W> {
     /// `output` once redacted: to the log, the tail and the scanner.
     fn clean_output(&mut self, stream: Stream, bytes: &[u8], end: bool) -> io::Result<()> {
         self.log.write_all(bytes)?;
+        if stream == Stream::Stdout
+            && let Some(kept) = &mut self.stdout
+        {
+            let fits = kept
+                .as_ref()
+                .is_some_and(|k| (k.len() + bytes.len()) as u64 <= private_run::MAX_REPORT_BYTES);
+            match kept {
+                Some(k) if fits => k.extend_from_slice(bytes),
+                _ => *kept = None,
+            }
+        }
         self.out.total_bytes += bytes.len() as u64;
         // Only the last lines of a piece can end up in the tail: the others
         // are not turned into strings unless failures are looked for.
@@ -961,6 +1026,16 @@ impl<W: Write> Sink<W> {
             self.out.tally = self.tally;
             self.out.passes = std::mem::take(&mut self.passes);
         }
+        self.out.stdout = self.stdout.take().map(|kept| match kept {
+            Some(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => PrivateReport::Text(text),
+                Err(_) => PrivateReport::Unreadable("standard output: not UTF-8".to_owned()),
+            },
+            None => PrivateReport::Unreadable(format!(
+                "standard output: larger than {} MiB",
+                private_run::MAX_REPORT_BYTES / 1024 / 1024
+            )),
+        });
         Ok(self.out)
     }
 }
@@ -1184,6 +1259,37 @@ mod tests {
         assert_eq!(output.tail, ["err", "hello", "no newline"]);
         assert_eq!(output.total_lines, 3);
         assert_eq!(output.total_bytes, 20);
+    }
+
+    /// A checker's report is its standard output alone, whole and
+    /// redacted: stderr's progress lines and Rein's notes stay in the log.
+    #[test]
+    fn sink_keeps_stdout_whole_as_the_report_when_asked() {
+        let redactor = Redactor::new(
+            [("API_KEY".to_owned(), "s3cr3t-value-1".to_owned())],
+            Vec::<String>::new(),
+        );
+        let mut sink = Sink::new(Vec::new(), None, &redactor);
+        sink.capture_stdout();
+        let pieces = vec![
+            out(Stream::Stdout, b"{\"a\": ", false),
+            out(Stream::Stderr, b"Checking x\n", false),
+            out(Stream::Stdout, b"\"s3cr3t-value-1\"}\n[1,", false),
+            Piece::note("a note".into()),
+            out(Stream::Stdout, b"2]", true),
+            out(Stream::Stderr, b"", true),
+        ];
+        for piece in pieces {
+            sink.take(piece).unwrap();
+        }
+        let output = sink.finish().unwrap();
+        let Some(PrivateReport::Text(report)) = output.stdout else {
+            panic!("no report: {:?}", output.stdout);
+        };
+        assert_eq!(report, "{\"a\": \"<redacted>\"}\n[1,2]");
+        // Without asking, nothing is kept.
+        let (_, output) = sink_with(vec![out(Stream::Stdout, b"x\n", true)], false);
+        assert_eq!(output.stdout, None);
     }
 
     #[test]

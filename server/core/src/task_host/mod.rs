@@ -227,10 +227,13 @@ impl Pending {
             .prepare(&self.spec, workspace, self.baseline.clone(), cancel)
             .await
         {
-            Ok(prepared) => Ok(Ready {
-                pending: self,
-                prepared,
-            }),
+            Ok(mut prepared) => {
+                search_notice(&mut prepared);
+                Ok(Ready {
+                    pending: self,
+                    prepared,
+                })
+            }
             Err(reason) => {
                 let _ = self
                     .journal
@@ -240,6 +243,25 @@ impl Pending {
             }
         }
     }
+}
+
+/// The search with the verifier lays candidates over the workspace in
+/// private layers: where the executor cannot, the loop searches not, and
+/// the user is told once per process (it is on by default).
+fn search_notice(prepared: &mut Prepared) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let config = &prepared.config;
+    if config.search.mode == crate::config::search::SearchMode::Off
+        || config.harness.is_naive()
+        || prepared.exec.lays_files()
+        || SAID.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        return;
+    }
+    prepared.notices.push(format!(
+        "The search with the verifier (search = \"{}\") is off here: it checks candidate fixes in private layers over the workspace, which this machine's sandbox cannot make (or the sandbox is off). Rein works as without it.",
+        config.search.mode.name()
+    ));
 }
 
 impl Ready {

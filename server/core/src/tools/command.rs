@@ -95,6 +95,7 @@ impl Run {
             network: self.network,
             sandbox_mode: self.sandbox_mode,
             report: None,
+            layer: None,
         };
         let result = match cx.exec.run(spec, cx.cancel.clone()).await {
             Ok(result) => result,

@@ -23,6 +23,9 @@ pub struct EditArgs<'a> {
 fn label(cx: &ToolCx<'_>) -> String {
     match &cx.task.kind {
         crate::task::TaskKind::FixTest { name, .. } => format!("Rein: fix {name}"),
+        crate::task::TaskKind::FixDiagnostic { diagnostic } => {
+            format!("Rein: fix {}", diagnostic.place())
+        }
         crate::task::TaskKind::Instruction => {
             format!("Rein: {}", cut_at_word(cx.task.goal.trim(), 50))
         }

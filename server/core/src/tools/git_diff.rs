@@ -111,6 +111,7 @@ async fn run(cx: &ToolCx<'_>, path: &str) -> Result<ToolOutput, String> {
         network: false,
         sandbox_mode: None,
         report: None,
+        layer: None,
     };
     let result = cx
         .exec

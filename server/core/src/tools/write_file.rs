@@ -120,7 +120,7 @@ const SHRINK_GUARD_LINES: usize = 60;
 /// Why `content` is not a whole new version of `current`, if it is not:
 /// it elides lines ("# ... rest unchanged"), or keeps too little of a long
 /// file. Written as given, either would delete the code it left out.
-fn not_whole(path: &str, current: &str, content: &str) -> Option<String> {
+pub(crate) fn not_whole(path: &str, current: &str, content: &str) -> Option<String> {
     let old: std::collections::HashSet<&str> = current.lines().map(str::trim).collect();
     let elision = content
         .lines()

@@ -43,11 +43,20 @@ pub fn cart_workspace() -> MemoryWorkspace {
 
 /// The unittest run of the cart project: passes once `total` sums.
 pub fn passing_when_fixed(ws: Arc<MemoryWorkspace>) -> ScriptedExec {
-    ScriptedExec::new(move |spec| {
+    ScriptedExec::new(cart_tests(ws))
+}
+
+/// The script of [`passing_when_fixed`]: the test passes once `cart.py`,
+/// as the command sees it, sums.
+pub fn cart_tests(
+    ws: Arc<MemoryWorkspace>,
+) -> impl Fn(&rein_core::exec::CommandSpec) -> rein_core::exec::CommandResult + Send + Sync + 'static
+{
+    move |spec| {
         if !spec.command.contains("run-tests") {
             return command_result(0, &format!("ran {}", spec.command), &[]);
         }
-        if ws.text("cart.py").is_some_and(|t| t.contains("sum(")) {
+        if cart_as_run(&ws, spec).is_some_and(|t| t.contains("sum(")) {
             command_result(
                 0,
                 "test_count (tests.test_cart.TestCart.test_count) ... ok\ntest_empty (tests.test_cart.TestCart.test_empty) ... ok\ntest_total (tests.test_cart.TestCart.test_total) ... ok\n\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nOK",
@@ -60,7 +69,24 @@ pub fn passing_when_fixed(ws: Arc<MemoryWorkspace>) -> ScriptedExec {
                 &["tests.test_cart.TestCart.test_total"],
             )
         }
-    })
+    }
+}
+
+/// `cart.py` as a command sees it: a candidate's file where its layer has
+/// one, else the workspace's.
+pub fn cart_as_run(ws: &MemoryWorkspace, spec: &rein_core::exec::CommandSpec) -> Option<String> {
+    layered(spec, "cart.py").or_else(|| ws.text("cart.py"))
+}
+
+/// The text a command's layer lays at `path`, if it has one there.
+pub fn layered(spec: &rein_core::exec::CommandSpec, path: &str) -> Option<String> {
+    match &spec.layer {
+        Some(rein_core::exec::Layer::Files(files)) => files
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, text)| text.clone()),
+        _ => None,
+    }
 }
 
 pub struct Run {
@@ -108,7 +134,14 @@ pub struct Setup {
     /// Talk to the fake model as to a local OpenAI-compatible server
     /// (llama.cpp, Ollama) instead of Anthropic's API.
     pub openai_compatible: bool,
+    /// The process "dies" (the task's future is dropped, nothing more is
+    /// written) once the events so far satisfy this: the outcome is then
+    /// `running`, "crashed".
+    pub crash_when: Option<CrashWhen>,
 }
+
+/// When the process "dies", from the events so far.
+pub type CrashWhen = Box<dyn Fn(&[TaskEvent]) -> bool + Send + Sync>;
 
 impl Setup {
     pub fn new(ws: MemoryWorkspace) -> Self {
@@ -124,6 +157,7 @@ impl Setup {
             journal: None,
             runner: None,
             openai_compatible: false,
+            crash_when: None,
         }
     }
 
@@ -233,6 +267,29 @@ impl Setup {
                 None => agent::run(self.task, config, ports, self.cancel).await,
             }
         };
+        let progress = self.progress.clone();
+        let crash_when = self.crash_when;
+        let crashed = async move {
+            let Some(when) = crash_when else {
+                return std::future::pending().await;
+            };
+            while !when(&progress.events()) {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        };
+        let work = async move {
+            tokio::select! {
+                outcome = work => outcome,
+                () = crashed => Outcome {
+                    state: rein_core::task::TaskState::Running,
+                    reason: "crashed".into(),
+                    spent: Default::default(),
+                    evidence: Vec::new(),
+                    final_text: None,
+                    history: History::default(),
+                },
+            }
+        };
         let outcome = tokio::time::timeout(std::time::Duration::from_secs(60), work)
             .await
             .expect("the task did not end within 60 s");
@@ -249,13 +306,23 @@ impl Setup {
 
 /// Continues a recovered task in `setup`'s workspace.
 pub async fn resume_with(
-    mut setup: Setup,
+    setup: Setup,
     recovered: rein_core::resume::Recovered,
     scenario: Scenario,
 ) -> Run {
+    resume_configured(setup, recovered, scenario, |_| {}).await
+}
+
+/// [`resume_with`], the task configured by `configure`.
+pub async fn resume_configured(
+    mut setup: Setup,
+    recovered: rein_core::resume::Recovered,
+    scenario: Scenario,
+    configure: impl FnOnce(&mut AgentConfig),
+) -> Run {
     setup.task = recovered.spec;
     setup.journal = Some(recovered.journal);
-    setup.go(scenario, |_| {}, recovered.snapshot).await
+    setup.go(scenario, configure, recovered.snapshot).await
 }
 
 /// Each tool result the model got, as "ok <first line>" or "ERROR <…>".

@@ -152,6 +152,8 @@ mod tests {
             wall_ms: 2000,
             error: None,
             dir: String::new(),
+            candidates: 0,
+            candidate_won: None,
         };
         r.judge();
         r

@@ -312,6 +312,8 @@ mod tests {
             wall_ms: 2500,
             error: None,
             dir: format!("/results/tasks/{id}"),
+            candidates: 0,
+            candidate_won: None,
         };
         r.judge();
         r

@@ -50,6 +50,15 @@ pub struct TaskResult {
     pub error: Option<String>,
     /// Where the run's output, result and check log are.
     pub dir: String,
+    /// Candidate fixes the search with the verifier tried (its
+    /// `candidate` events in the task's trace, but for replies that were
+    /// no candidate); 0: it never searched.
+    #[serde(default)]
+    pub candidates: u32,
+    /// Which of them passed its check (its number in its search), if one
+    /// did: the last such in the trace.
+    #[serde(default)]
+    pub candidate_won: Option<u32>,
 }
 
 impl TaskResult {
@@ -70,6 +79,25 @@ impl TaskResult {
             wall_ms: 0,
             error: None,
             dir: dir.display().to_string(),
+            candidates: 0,
+            candidate_won: None,
+        }
+    }
+
+    /// Counts the search's candidates in a task's trace (JSON lines, as
+    /// `rein run` wrote them); a line that is not an event is skipped.
+    pub fn count_candidates(&mut self, trace: &str) {
+        for line in trace.lines() {
+            let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if event["kind"] != "candidate" || event["outcome"] == "not_a_candidate" {
+                continue;
+            }
+            self.candidates = self.candidates.saturating_add(1);
+            if event["outcome"] == "passed" {
+                self.candidate_won = event["number"].as_u64().and_then(|n| u32::try_from(n).ok());
+            }
         }
     }
 
@@ -267,9 +295,36 @@ mod tests {
             wall_ms: 1500,
             error: None,
             dir: "d".into(),
+            candidates: 0,
+            candidate_won: None,
         };
         r.judge();
         r
+    }
+
+    #[test]
+    fn candidates_are_counted_from_the_trace() {
+        let mut r = result("t", "succeeded", Some(true));
+        r.count_candidates(concat!(
+            r#"{"kind":"model_call","turn":1}"#,
+            "\n",
+            r#"{"kind":"candidate","number":1,"outcome":"not_a_candidate"}"#,
+            "\n",
+            r#"{"kind":"candidate","number":1,"outcome":"failed"}"#,
+            "\nnot json\n",
+            r#"{"kind":"candidate","number":2,"outcome":"same_as_before"}"#,
+            "\n",
+            r#"{"kind":"candidate","number":3,"outcome":"passed"}"#,
+            "\n",
+        ));
+        assert_eq!((r.candidates, r.candidate_won), (3, Some(3)));
+        // A report written before the fields were kept still reads.
+        let mut old = serde_json::to_value(result("t", "failed", None)).unwrap();
+        let fields = old.as_object_mut().unwrap();
+        fields.remove("candidates");
+        fields.remove("candidate_won");
+        let read: TaskResult = serde_json::from_value(old).unwrap();
+        assert_eq!((read.candidates, read.candidate_won), (0, None));
     }
 
     #[test]

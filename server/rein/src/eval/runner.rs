@@ -119,6 +119,12 @@ async fn run_one(task: &Task, options: &Options) -> TaskResult {
             result.input_tokens = run.input_tokens;
             result.output_tokens = run.output_tokens;
             result.cost_usd = run.cost_usd;
+            // The trace, opened beneath the copy (whose files the task's
+            // commands could change) without following a link.
+            let trace = rein_fsroot::Root::open(&project, rein_fsroot::Links::Refuse)
+                .and_then(|copy| copy.read(format!(".rein/traces/{}.jsonl", run.task)))
+                .unwrap_or_default();
+            result.count_candidates(&String::from_utf8_lossy(&trace));
         }
         Err(e) if result.state != "timed_out" && result.error.is_none() => {
             result.error = Some(format!(
@@ -243,6 +249,7 @@ async fn check(task: &Task, options: &Options, dir: &Path, project: &Path) -> Re
         network: false,
         sandbox_mode: None,
         report: None,
+        layer: None,
     };
     let result = exec
         .run(spec, CancellationToken::new())

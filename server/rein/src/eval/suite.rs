@@ -2,11 +2,16 @@
 //!
 //! ```text
 //! <suite>/suite.toml            name, description, source, license, attribution
-//! <suite>/tasks/<id>/task.toml  fix_test, check, split (and program, for people)
+//! <suite>/tasks/<id>/task.toml  fix_test or [fix_error], check, split (and program, for people)
 //! <suite>/tasks/<id>/project/   what the agent works on (copied for every run)
 //! <suite>/tasks/<id>/heldout/   tests the agent never sees, copied in afterwards
 //! <suite>/tasks/<id>/scenario.json   the scripted model's replies (optional)
 //! ```
+//!
+//! A task names the failing test it is about (`fix_test = "PATH::NAME"`),
+//! or a diagnostic a checker reports (`[fix_error]`: `file`, `line`, and
+//! optionally `message`), as `rein run --fix-error FILE:LINE[:MESSAGE]`
+//! takes it.
 //!
 //! `check` is the command that judges the result: it runs on the agent's
 //! copy after the project's own files under `tests/` are put back as they
@@ -28,8 +33,11 @@ pub struct Suite {
 pub struct Task {
     pub id: String,
     pub split: String,
-    /// `PATH::NAME`, as `rein run --fix-test` takes it.
+    /// `PATH::NAME`, as `rein run --fix-test` takes it; empty when the
+    /// task names a diagnostic instead (`fix_error`).
     pub fix_test: String,
+    /// The diagnostic to fix, when the task names one instead of a test.
+    pub fix_error: Option<FixError>,
     /// A shell command, run in the project copy.
     pub check: String,
     pub project: PathBuf,
@@ -54,10 +62,36 @@ struct SuiteFile {
     attribution: Option<String>,
 }
 
+/// A diagnostic a suite task names: where, and what it says.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixError {
+    /// Inside the project.
+    pub file: String,
+    /// 1-based.
+    pub line: u32,
+    /// Its message (or the start of it), when the line has several.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+impl FixError {
+    /// `FILE:LINE[:MESSAGE]`, as `rein run --fix-error` takes it.
+    pub fn argument(&self) -> String {
+        match &self.message {
+            Some(message) => format!("{}:{}:{message}", self.file, self.line),
+            None => format!("{}:{}", self.file, self.line),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TaskFile {
-    fix_test: String,
+    #[serde(default)]
+    fix_test: Option<String>,
+    #[serde(default)]
+    fix_error: Option<FixError>,
     check: String,
     #[serde(default = "default_split")]
     split: String,
@@ -153,24 +187,46 @@ impl Task {
         let file: TaskFile =
             toml::from_str(&text).map_err(|e| format!("{}: {e}", task_file.display()))?;
         let bad = |what: &str| format!("{}: {what}", task_file.display());
-        let Some((path, name)) = file.fix_test.split_once("::") else {
-            return Err(bad("fix_test is PATH::NAME"));
+        let project = dir.join("project");
+        let fix_test = match (file.fix_test, &file.fix_error) {
+            (Some(fix_test), None) => {
+                let Some((path, name)) = fix_test.split_once("::") else {
+                    return Err(bad("fix_test is PATH::NAME"));
+                };
+                if name.trim().is_empty() || !is_plain_relative(path) {
+                    return Err(bad("fix_test is PATH::NAME with a path inside the project"));
+                }
+                if !project.join(path).is_file() {
+                    return Err(bad(&format!("the project has no test file {path}")));
+                }
+                fix_test
+            }
+            (None, Some(error)) => {
+                if !is_plain_relative(&error.file) || error.line == 0 {
+                    return Err(bad(
+                        "fix_error names a file inside the project and a line (from 1)",
+                    ));
+                }
+                if !project.join(&error.file).is_file() {
+                    return Err(bad(&format!("the project has no file {}", error.file)));
+                }
+                String::new()
+            }
+            _ => {
+                return Err(bad(
+                    "a task names either a failing test (fix_test) or a diagnostic ([fix_error]), one of them",
+                ));
+            }
         };
-        if name.trim().is_empty() || !is_plain_relative(path) {
-            return Err(bad("fix_test is PATH::NAME with a path inside the project"));
-        }
         if file.check.trim().is_empty() {
             return Err(bad("check is the command that judges the result"));
-        }
-        let project = dir.join("project");
-        if !project.join(path).is_file() {
-            return Err(bad(&format!("the project has no test file {path}")));
         }
         let optional = |p: PathBuf| p.exists().then_some(p);
         Ok(Self {
             id: id.to_owned(),
             split: file.split,
-            fix_test: file.fix_test,
+            fix_test,
+            fix_error: file.fix_error,
             check: file.check,
             project,
             heldout: optional(dir.join("heldout")),
@@ -263,5 +319,53 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown field")
         );
+    }
+
+    #[test]
+    fn a_task_may_name_a_diagnostic_instead_of_a_test() {
+        let dir = suite(&[
+            (
+                "err",
+                "check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 7\nmessage = \"Argument 1\"\n",
+            ),
+            (
+                "bare",
+                "check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 1\n",
+            ),
+        ]);
+        let loaded = Suite::load(dir.path()).unwrap();
+        let errors: Vec<String> = loaded
+            .tasks
+            .iter()
+            .map(|t| t.fix_error.as_ref().unwrap().argument())
+            .collect();
+        assert_eq!(
+            errors,
+            ["tests/test_a.py:1", "tests/test_a.py:7:Argument 1"]
+        );
+        assert!(loaded.tasks.iter().all(|t| t.fix_test.is_empty()));
+        for (toml, why) in [
+            (
+                "check = \"true\"\nfix_test = \"tests/test_a.py::t\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 1\n",
+                "either a failing test",
+            ),
+            ("check = \"true\"\n", "either a failing test"),
+            (
+                "check = \"true\"\n[fix_error]\nfile = \"../x.py\"\nline = 1\n",
+                "inside the project",
+            ),
+            (
+                "check = \"true\"\n[fix_error]\nfile = \"tests/test_a.py\"\nline = 0\n",
+                "a line (from 1)",
+            ),
+            (
+                "check = \"true\"\n[fix_error]\nfile = \"nope.py\"\nline = 3\n",
+                "no file nope.py",
+            ),
+        ] {
+            let dir = suite(&[("a", toml)]);
+            let error = Suite::load(dir.path()).unwrap_err();
+            assert!(error.contains(why), "{toml}: {error}");
+        }
     }
 }

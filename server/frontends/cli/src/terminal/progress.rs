@@ -201,6 +201,22 @@ impl TerminalProgress {
                 }
                 line.verification = Some((*passed, evidence.clone()));
             }
+            // The search with the verifier: each candidate in a line.
+            TaskEvent::Candidate {
+                number,
+                of,
+                temperature,
+                outcome,
+                detail,
+                ..
+            } => push_line(
+                &mut out,
+                &format!(
+                    "  ~ candidate {number} of {of} (temperature {temperature}): {}: {}",
+                    outcome.name().replace('_', " "),
+                    first_line(detail, 160)
+                ),
+            ),
             TaskEvent::Permission { .. }
             | TaskEvent::ModelCall { .. }
             | TaskEvent::Context { .. }

@@ -1,0 +1,554 @@
+//! Search with the verifier (`agent/search.rs`): candidates sampled from
+//! the same prompt state, each checked in a private layer; only the one
+//! that passes reaches the workspace, as the model's one reply.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use rein_core::agent::AgentConfig;
+use rein_core::config::search::{SearchConfig, SearchMode};
+use rein_core::fakes::ScriptedExec;
+use rein_core::harness::{EditFormat, Harness};
+use rein_core::ports::TaskEvent;
+use rein_core::task::TaskState;
+use rein_core::workspace::Workspace as _;
+use rein_testkit::fake_model::{Fault, Reply, Scenario};
+use serde_json::json;
+use support::{CART_BROKEN, CART_FIXED, Run, Setup, cart_tests, cart_workspace, layered};
+
+/// `total` still wrong, in several ways (none sums).
+const WRONG_A: &str = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = qty\n\ndef total(items):\n    return len(items) * 10\n";
+const WRONG_B: &str = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = qty\n\ndef total(items):\n    return items[0].price\n";
+const WRONG_C: &str = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = qty\n\ndef total(items):\n    return max(i.price for i in items)\n";
+
+fn file_reply(text: &str) -> Reply {
+    Reply::text(format!(
+        "The bug is in total().\n\ncart.py\n```python\n{text}```\n"
+    ))
+}
+
+fn searching(mode: SearchMode, candidates: u32) -> impl FnOnce(&mut AgentConfig) {
+    move |config| {
+        config.edit_format = EditFormat::Whole;
+        config.search = SearchConfig { mode, candidates };
+    }
+}
+
+/// The cart's tests, run where private layers exist; what each layered
+/// run saw of `cart.py` is kept.
+fn laying_setup() -> (Setup, Arc<Mutex<Vec<String>>>) {
+    let setup = Setup::new(cart_workspace());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let script = cart_tests(Arc::clone(&setup.ws));
+    let kept = Arc::clone(&seen);
+    let exec = ScriptedExec::new(move |spec| {
+        if let Some(cart) = layered(spec, "cart.py") {
+            kept.lock().unwrap().push(cart);
+        }
+        script(spec)
+    })
+    .laying_files();
+    (setup.exec(exec), seen)
+}
+
+/// Each candidate event as "number outcome (temperature)".
+fn candidates(r: &Run) -> Vec<String> {
+    r.progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Candidate {
+                number,
+                outcome,
+                temperature,
+                ..
+            } => Some(format!("{number} {} ({temperature})", outcome.name())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn temperatures(r: &Run) -> Vec<f64> {
+    r.server
+        .requests()
+        .iter()
+        .map(|req| req.body["temperature"].as_f64().unwrap_or(-1.0))
+        .collect()
+}
+
+/// `always`: the first reply is a candidate too. Two wrong ones are
+/// checked in the layer and dropped; the third passes and is the one
+/// change the workspace ever gets.
+#[tokio::test]
+async fn only_the_candidate_that_passes_reaches_the_workspace() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_B))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        candidates(&r),
+        ["1 failed (0)", "2 failed (0.4)", "3 passed (0.7)"]
+    );
+    // One proposal, the passing one: the workspace never held the others.
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(r.ws.version("cart.py"), Some(2));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [WRONG_A, WRONG_B, CART_FIXED, CART_FIXED].map(str::to_owned),
+        "the target's run of each, then the test file's (no regressions) for the one that passed"
+    );
+    // The same prompt state each time, sampled hotter.
+    let requests = r.server.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(temperatures(&r), [0.0, 0.4, 0.7]);
+    for later in &requests[1..] {
+        assert_eq!(later.body["messages"], requests[0].body["messages"]);
+    }
+    // Every call counts against the budgets.
+    assert_eq!(r.outcome.spent.turns, 3);
+    let calls: Vec<u64> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::ModelCall { usage, .. } => Some(usage.total()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(r.outcome.spent.tokens(), calls.iter().sum::<u64>());
+    assert_eq!(r.server.violations(), Vec::<String>::new());
+}
+
+/// `on_failure` (the default): the attempt the verifier turned down is
+/// followed by a search from the prompt that tells the model why; only
+/// the passing candidate is proposed after it.
+#[tokio::test]
+async fn after_a_turned_down_attempt_the_next_turn_is_a_search() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_B))
+                .reply(file_reply(WRONG_C))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        candidates(&r),
+        ["1 failed (0)", "2 failed (0.4)", "3 passed (0.7)"]
+    );
+    // The attempt, then the winner: never candidates 1 and 2.
+    assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [WRONG_B, WRONG_C, CART_FIXED, CART_FIXED].map(str::to_owned)
+    );
+    assert_eq!(r.outcome.spent.turns, 4);
+    let last = r.server.requests()[1].body["messages"].to_string();
+    assert!(
+        last.contains("Rein checked your claim and the task is not done yet"),
+        "{last}"
+    );
+}
+
+/// No candidate passes: the model is told in a line each what was tried
+/// and how it failed, and the ordinary loop goes on from there.
+#[tokio::test]
+async fn when_no_candidate_passes_the_model_is_told_how_each_failed() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_B))
+                .reply(file_reply(WRONG_C))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 2),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(candidates(&r), ["1 failed (0)", "2 failed (0.4)"]);
+    // The attempt, then the fix of the ordinary turn after the search.
+    assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
+    assert_eq!(seen.lock().unwrap().len(), 2);
+    let after = r.server.requests()[3].body["messages"].to_string();
+    assert!(
+        after.contains("Rein sampled 2 attempt(s) from this point"),
+        "{after}"
+    );
+    assert!(
+        after.contains(
+            "attempt 2 (temperature 0.4): changed cart.py; `TestCart.test_total` still fails"
+        ),
+        "{after}"
+    );
+    // Not the candidates' texts: only what became of them.
+    assert!(!after.contains("items[0].price"), "{after}");
+    assert_eq!(r.transformations("search_summary").len(), 1);
+}
+
+/// A candidate with the same files as an earlier one (or as they are now)
+/// is not tested again; the next one is sampled hotter.
+#[tokio::test]
+async fn a_candidate_identical_to_an_earlier_one_is_not_tested() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(CART_BROKEN))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        candidates(&r),
+        [
+            "1 failed (0)",
+            "2 same_as_before (0.4)",
+            "3 same_as_before (1)",
+            "4 passed (1.2)"
+        ]
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [WRONG_A, CART_FIXED, CART_FIXED].map(str::to_owned)
+    );
+}
+
+/// A reply that does more than change files is an ordinary turn: the
+/// search ends there, and the call runs.
+#[tokio::test]
+async fn a_reply_that_runs_a_command_ends_the_search() {
+    let (setup, _) = laying_setup();
+    let r = setup
+        .approver(
+            rein_core::fakes::ScriptedApprover::new()
+                .decide(rein_core::ports::ApprovalDecision::AllowOnce),
+        )
+        .run(
+            Scenario::new()
+                .reply(Reply::tool_call(
+                    "run_command",
+                    json!({"command": "ls"}),
+                ))
+                .reply(Reply::tool_call(
+                    "edit_file",
+                    json!({"path": "cart.py", "old_text": "return len(items)", "new_text": "return sum(item.price * item.qty for item in items)"}),
+                )),
+            |c| {
+                c.search = SearchConfig {
+                    mode: SearchMode::Always,
+                    candidates: 4,
+                };
+            },
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    // The command ran as an ordinary call; the next turn (`always`) was
+    // a search again, whose edit passed.
+    assert_eq!(candidates(&r), ["1 not_a_candidate (0)", "1 passed (0)"]);
+    assert_eq!(r.approver.asked(), ["run: ls"]);
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+}
+
+/// Cancelled while a candidate is checked: the task ends there, no other
+/// candidate is sampled, the workspace is as it was.
+#[tokio::test]
+async fn cancel_ends_the_search_at_once() {
+    let setup = Setup::new(cart_workspace());
+    let cancel = setup.cancel.clone();
+    let script = cart_tests(Arc::clone(&setup.ws));
+    let exec = ScriptedExec::new(move |spec| {
+        if spec.layer.is_some() {
+            cancel.cancel();
+        }
+        script(spec)
+    })
+    .laying_files();
+    let r = setup
+        .exec(exec)
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Cancelled);
+    assert_eq!(r.server.requests().len(), 1);
+    assert!(r.ws.proposals().is_empty());
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
+}
+
+/// The task's time runs out during a candidate's check: no other
+/// candidate is sampled.
+#[tokio::test]
+async fn the_time_budget_ends_the_search() {
+    let setup = Setup::new(cart_workspace());
+    let script = cart_tests(Arc::clone(&setup.ws));
+    let exec = ScriptedExec::new(move |spec| {
+        if spec.layer.is_some() {
+            // Longer than the task's whole budget.
+            std::thread::sleep(Duration::from_millis(1_500));
+        }
+        script(spec)
+    })
+    .laying_files();
+    let r = setup
+        .exec(exec)
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(CART_FIXED)),
+            |c| {
+                searching(SearchMode::Always, 4)(c);
+                c.budgets.max_wall_time = Duration::from_secs(1);
+            },
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::BudgetExhausted,
+        "{}",
+        r.outcome.reason
+    );
+    assert!(candidates(&r).len() <= 1, "{:?}", candidates(&r));
+    assert!(r.server.requests().len() <= 1);
+    assert!(r.ws.proposals().is_empty());
+}
+
+/// The naive loop is what the harness is measured against: it never
+/// searches, whatever the setting.
+#[tokio::test]
+async fn the_naive_harness_never_searches() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(Reply::tool_call(
+                    "edit_file",
+                    json!({"path": "cart.py", "old_text": "return len(items)", "new_text": "return sum(item.price * item.qty for item in items)"}),
+                ))
+                .reply(Reply::text("Done.")),
+            |c| {
+                c.harness = Harness::Naive;
+                c.search = SearchConfig {
+                    mode: SearchMode::Always,
+                    candidates: 4,
+                };
+            },
+        )
+        .await;
+    assert!(candidates(&r).is_empty());
+    assert!(seen.lock().unwrap().is_empty());
+    assert!(r.transformations("search_unavailable").is_empty());
+}
+
+/// Where commands cannot be given a private layer, the search is off,
+/// said once, and the task runs as without it.
+#[tokio::test]
+async fn without_private_layers_the_search_is_off_and_said_once() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_B))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert!(candidates(&r).is_empty());
+    assert_eq!(r.transformations("search_unavailable").len(), 1);
+    assert_eq!(r.ws.proposals().len(), 3);
+}
+
+/// A candidate that changes the target test is refused as `edit_file`
+/// would refuse it: never checked, never proposed.
+#[tokio::test]
+async fn a_candidate_that_changes_the_test_is_not_checked() {
+    let (setup, seen) = laying_setup();
+    let weakened = support::TEST_TEXT.replace("30)", "2)");
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(Reply::tool_call(
+                    "read_file",
+                    json!({"path": support::TEST_FILE}),
+                ))
+                .reply(Reply::text(format!(
+                    "tests/test_cart.py\n```python\n{weakened}```\n"
+                )))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let events = r.progress.events();
+    let details: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Candidate { detail, .. } => Some(detail.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        details[1],
+        "it changes the test `TestCart.test_total` in tests/test_cart.py"
+    );
+    assert_eq!(
+        candidates(&r),
+        ["1 not_a_candidate (0)", "1 failed (0)", "2 passed (0.4)"]
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [CART_FIXED, CART_FIXED].map(str::to_owned)
+    );
+    assert_eq!(r.ws.text(support::TEST_FILE).unwrap(), support::TEST_TEXT);
+}
+
+/// A crash in the middle of a search: the candidates never touched the
+/// workspace, so the resumed task samples again from its last checkpoint
+/// and nothing is applied twice.
+#[tokio::test]
+async fn a_crash_mid_search_resumes_safely() {
+    use rein_core::budget::Budgets;
+    use rein_core::journal::Journal;
+    use rein_models::Redactor;
+    use rein_store::Store;
+
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    let (mut setup, seen) = laying_setup();
+    setup.journal = Some(Arc::new(
+        Journal::begin(
+            Arc::clone(&store),
+            &setup.task,
+            &Budgets::default(),
+            "host:1:dead",
+            Some("install-1"),
+            Redactor::default(),
+        )
+        .unwrap(),
+    ));
+    // Dies once candidate 1 failed, while candidate 2 is being sampled
+    // (its reply never comes).
+    setup.crash_when = Some(Box::new(|events: &[TaskEvent]| {
+        events
+            .iter()
+            .any(|e| matches!(e, TaskEvent::Candidate { number: 1, .. }))
+    }));
+    let never = tempfile::tempdir().unwrap();
+    let crashed = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_B))
+                .reply(
+                    file_reply(WRONG_C).with_fault(Fault::WaitForFile(never.path().join("never"))),
+                ),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(crashed.outcome.reason, "crashed");
+    // The attempt reached the workspace; candidate 1 did not.
+    assert_eq!(crashed.ws.proposals(), ["cart.py"]);
+    assert_eq!(crashed.ws.text("cart.py").unwrap(), WRONG_A);
+    assert_eq!(seen.lock().unwrap().len(), 1);
+
+    store.release_lease("t-test", "host:1:dead").unwrap();
+    let ws = crashed.ws;
+    let recovered = rein_core::resume::recover(
+        Arc::clone(&store),
+        &rein_core::task::TaskId("t-test".into()),
+        "host:2:alive",
+        ws.as_ref(),
+        &rein_core::tools::builtin(),
+        Redactor::default(),
+    )
+    .await
+    .unwrap();
+    assert!(recovered.unknowns.is_empty(), "{:?}", recovered.unknowns);
+    let snapshot = recovered.snapshot.as_ref().unwrap();
+    // The search's spending so far was kept (the attempt, candidate 1).
+    assert_eq!(snapshot.state.spent.turns, 2);
+    let resumed = Setup::new(
+        rein_core::fakes::MemoryWorkspace::new(ws.root())
+            .with_file("cart.py", WRONG_A)
+            .with_file(support::TEST_FILE, support::TEST_TEXT),
+    );
+    let r = support::resume_configured(
+        resumed,
+        recovered,
+        Scenario::new().reply(file_reply(CART_FIXED)),
+        searching(SearchMode::OnFailure, 4),
+    )
+    .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    // It went on from the prompt the search sampled from.
+    let request = r.server.requests()[0].body["messages"].to_string();
+    assert!(
+        request.contains("Rein checked your claim and the task is not done yet"),
+        "{request}"
+    );
+}
