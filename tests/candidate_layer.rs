@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein::sandbox::SandboxLauncher;
+use rein_app::confinement::SandboxLauncher;
 use rein_core::exec::{CommandKind, CommandResult, CommandSpec, Exec, Launcher, Layer};
 use rein_core::host::process::ProcessExec;
 use rein_core::sandbox_config::SandboxConfig;

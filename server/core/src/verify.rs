@@ -25,8 +25,8 @@ use crate::testing::reporter::{self, NotPassed, Reading};
 use crate::testtarget::TestTarget;
 use crate::workspace::Workspace;
 
-mod layered;
 pub mod diagnostic;
+mod layered;
 mod tricks;
 
 pub use diagnostic::DiagnosticVerifier;
