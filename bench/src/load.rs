@@ -24,6 +24,7 @@
 //! Separately, idle: the same request on a 1 MB test file (5,000 tests),
 //! where finding the test under the cursor parses the whole file.
 
+use rein_core::task::{TaskState, run_is_over};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -237,14 +238,14 @@ async fn one(opts: &Options) -> Result<(Vec<Vec<Duration>>, Duration)> {
         during.push(code_action(&mut editor, &cart_uri, line + 1).await?);
         let mut ended = None;
         for m in &editor.received()[seen..] {
+            // A review open in the middle of the run is `waiting_user`
+            // with `waitingFor`: not the end.
             if m["method"] == "rein/taskStatus"
                 && m["params"]["taskId"] == task.as_str()
-                && matches!(
-                    m["params"]["state"].as_str(),
-                    Some(
-                        "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
-                    )
-                )
+                && m["params"]["state"]
+                    .as_str()
+                    .and_then(|s| s.parse().ok())
+                    .is_some_and(|state| run_is_over(state, !m["params"]["waitingFor"].is_null()))
             {
                 ended = Some(m["params"].clone());
             }
@@ -259,7 +260,7 @@ async fn one(opts: &Options) -> Result<(Vec<Vec<Duration>>, Duration)> {
         tokio::time::sleep(opts.interval).await;
     };
     let took = started.elapsed();
-    if outcome["state"] != "succeeded" {
+    if outcome["state"].as_str().and_then(|s| s.parse().ok()) != Some(TaskState::Succeeded) {
         bail!("the task ended {outcome}");
     }
     let _ = editor.shutdown().await;

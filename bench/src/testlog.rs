@@ -477,7 +477,11 @@ async fn server_run(rein: &Path, exe: &Path, total: u64) -> Result<ServerRun> {
     let peak_kb = procfs::mem(pid)?.peak_kb;
     let _ = editor.shutdown().await;
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
-    ensure!(status["state"] == "succeeded", "the task ended {status}");
+    ensure!(
+        status["state"].as_str().and_then(|s| s.parse().ok())
+            == Some(rein_core::task::TaskState::Succeeded),
+        "the task ended {status}"
+    );
 
     let artifacts = root.join(".rein/artifacts").join(&task);
     let expected = expected(Style::Pytest, total)?;

@@ -106,6 +106,10 @@ pub struct TaskStatus {
     pub unpriced_calls: u32,
 }
 
+/// The activity while a command waits for the user's approval: front ends
+/// that show the approval itself skip it.
+pub const APPROVAL_WAIT: &str = "waiting for approval";
+
 /// Everything that happens in a task, in order: progress for the editor
 /// and the record for the trace.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -127,7 +131,7 @@ pub enum TaskEvent {
     },
     Status(TaskStatus),
     /// What the harness is doing now, for the progress line
-    /// ("running tests", "waiting for approval").
+    /// ("running tests", [`APPROVAL_WAIT`]).
     Activity {
         text: String,
     },

@@ -252,56 +252,8 @@ impl TaskSpec {
     }
 }
 
-/// Where a task stands. The names are the contract of `rein/taskStatus`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskState {
-    Queued,
-    Running,
-    WaitingUser,
-    Verifying,
-    Succeeded,
-    /// The checks did not fail, but Rein could not see the target pass
-    /// (the runner's output names no test): the work is done, not proven.
-    Unverified,
-    Failed,
-    Cancelled,
-    BudgetExhausted,
-}
-
-impl TaskState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Running => "running",
-            Self::WaitingUser => "waiting_user",
-            Self::Verifying => "verifying",
-            Self::Succeeded => "succeeded",
-            Self::Unverified => "unverified",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::BudgetExhausted => "budget_exhausted",
-        }
-    }
-
-    /// No more work happens in a terminal state.
-    pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            Self::Succeeded
-                | Self::Unverified
-                | Self::Failed
-                | Self::Cancelled
-                | Self::BudgetExhausted
-        )
-    }
-}
-
-impl fmt::Display for TaskState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Where a task stands: the shared protocol's (`rein-protocol`).
+pub use rein_protocol::{TaskState, run_is_over};
 
 #[cfg(test)]
 mod tests {

@@ -712,7 +712,7 @@ fn summary(o: Out, status: &Value, root: &Path, server_ok: bool, disk_matches: b
         status["outputTokens"].as_u64().unwrap_or(0),
         status["costUsd"].as_f64().unwrap_or(0.0),
     );
-    let succeeded = state == "succeeded";
+    let succeeded = state.parse() == Ok(rein_core::task::TaskState::Succeeded);
     o.line(&o.paint(Style::Dim, &"─".repeat(72)));
     if succeeded {
         o.line(&o.paint(

@@ -62,17 +62,17 @@ impl Agent {
         self.checkpoint(turn, CheckpointPhase::AfterTools)?;
         if cancelled {
             return Err(Stop::new(
-                TaskState::Cancelled,
+                StopCause::Cancelled,
                 self.config.cancel_reason.text(),
             ));
         }
         if let Some(reason) = out_of_time {
-            return Err(Stop::new(TaskState::BudgetExhausted, reason));
+            return Err(Stop::new(StopCause::Budget, reason));
         }
         if let Some(question) = waiting {
             // Nobody could answer now: the task waits, its history intact.
             return Err(Stop::new(
-                TaskState::WaitingUser,
+                StopCause::WaitingForUser,
                 format!("waiting for the user's answer to: {question}"),
             ));
         }
@@ -83,7 +83,7 @@ impl Agent {
                 Some(words) => format!("stopped: {why}. Its last words: {words}"),
                 None => format!("stopped: {why}"),
             };
-            return Err(self.guard_stop("stuck", reason, Vec::new()));
+            return Err(self.guard_stop("stuck", StopCause::Stuck, reason, Vec::new()));
         }
         let nudge = self.guard.lock().ok().and_then(|mut g| g.end_turn(learned));
         if let Some(nudge) = nudge {
@@ -288,10 +288,10 @@ impl Agent {
                 expected,
                 self.config.tools.on_crash(&call.name),
             )
-            .map_err(|e| Stop::new(TaskState::Failed, e.to_string()))?;
+            .map_err(|e| Stop::new(StopCause::Internal, e.to_string()))?;
         journal
             .op_started(op, &call.name)
-            .map_err(|e| Stop::new(TaskState::Failed, e.to_string()))?;
+            .map_err(|e| Stop::new(StopCause::Internal, e.to_string()))?;
         Ok(Some(op))
     }
 

@@ -21,7 +21,7 @@ impl Agent {
             time: self.tracker.time_budget(),
         };
         let verdict = tokio::select! {
-            () = self.cancel.cancelled() => return Err(Stop::new(TaskState::Cancelled, self.config.cancel_reason.text())),
+            () = self.cancel.cancelled() => return Err(Stop::new(StopCause::Cancelled, self.config.cancel_reason.text())),
             verdict = self.ports.verifier.verify(cx) => verdict,
         };
         match verdict {
@@ -33,8 +33,14 @@ impl Agent {
                     evidence: evidence.clone(),
                 });
                 let reason = format!("{summary} in {turn} turns");
+                // Without checks the model's word is all there is.
+                let cause = if self.task.acceptance.is_empty() {
+                    StopCause::Answered
+                } else {
+                    StopCause::Verified
+                };
                 Err(Stop {
-                    state: TaskState::Succeeded,
+                    cause,
                     reason,
                     evidence,
                     final_text: Some(text),
@@ -49,7 +55,7 @@ impl Agent {
                     evidence: evidence.clone(),
                 });
                 Err(Stop {
-                    state: TaskState::Unverified,
+                    cause: StopCause::Unproven,
                     reason: format!("not verified after {turn} turns: {summary}"),
                     evidence,
                     final_text: Some(text),
@@ -69,7 +75,7 @@ impl Agent {
                     // The checks were cut short (or ended just in time):
                     // either way there is no time left to act on the gap.
                     return Err(Stop::new(
-                        TaskState::BudgetExhausted,
+                        StopCause::Budget,
                         format!(
                             "the time budget ({}) ran out while Rein verified the claim: {}",
                             time.label(),
@@ -83,7 +89,12 @@ impl Agent {
                             "" => format!("stopped: {why}"),
                             said => format!("stopped: {why}: {}", quote(said)),
                         };
-                        return Err(self.guard_stop("gave_up", reason, evidence));
+                        return Err(self.guard_stop(
+                            "gave_up",
+                            StopCause::GaveUp,
+                            reason,
+                            evidence,
+                        ));
                     }
                     TurnedDown::Resample(why) => {
                         self.resample_event(&why);
@@ -114,14 +125,20 @@ impl Agent {
 
     /// The loop guard ends the task: the model is going in circles, and
     /// more turns would only spend the budget. The trace says why.
-    pub(super) fn guard_stop(&self, guard: &str, reason: String, evidence: Vec<Evidence>) -> Stop {
+    pub(super) fn guard_stop(
+        &self,
+        guard: &str,
+        cause: StopCause,
+        reason: String,
+        evidence: Vec<Evidence>,
+    ) -> Stop {
         self.event(TaskEvent::Guard {
             call_id: None,
             guard: guard.into(),
             message: reason.clone(),
         });
         Stop {
-            state: TaskState::Failed,
+            cause,
             reason,
             evidence,
             final_text: self.last_words.clone(),
@@ -140,7 +157,12 @@ impl Agent {
     ) -> Result<(), Stop> {
         let nudge = match self.turned_down(reply) {
             TurnedDown::GiveUp(why) => {
-                return Err(self.guard_stop("gave_up", format!("stopped: {why}"), Vec::new()));
+                return Err(self.guard_stop(
+                    "gave_up",
+                    StopCause::GaveUp,
+                    format!("stopped: {why}"),
+                    Vec::new(),
+                ));
             }
             TurnedDown::Resample(why) => {
                 self.resample_event(&why);

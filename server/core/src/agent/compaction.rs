@@ -63,7 +63,7 @@ impl Agent {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
                 return Err(Stop::new(
-                    TaskState::Cancelled,
+                    StopCause::Cancelled,
                     self.config.cancel_reason.text(),
                 ));
             }

@@ -59,6 +59,7 @@ use crate::text_calls;
 use crate::tools::{ArtifactDir, ReadTracker, Registry, ToolCx, ToolOutput, ToolUpdates};
 use crate::whole_files;
 use crate::workspace::Workspace;
+pub use rein_protocol::StopCause;
 
 /// The text of a result for a call that never ran.
 pub const CANCELLED: &str = "cancelled: the task was cancelled before this call ran.";
@@ -162,6 +163,9 @@ pub struct Ports {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     pub state: TaskState,
+    /// Why it stopped, typed: what front ends decide on. `reason` is the
+    /// same for people.
+    pub cause: StopCause,
     pub reason: String,
     pub spent: Spent,
     pub evidence: Vec<Evidence>,
@@ -277,16 +281,16 @@ enum WholeFiles {
 
 /// Why the loop stopped early.
 struct Stop {
-    state: TaskState,
+    cause: StopCause,
     reason: String,
     evidence: Vec<Evidence>,
     final_text: Option<String>,
 }
 
 impl Stop {
-    fn new(state: TaskState, reason: impl Into<String>) -> Self {
+    fn new(cause: StopCause, reason: impl Into<String>) -> Self {
         Self {
-            state,
+            cause,
             reason: reason.into(),
             evidence: Vec::new(),
             final_text: None,
@@ -397,7 +401,7 @@ impl Agent {
     ) -> Result<(), Stop> {
         match &self.ports.journal {
             Some(journal) => {
-                write(journal).map_err(|e| Stop::new(TaskState::Failed, e.to_string()))
+                write(journal).map_err(|e| Stop::new(StopCause::Internal, e.to_string()))
             }
             None => Ok(()),
         }
@@ -464,7 +468,8 @@ impl Agent {
                 }
             },
         };
-        self.set_state(stop.state, Some(stop.reason.clone()));
+        let state = stop.cause.state();
+        self.set_state(state, Some(stop.reason.clone()));
         if let Some(lease) = lease {
             lease.abort();
         }
@@ -472,7 +477,8 @@ impl Agent {
             journal.release();
         }
         Outcome {
-            state: stop.state,
+            state,
+            cause: stop.cause,
             reason: stop.reason,
             spent: self.tracker.spent.clone(),
             evidence: stop.evidence,
@@ -518,7 +524,7 @@ impl Agent {
             evidence: met.evidence.clone(),
         });
         Some(Stop {
-            state: TaskState::Succeeded,
+            cause: StopCause::AlreadyMet,
             reason: met.summary,
             evidence: met.evidence,
             final_text: None,

@@ -89,7 +89,7 @@ impl Agent {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
                 return Err(Stop::new(
-                    TaskState::Cancelled,
+                    StopCause::Cancelled,
                     self.config.cancel_reason.text(),
                 ));
             }
@@ -108,7 +108,7 @@ impl Agent {
             }
             Err(e) => {
                 return Err(Stop::new(
-                    TaskState::Failed,
+                    StopCause::ModelFailed,
                     format!("the model call failed: {e}"),
                 ));
             }
@@ -162,7 +162,7 @@ impl Agent {
             .check()
             .map_or_else(|| "stopped: max time".to_owned(), |e| e.reason);
         Stop::new(
-            TaskState::BudgetExhausted,
+            StopCause::Budget,
             format!("{reason}, while the model was answering"),
         )
     }

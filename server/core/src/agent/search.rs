@@ -127,12 +127,12 @@ impl Agent {
         for number in 1..=of {
             if self.cancel.is_cancelled() {
                 return Err(Stop::new(
-                    TaskState::Cancelled,
+                    StopCause::Cancelled,
                     self.config.cancel_reason.text(),
                 ));
             }
             if let Some(exhausted) = self.tracker.check() {
-                return Err(Stop::new(TaskState::BudgetExhausted, exhausted.reason));
+                return Err(Stop::new(StopCause::Budget, exhausted.reason));
             }
             let turn = self.tracker.spent.turns + 1;
             let temperature = if number == 1 {
@@ -279,7 +279,7 @@ impl Agent {
             let time = self.tracker.time_budget();
             if time.is_over() {
                 return Err(Stop::new(
-                    TaskState::BudgetExhausted,
+                    StopCause::Budget,
                     format!(
                         "the time budget ({}) ran out while Rein checked candidate fixes",
                         time.label()
@@ -316,7 +316,7 @@ impl Agent {
             time: self.tracker.time_budget(),
         };
         tokio::select! {
-            () = self.cancel.cancelled() => Err(Stop::new(TaskState::Cancelled, self.config.cancel_reason.text())),
+            () = self.cancel.cancelled() => Err(Stop::new(StopCause::Cancelled, self.config.cancel_reason.text())),
             check = self.ports.verifier.check_candidate(cx, files) => Ok(check),
         }
     }

@@ -10,12 +10,12 @@ impl Agent {
     pub(super) async fn turn(&mut self) -> Result<(), Stop> {
         if self.cancel.is_cancelled() {
             return Err(Stop::new(
-                TaskState::Cancelled,
+                StopCause::Cancelled,
                 self.config.cancel_reason.text(),
             ));
         }
         if let Some(exhausted) = self.tracker.check() {
-            return Err(Stop::new(TaskState::BudgetExhausted, exhausted.reason));
+            return Err(Stop::new(StopCause::Budget, exhausted.reason));
         }
         let turn = self.tracker.spent.turns + 1;
         self.update_tools().await;
@@ -134,7 +134,7 @@ impl Agent {
             // lets it continue.
             StopReason::PauseTurn => Ok(()),
             StopReason::Refusal => Err(Stop::new(
-                TaskState::Failed,
+                StopCause::Refused,
                 format!("the model refused: {}", text.trim()),
             )),
             StopReason::ContextWindowExceeded => {
@@ -142,7 +142,7 @@ impl Agent {
                     Ok(())
                 } else {
                     Err(Stop::new(
-                        TaskState::Failed,
+                        StopCause::ContextFull,
                         "the context no longer fits the model's window and cannot be compacted further",
                     ))
                 }

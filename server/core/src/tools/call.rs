@@ -178,7 +178,7 @@ impl<'a> Call<'_, 'a> {
                     _ => action.tool.to_owned(),
                 });
                 self.event(TaskEvent::Activity {
-                    text: "waiting for approval".into(),
+                    text: crate::ports::APPROVAL_WAIT.into(),
                 });
                 let request = CommandApproval {
                     task: self.cx.task.id.clone(),

@@ -282,6 +282,7 @@ impl Setup {
                 outcome = work => outcome,
                 () = crashed => Outcome {
                     state: rein_core::task::TaskState::Running,
+                    cause: rein_core::agent::StopCause::Internal,
                     reason: "crashed".into(),
                     spent: Default::default(),
                     evidence: Vec::new(),

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{PromptRequest, StopReason};
-use rein_core::agent::Outcome;
+use rein_core::agent::{Outcome, StopCause};
 use rein_core::cancel::CancelReason;
 use rein_core::host::disk::DiskWorkspace;
-use rein_core::task::{TaskId, TaskState};
+use rein_core::task::TaskId;
 use rein_core::task_host::FrontEnd;
 use tokio_util::sync::CancellationToken;
 
@@ -295,10 +295,10 @@ pub async fn run_prompt(
 /// verdict (good or bad: the final message says which), `cancelled`,
 /// `max_turn_requests` for a budget, `refusal` for a model that refused.
 fn stop_reason(outcome: &Outcome) -> StopReason {
-    match outcome.state {
-        TaskState::Cancelled => StopReason::Cancelled,
-        TaskState::BudgetExhausted => StopReason::MaxTurnRequests,
-        TaskState::Failed if outcome.reason.starts_with("the model refused") => StopReason::Refusal,
+    match outcome.cause {
+        StopCause::Cancelled => StopReason::Cancelled,
+        StopCause::Budget => StopReason::MaxTurnRequests,
+        StopCause::Refused => StopReason::Refusal,
         _ => StopReason::EndTurn,
     }
 }

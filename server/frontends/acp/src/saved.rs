@@ -152,7 +152,7 @@ pub fn load(root: &Path, id: &str, installation: Option<&str>) -> Result<Loaded,
         let state: Option<TaskState> = serde_json::from_value(task.state.clone().into()).ok();
         let reason = task.reason.clone().unwrap_or_default();
         match state {
-            Some(state) if state.is_terminal() => {
+            Some(state) if state.is_end() => {
                 loaded
                     .replay
                     .push(SessionUpdate::AgentMessageChunk(text_chunk(

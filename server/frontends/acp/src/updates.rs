@@ -305,7 +305,7 @@ impl ProgressSink for AcpProgress {
             // What the running call is doing now (an MCP server's progress
             // report, "waiting for approval"): shown in that call.
             // (Not "waiting for approval": the permission request says so.)
-            TaskEvent::Activity { text } if text != "waiting for approval" => {
+            TaskEvent::Activity { text } if text != rein_core::ports::APPROVAL_WAIT => {
                 let call_id = self.call.get();
                 let running = self
                     .state

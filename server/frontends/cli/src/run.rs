@@ -491,6 +491,7 @@ mod tests {
         spent.usage.output_tokens = 1_200;
         let outcome = Outcome {
             state: TaskState::Succeeded,
+            cause: rein_core::agent::StopCause::Verified,
             reason: "fixed: `TestCart.test_total` passes in 4 turns".into(),
             spent,
             evidence: vec![Evidence {
@@ -551,6 +552,7 @@ spent:  4 turns · 18.2k tok (17.0k in, 1.2k out) · $0.04
     fn a_result_with_escape_sequences_cannot_fake_its_lines() {
         let outcome = Outcome {
             state: TaskState::WaitingUser,
+            cause: rein_core::agent::StopCause::WaitingForUser,
             reason: "waiting for the user's answer to: ok?\nstate:  succeeded".into(),
             spent: Spent::default(),
             evidence: Vec::new(),

@@ -76,14 +76,10 @@ fn check_resumable(session: &Session, id: &str) -> Result<()> {
         .task(id)
         .map_err(|e| invalid(e.to_string()))?
         .ok_or_else(|| invalid(format!("there is no task {id} in this workspace")))?;
-    if [
-        "succeeded",
-        "unverified",
-        "failed",
-        "cancelled",
-        "budget_exhausted",
-    ]
-    .contains(&record.state.as_str())
+    if record
+        .state
+        .parse::<rein_core::task::TaskState>()
+        .is_ok_and(|state| state.is_end())
     {
         return Err(invalid(format!(
             "task {id} already ended ({}: {}); start a new one",

@@ -94,7 +94,7 @@ impl<'a> TaskStatusParams<'a> {
         waiting: Option<&'a Waiting>,
         summary: Option<&'a str>,
     ) -> Self {
-        let final_state = status.state.is_terminal();
+        let final_state = status.state.is_end();
         let waiting = waiting.filter(|_| !final_state);
         Self {
             task_id: &status.task_id.0,

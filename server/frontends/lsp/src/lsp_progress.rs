@@ -101,7 +101,7 @@ impl ProgressSink for LspProgress {
         // Ended before the editor can hear so: a cancel or an answer sent
         // after the final status must find no running task.
         if let TaskEvent::Status(status) = event
-            && status.state.is_terminal()
+            && status.state.is_end()
         {
             self.session.tasks.mark_ended(&task.0);
         }
@@ -224,7 +224,7 @@ async fn forward(
             TaskEvent::Status(status) => {
                 // The final status comes last: a client that waits for it
                 // has seen everything else, the end of the progress too.
-                if status.state.is_terminal() {
+                if status.state.is_end() {
                     if progress {
                         send_progress(
                             &client,

@@ -4,6 +4,7 @@
 //! Every function here returns lines instead of printing them, so the
 //! wording is tested without a terminal.
 
+use rein_core::task::TaskState;
 use std::io::{IsTerminal, Write};
 
 use serde_json::Value;
@@ -76,12 +77,14 @@ impl Out {
     }
 }
 
+/// A status's state, if it names one.
+fn state_of(status: &Value) -> Option<TaskState> {
+    status["state"].as_str()?.parse().ok()
+}
+
 /// The states after which a task does nothing more on its own.
 pub fn is_final_state(state: &str) -> bool {
-    matches!(
-        state,
-        "succeeded" | "unverified" | "failed" | "cancelled" | "budget_exhausted"
-    )
+    state.parse::<TaskState>().is_ok_and(TaskState::is_end)
 }
 
 /// Whether a `rein/taskStatus` waits for the answer to a question: the
@@ -89,7 +92,7 @@ pub fn is_final_state(state: &str) -> bool {
 /// an edit or an approval of a command (`waitingFor.kind`) the demo's
 /// editor gives at once.
 pub fn waits_for_answer(status: &Value) -> bool {
-    status["state"] == "waiting_user"
+    state_of(status) == Some(TaskState::WaitingUser)
         && !matches!(
             status["waitingFor"]["kind"].as_str(),
             Some("review" | "approval")
@@ -145,15 +148,14 @@ impl Viewer {
                     // The final status is the summary's business.
                     return Vec::new();
                 }
-                if state == "waiting_user" && !waits_for_answer(params) {
+                let waiting = state_of(params) == Some(TaskState::WaitingUser);
+                if waiting && !waits_for_answer(params) {
                     // Answered at once: the edit or the approval is shown.
                     return Vec::new();
                 }
                 self.last_state = state.to_owned();
                 let mut line = format!("· task {state}");
-                if state == "waiting_user"
-                    && let Some(reason) = params["reason"].as_str()
-                {
+                if waiting && let Some(reason) = params["reason"].as_str() {
                     line.push_str(&format!(": {reason}"));
                 }
                 vec![o.paint(Style::Dim, &line)]

@@ -6,6 +6,7 @@
 //! wrote them, plus the held-out ones). A **false claim** is a
 //! `succeeded` verdict whose check fails.
 
+use rein_core::task::TaskState;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -103,7 +104,7 @@ impl TaskResult {
 
     /// Judges a run: `succeeded` is Rein's claim, `check` the evidence.
     pub fn judge(&mut self) {
-        let claimed = self.state == "succeeded";
+        let claimed = self.state.parse() == Ok(TaskState::Succeeded);
         self.fixed = claimed && self.check_passed == Some(true);
         self.false_claim = claimed && self.check_passed == Some(false);
     }

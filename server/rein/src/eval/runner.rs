@@ -97,6 +97,7 @@ async fn run_one(task: &Task, options: &Options) -> TaskResult {
     let wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let mut result = TaskResult::not_run(&task.id, &task.split, &dir);
     result.wall_ms = wall_ms;
+    let timed_out = matches!(ran, Ran::TimedOut);
     match ran {
         Ran::TimedOut => {
             result.state = "timed_out".to_owned();
@@ -111,7 +112,7 @@ async fn run_one(task: &Task, options: &Options) -> TaskResult {
     match RunResult::read(&dir.join("result.json")) {
         Ok(run) => {
             // After eval's interrupt Rein says "cancelled": the time limit is the news.
-            if result.state != "timed_out" {
+            if !timed_out {
                 result.state = run.state.as_str().to_owned();
                 result.reason = run.reason;
             }
@@ -126,7 +127,7 @@ async fn run_one(task: &Task, options: &Options) -> TaskResult {
                 .unwrap_or_default();
             result.count_candidates(&String::from_utf8_lossy(&trace));
         }
-        Err(e) if result.state != "timed_out" && result.error.is_none() => {
+        Err(e) if !timed_out && result.error.is_none() => {
             result.error = Some(format!(
                 "`rein run` left no result ({e}); see {}",
                 dir.join("run.err").display()

@@ -824,9 +824,10 @@ fn check_block(out: &mut String, i: usize, c: &Check, workspace: Option<&Path>) 
 
 /// The colour of a state's badge.
 fn state_color(state: &str) -> &'static str {
-    match state {
-        "succeeded" => "c-ok",
-        "failed" | "cancelled" | "budget_exhausted" => "c-err",
+    use rein_core::task::TaskState;
+    match state.parse() {
+        Ok(TaskState::Succeeded) => "c-ok",
+        Ok(TaskState::Failed | TaskState::Cancelled | TaskState::BudgetExhausted) => "c-err",
         _ => "c-warn",
     }
 }

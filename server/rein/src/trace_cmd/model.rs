@@ -305,10 +305,10 @@ struct Call {
 
 /// The states a task ends in.
 pub fn is_final(state: &str) -> bool {
-    matches!(
-        state,
-        "succeeded" | "unverified" | "failed" | "cancelled" | "budget_exhausted" | "waiting_user"
-    )
+    // A trace ends where the run stops: at its end, or paused for the user.
+    state
+        .parse()
+        .is_ok_and(|state| rein_core::task::run_is_over(state, false))
 }
 
 /// Works out the report of `trace`. `task_id` names it when the events do

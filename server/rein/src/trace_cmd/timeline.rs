@@ -5,6 +5,7 @@
 //! trace holds the model's words and commands, which a terminal must show,
 //! not obey.
 
+use rein_core::task::TaskState;
 use std::fmt::Write as _;
 
 use rein_core::inert;
@@ -120,9 +121,9 @@ fn header(out: &mut String, r: &Report, p: &Painter) {
         (Some(s), None) => s.clone(),
         (None, _) => "(no state in the trace)".to_owned(),
     };
-    let color = match r.state.as_deref() {
-        Some("succeeded") => GREEN,
-        Some("failed" | "cancelled" | "budget_exhausted") => RED,
+    let color = match r.state.as_deref().and_then(|s| s.parse().ok()) {
+        Some(TaskState::Succeeded) => GREEN,
+        Some(TaskState::Failed | TaskState::Cancelled | TaskState::BudgetExhausted) => RED,
         _ => YELLOW,
     };
     let _ = writeln!(out, "{:<10}{}", "state", p.paint(color, &state));

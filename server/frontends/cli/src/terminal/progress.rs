@@ -97,7 +97,7 @@ impl TerminalProgress {
             }
             TaskEvent::Activity { text } => {
                 // The prompt that follows says it better.
-                if text != "waiting for approval" {
+                if text != rein_core::ports::APPROVAL_WAIT {
                     step(&mut line, &mut out, text);
                 }
             }
