@@ -21,6 +21,7 @@ mod dispatch;
 pub mod edit;
 pub mod exec;
 pub mod failpoint;
+#[cfg(any(test, feature = "test-support"))]
 pub mod fakes;
 pub mod guard;
 pub mod harness;

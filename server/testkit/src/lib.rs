@@ -1,17 +1,13 @@
-//! `rein-testkit` is what Rein's tests stand on: an LSP client that speaks
-//! raw JSON-RPC frames (so tests compare whole messages, exactly as an editor
-//! would see them), helpers to find and spawn the real `rein` binary, and
-//! [`fake_model`], a scripted model server speaking the Anthropic and OpenAI
-//! wire formats.
+//! `rein-testkit` is what Rein's tests and benchmarks stand on: helpers to
+//! find and spawn the real `rein` binary, copy a fixture project, and hold
+//! a port no one listens on; and, re-exported from `rein-scripted` (where
+//! they live because the binary ships them: the "scripted" provider and
+//! `rein demo`'s headless editor), the raw-frame LSP client and
+//! [`fake_model`], the scripted model server speaking the Anthropic and
+//! OpenAI wire formats.
 //!
-//! One part ships: the fake model server is the binary's "scripted"
-//! provider, and `rein demo` drives the real server with the headless
-//! editor, so the binary depends on this crate for those purposes alone.
-//! Nothing here ever reaches the network: everything it serves listens on
-//! 127.0.0.1.
-//!
-//! It shares no code with `rein-models`: both were written from the
-//! providers' documentation, so each checks the other.
+//! The binary does not depend on this crate. Nothing here ever reaches the
+//! network: everything it serves listens on 127.0.0.1.
 
 mod bin;
 mod closed_port;
