@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use rein_app::confinement::SandboxLauncher;
 use rein_core::exec::{CommandKind, CommandResult, CommandSpec, Exec};
-use rein_core::host::process::ProcessExec;
+use rein_core::os::process::ProcessExec;
 use rein_core::sandbox_config::SandboxConfig;
 use rein_testkit::rein_binary;
 use tokio_util::sync::CancellationToken;

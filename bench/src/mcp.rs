@@ -211,7 +211,7 @@ pub fn run(opts: &Options) -> Result<String> {
         },
     });
     // What a task's servers start from: Rein's environment without secrets.
-    let env = rein_core::host::process::scrub_env(std::env::vars_os());
+    let env = rein_core::os::process::scrub_env(std::env::vars_os());
     let spawner = |launcher: Option<Arc<dyn Launcher>>| Spawner {
         launcher,
         root: root.clone(),

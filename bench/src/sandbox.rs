@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use rein_core::exec::{CommandKind, CommandSpec, Confinement, Exec, Launcher};
-use rein_core::host::process::ProcessExec;
+use rein_core::os::process::ProcessExec;
 use tokio_util::sync::CancellationToken;
 
 /// The launcher a task gets: the workspace policy of `rein-sandbox`

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
 use rein_core::exec::{CommandKind, CommandSpec, Exec, TAIL_LINES};
-use rein_core::host::process::ProcessExec;
+use rein_core::os::process::ProcessExec;
 use tokio_util::sync::CancellationToken;
 
 use crate::procfs;

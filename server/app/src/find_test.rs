@@ -5,7 +5,7 @@
 
 use std::path::{Component, Path};
 
-use rein_core::host::disk::DiskWorkspace;
+use rein_core::os::disk::DiskWorkspace;
 use rein_core::testfind;
 use rein_core::workspace::Workspace;
 

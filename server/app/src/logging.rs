@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, RwLock};
 
-use rein_core::host::process::process_redactor;
+use rein_core::os::process::process_redactor;
 use rein_models::Redactor;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;

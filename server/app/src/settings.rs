@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use rein_core::config::{Config, Layer, Settings, Source};
-use rein_core::host::user_state::UserState;
+use rein_core::os::user_state::UserState;
 use rein_core::trust::{self, Grant, Trust, TrustSource};
 use serde_json::Value;
 

@@ -14,8 +14,8 @@ use async_trait::async_trait;
 use rein_core::agent::AgentConfig;
 use rein_core::config::Config;
 use rein_core::context::ContextConfig;
-use rein_core::host::process::{ProcessExec, process_redactor};
-use rein_core::host::{instructions, testcmd};
+use rein_core::os::process::{ProcessExec, process_redactor};
+use rein_core::os::{instructions, testcmd};
 use rein_core::task::TaskSpec;
 use rein_core::task_host::{Prepared, Setup};
 use rein_core::tools::TypedTool;
@@ -225,7 +225,7 @@ pub fn mcp_spawner(root: &Path, launcher: Arc<crate::confinement::SandboxLaunche
     Spawner {
         launcher: Some(launcher),
         root: root.to_path_buf(),
-        base_env: rein_core::host::process::scrub_env(std::env::vars_os()),
+        base_env: rein_core::os::process::scrub_env(std::env::vars_os()),
         lookup: Arc::new(|name| std::env::var(name).ok()),
     }
 }

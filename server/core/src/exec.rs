@@ -255,7 +255,7 @@ pub enum ExecError {
     Log { path: String, reason: String },
 }
 
-/// Runs commands. The host implementation (`crate::host::process`) runs
+/// Runs commands. The host implementation (`crate::os::process`) runs
 /// each in its own process group, kills the whole group on timeout or
 /// cancellation, scrubs API keys from the environment and spills the
 /// output to the log file.

@@ -165,7 +165,7 @@ impl Journal {
             Lease::HeldBy { owner, until_ms } => Err(JournalError::Leased {
                 task: task.0.clone(),
                 owner,
-                until: crate::host::trace::rfc3339(until_ms),
+                until: crate::os::trace::rfc3339(until_ms),
             }),
         }
     }

@@ -8,7 +8,7 @@
 //! ([`Workspace`], [`Exec`], [`ports::Approver`], [`ports::ProgressSink`],
 //! [`ports::Verifier`], [`ports::Artifacts`]), implemented by the
 //! LSP adapter and by the headless CLI. The one place in this crate that
-//! touches the disk or spawns processes is [`host`], which implements those
+//! touches the disk or spawns processes is [`os`], which implements those
 //! traits for the CLI and for files the editor does not have open.
 
 pub mod agent;
@@ -25,9 +25,9 @@ pub mod failpoint;
 pub mod fakes;
 pub mod guard;
 pub mod harness;
-pub mod host;
 pub mod inert;
 pub mod journal;
+pub mod os;
 pub mod paths;
 pub mod permissions;
 pub mod ports;

@@ -5,7 +5,7 @@
 //! (`allow` rules, a `test_command` that runs unasked), or raise the user's
 //! budgets. Until the user trusts the workspace — a decision kept in the
 //! user's own state, never in the repository, and tied to the hash of the
-//! file it was made about ([`crate::host::user_state`]) — that file may
+//! file it was made about ([`crate::os::user_state`]) — that file may
 //! only tighten: its deny and ask rules apply (they can only turn an allow
 //! into a question or a refusal), its budgets apply where lower, and
 //! `allow_test_edits = false` holds. Everything else it sets is a [`Grant`]:

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use expect_test::expect;
 use pretty_assertions::assert_eq;
-use rein_core::host::disk::{ConfirmChange, DiskWorkspace, MAX_HIT_CHARS, Resolver};
+use rein_core::os::disk::{ConfirmChange, DiskWorkspace, MAX_HIT_CHARS, Resolver};
 use rein_core::{
     CreateRequest, EditOutcome, EditRequest, ReadVersion, SearchHit, Workspace, WorkspaceError,
 };

@@ -401,7 +401,7 @@ async fn a_diagnostic_the_checker_does_not_report_cannot_be_checked() {
 async fn a_checker_that_is_missing_or_fails_gives_a_clear_reason() {
     let dir = checkers::project("python");
     let nothing =
-        rein_core::host::checkers::scan(dir.path(), "app.py", Some("/nonexistent".as_ref()), true);
+        rein_core::os::checkers::scan(dir.path(), "app.py", Some("/nonexistent".as_ref()), true);
     let missing = checker_for(&mypy(), &nothing, None)
         .unwrap_err()
         .to_string();

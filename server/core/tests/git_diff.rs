@@ -10,8 +10,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use rein_core::host::disk::DiskWorkspace;
-use rein_core::host::process::ProcessExec;
+use rein_core::os::disk::DiskWorkspace;
+use rein_core::os::process::ProcessExec;
 use rein_core::ports::TaskEvent;
 use rein_core::task::{TaskId, TaskSpec};
 use rein_testkit::fake_model::{Reply, Scenario};

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use rein_core::exec::TAIL_LINES;
-use rein_core::host::process::ProcessExec;
-use rein_core::host::testcmd;
+use rein_core::os::process::ProcessExec;
+use rein_core::os::testcmd;
 use rein_core::testing::command::Runner;
 use rein_core::testtarget::TestTarget;
 use rein_core::{CommandKind, CommandResult, CommandSpec, Exec, ExecError};

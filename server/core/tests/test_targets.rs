@@ -182,7 +182,7 @@ async fn rules_match_the_target_as_it_runs() {
 /// rules then see), and a path that is not there is named.
 #[tokio::test]
 async fn targets_are_resolved_on_the_disk_as_every_path_is() {
-    use rein_core::host::disk::DiskWorkspace;
+    use rein_core::os::disk::DiskWorkspace;
     use rein_core::testtarget::TestTarget;
 
     let root = tempfile::tempdir().unwrap();

@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use rein_core::budget::TimeBudget;
-use rein_core::host::disk::DiskWorkspace;
-use rein_core::host::process::ProcessExec;
+use rein_core::os::disk::DiskWorkspace;
+use rein_core::os::process::ProcessExec;
 use rein_core::ports::{Verdict, Verifier, VerifyContext};
 use rein_core::task::{TaskId, TaskSpec};
 use rein_core::testing::command::{Runner, TestCommand};

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rein_core::config::Config;
 use rein_core::exec::Confinement;
 use rein_core::harness::EditFormat;
-use rein_core::host::testcmd;
+use rein_core::os::testcmd;
 use rein_core::testing::command::{Runner, TestCommand};
 use rein_models::{ProviderConfig, ProviderKind, WindowSource};
 use serde_json::Value;

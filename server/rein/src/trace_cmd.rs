@@ -1,6 +1,6 @@
 //! `rein trace TASK_ID [--html FILE]`: what a task did, read back from its
 //! trace (`<workspace>/.rein/traces/<task-id>.jsonl`, written by
-//! `rein_core::host::trace`). On stdout, a timeline: a header that says how
+//! `rein_core::os::trace`). On stdout, a timeline: a header that says how
 //! the task went, then one line per meaningful event, grouped by turn. With
 //! `--html`, one self-contained HTML file instead: the timeline, a chart of
 //! tokens and cost per turn, the diffs of every edit and the evidence.
@@ -26,7 +26,7 @@ use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use rein_core::host::process::process_redactor;
+use rein_core::os::process::process_redactor;
 
 use crate::cli::TraceArgs;
 use rein_core::inert;
@@ -113,7 +113,7 @@ fn run(args: &TraceArgs) -> Result<(), Failure> {
     let written = match &args.html {
         Some(file) => {
             // Replaced atomically in the folder named, never through a link.
-            rein_core::host::atomic::replace(
+            rein_core::os::atomic::replace(
                 file,
                 html::render(&report, Some(&root)).as_bytes(),
                 None,

@@ -2,7 +2,7 @@
 //! inside the command's own process, before `exec` — by the kernel, not by
 //! the prompt.
 //!
-//! The executor (`rein_core::host::process::ProcessExec`) starts
+//! The executor (`rein_core::os::process::ProcessExec`) starts
 //! `rein sandbox-exec --policy <json> -- <program> <args…>` instead of the
 //! program: that process (the same binary) applies the [`Policy`] to itself
 //! and then becomes the program. So the confinement is Rein's own code, not

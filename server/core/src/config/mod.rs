@@ -208,7 +208,7 @@ impl Config {
 
         let test_report = honoured.iter().find_map(|l| l.test_report.clone());
         if let Some(report) = &test_report
-            && !crate::host::junit::valid_pattern(report)
+            && !crate::os::junit::valid_pattern(report)
         {
             return Err(ConfigError::TestReport(report.clone()));
         }

@@ -1,7 +1,7 @@
 //! Which command can confirm a diagnostic: from who reported it (its
 //! `source`), the project's files and the checkers installed, or the
 //! project's configured `check_command`. Pure: what is on the disk comes
-//! in as a [`Project`] (gathered by `host::checkers::scan`).
+//! in as a [`Project`] (gathered by `os::checkers::scan`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -67,7 +67,7 @@ pub struct CheckCommand {
     pub format: Format,
 }
 
-/// What a scan of the project found (see `host::checkers::scan`).
+/// What a scan of the project found (see `os::checkers::scan`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Project {
     /// Files that decide a checker, workspace-relative: at the root, and

@@ -14,7 +14,7 @@
 //!    outside the workspace is refused; texts are bounded and stripped of
 //!    control characters).
 //! 2. **Can Rein check it?** `let project =
-//!    host::checkers::scan(root, &diagnostic.path, std::env::var_os("PATH").as_deref(), trusted)`,
+//!    os::checkers::scan(root, &diagnostic.path, std::env::var_os("PATH").as_deref(), trusted)`,
 //!    then [`checker_for`]`(&diagnostic, &project, config.check_command.as_ref())`:
 //!    `Ok(checker)` → offer "Fix this error with Rein" (or "…this
 //!    warning"); `Err(NotCheckable)` → offer "Ask Rein…" with the

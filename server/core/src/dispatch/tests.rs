@@ -16,7 +16,7 @@ use serde_json::json;
 use super::*;
 use crate::budget::{Budgets, TimeBudget};
 use crate::fakes::{MemoryWorkspace, RecordingProgress, ScriptedApprover, ScriptedExec};
-use crate::host::disk::DiskWorkspace;
+use crate::os::disk::DiskWorkspace;
 use crate::permissions::Policy;
 use crate::task::{TaskId, TaskSpec};
 use crate::tools::{ArtifactDir, ReadTracker, builtin};

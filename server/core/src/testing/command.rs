@@ -1,6 +1,6 @@
 //! A project's test command: which runner it uses and how to run one
 //! test, file or package with it ([`TestCommand::for_target`]). Pure: how
-//! a project's files say which runner it has is `host::testcmd::detect`.
+//! a project's files say which runner it has is `os::testcmd::detect`.
 //!
 //! A target is a checked [`TestTarget`] (`path::name`, a path, or a name;
 //! see [`crate::testtarget`]), never raw text: nothing in it starts with

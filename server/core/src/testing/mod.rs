@@ -4,7 +4,7 @@
 //! and pytest through Rein's own runner (`isolated`) and reads its report
 //! (`reporter`); which files and statements change the test machinery
 //! (`machinery`) or stand in for the runner or the test (`shadow`). The
-//! loop and the verifier use them; `host/` runs the commands and reads
+//! loop and the verifier use them; `os/` runs the commands and reads
 //! the files.
 
 pub mod command;

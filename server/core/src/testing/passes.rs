@@ -571,7 +571,7 @@ mod tests {
             false,
         ),
         (
-            "server/core/src/host/cart/mod.rs",
+            "server/core/src/os/cart/mod.rs",
             "tests::total",
             "PASS [   0.010s] rein-core host::cart::tests::total",
             true,

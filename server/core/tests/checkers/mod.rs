@@ -16,9 +16,9 @@ use rein_core::diagnostics::{
     CannotCheck, CheckSetup, Checker, Diagnostic, DiagnosticVerifier, Position, Range, Severity,
     checker_for,
 };
-use rein_core::host::checkers;
-use rein_core::host::disk::DiskWorkspace;
-use rein_core::host::process::ProcessExec;
+use rein_core::os::checkers;
+use rein_core::os::disk::DiskWorkspace;
+use rein_core::os::process::ProcessExec;
 use rein_core::ports::{Verdict, Verifier, VerifyContext};
 use rein_core::task::{TaskId, TaskSpec};
 use rein_core::testing::command::TestCommand;

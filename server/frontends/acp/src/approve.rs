@@ -16,7 +16,7 @@ use agent_client_protocol::v1::schema::{
     ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use async_trait::async_trait;
-use rein_core::host::disk::ConfirmChange;
+use rein_core::os::disk::ConfirmChange;
 use rein_core::ports::{ApprovalDecision, Approver, CallShown, CommandApproval};
 
 use rein_core::task::TaskId;

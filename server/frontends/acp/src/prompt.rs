@@ -3,7 +3,7 @@
 //! else is an instruction, with the context the client embedded in the
 //! prompt (files the user attached) quoted after it.
 
-use rein_core::host::disk::DiskWorkspace;
+use rein_core::os::disk::DiskWorkspace;
 use rein_core::task::{TaskId, TaskSpec};
 
 use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};

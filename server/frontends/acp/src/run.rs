@@ -8,7 +8,7 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema::{PromptRequest, StopReason};
 use rein_core::agent::{Outcome, StopCause};
 use rein_core::cancel::CancelReason;
-use rein_core::host::disk::DiskWorkspace;
+use rein_core::os::disk::DiskWorkspace;
 use rein_core::task::TaskId;
 use rein_core::task_host::FrontEnd;
 use tokio_util::sync::CancellationToken;

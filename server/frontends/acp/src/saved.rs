@@ -94,7 +94,7 @@ pub fn list(roots: &[PathBuf], installation: Option<&str>) -> Vec<SessionInfo> {
                         s.updated_ms,
                         SessionInfo::new(s.id, root.clone())
                             .title(s.title)
-                            .updated_at(rein_core::host::trace::rfc3339(s.updated_ms)),
+                            .updated_at(rein_core::os::trace::rfc3339(s.updated_ms)),
                     )
                 }),
         );

@@ -27,7 +27,7 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{ReadTextFileRequest, WriteTextFileRequest};
 use async_trait::async_trait;
-use rein_core::host::disk::{ConfirmChange, DiskWorkspace};
+use rein_core::os::disk::{ConfirmChange, DiskWorkspace};
 use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Listing, ReadVersion, SearchResult,
     Workspace, WorkspaceError,

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rein_core::agent::Outcome;
 use rein_core::cancel::CancelReason;
-use rein_core::host::disk::DiskWorkspace;
-use rein_core::host::user_state::UserState;
+use rein_core::os::disk::DiskWorkspace;
+use rein_core::os::user_state::UserState;
 use rein_core::ports::Evidence;
 use rein_core::task::{TaskId, TaskSpec, TaskState};
 use rein_core::task_host::FrontEnd;

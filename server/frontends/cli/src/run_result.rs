@@ -69,7 +69,7 @@ impl RunResult {
         let json = serde_json::to_string_pretty(self)
             .map_err(|e| format!("cannot encode the result: {e}"))?;
         // Replaced atomically in the folder named, never through a link.
-        rein_core::host::atomic::replace(path, (json + "\n").as_bytes(), None)
+        rein_core::os::atomic::replace(path, (json + "\n").as_bytes(), None)
             .map_err(|e| format!("cannot write the result to {}: {e}", path.display()))
     }
 

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rein_core::host::disk::DiskWorkspace;
 use rein_core::inert;
+use rein_core::os::disk::DiskWorkspace;
 use rein_core::task::TaskId;
 use rein_core::workspace::{
     CreateRequest, EditOutcome, EditRequest, FileRead, Fitted, Listing, ReadVersion, SearchResult,

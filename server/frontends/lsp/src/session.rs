@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
-use rein_core::host::user_state::UserState;
+use rein_core::os::user_state::UserState;
 use rein_core::trust::Trust;
 
 use rein_text::{ContentHash, DocumentStore, OffsetEncoding, Snapshot};

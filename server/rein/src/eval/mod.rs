@@ -165,7 +165,7 @@ fn run(args: EvalRunArgs) -> Result<ExitCode, String> {
     ] {
         let path = out.join(name);
         // Replaced atomically in the report folder, never through a link.
-        rein_core::host::atomic::replace(&path, text.as_bytes(), None)
+        rein_core::os::atomic::replace(&path, text.as_bytes(), None)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     let mut stdout = std::io::stdout().lock();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rein_core::exec::{CommandKind, CommandSpec, Exec};
-use rein_core::host::process::ProcessExec;
+use rein_core::os::process::ProcessExec;
 use rein_core::sandbox_config::SandboxConfig;
 use tokio::process::Command;
 use tokio::sync::Semaphore;

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rein_core::host::disk::ConfirmChange;
 use rein_core::inert;
+use rein_core::os::disk::ConfirmChange;
 use rein_core::ports::{ApprovalDecision, Approver, CallShown, CommandApproval};
 use rein_core::task::TaskId;
 

@@ -1,4 +1,4 @@
-//! The host: the only code in `rein-core` that touches the disk or spawns
+//! The operating system side: the only code in `rein-core` that touches the disk or spawns
 //! processes. It implements the traits the loop uses, for the headless CLI
 //! and for files the editor does not have open.
 
