@@ -19,6 +19,7 @@ pub mod context;
 pub mod diagnostics;
 mod dispatch;
 pub mod edit;
+pub mod effect;
 pub mod exec;
 pub mod failpoint;
 #[cfg(any(test, feature = "test-support"))]

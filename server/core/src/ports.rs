@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::effect::{Effect, ToolKind};
 use crate::exec::{Exec, SandboxMode};
 use crate::permissions::Decision;
 use crate::task::{TaskId, TaskSpec, TaskState};
-use crate::tools::{Effect, ToolKind};
 use crate::workspace::Workspace;
 
 /// A command the policy says to ask about.

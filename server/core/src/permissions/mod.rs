@@ -79,7 +79,7 @@ use serde::{Deserialize, Serialize};
 pub use builtin::BUILTIN_DENIES;
 pub use rules::{MCP_PREFIX, RuleError, RuleTarget, ToolKinds};
 
-use crate::tools::effect::Effect;
+use crate::effect::Effect;
 use builtin::Builtin;
 use command::Unit;
 use rules::Matcher;

@@ -6,7 +6,7 @@
 //! it; tools only act and report.
 
 pub mod call;
-pub mod effect;
+pub use crate::effect;
 pub mod registry;
 pub mod schema;
 

@@ -247,7 +247,7 @@ impl AcpApprover {
             request.why_asked()
         );
         ToolCallUpdateFields::new()
-            .kind(super::updates::acp_kind(call.kind))
+            .kind(super::kind::acp_kind(call.kind))
             .status(ToolCallStatus::Pending)
             .title(format!("Call `{}` with {brief}", request.command))
             .content(vec![ToolCallContent::from(ContentBlock::Text(

@@ -12,6 +12,7 @@
 
 mod approve;
 mod folder;
+mod kind;
 mod lines;
 mod plan;
 mod prompt;
