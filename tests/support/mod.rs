@@ -7,6 +7,7 @@
 
 #![allow(dead_code)] // Not every test uses every helper.
 
+pub mod checkers;
 pub mod pytest;
 
 use std::path::{Path, PathBuf};

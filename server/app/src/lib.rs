@@ -14,6 +14,7 @@
 pub mod confinement;
 pub mod editor_trust;
 pub mod find_test;
+pub mod fix_error;
 pub mod format;
 pub mod logging;
 pub mod service;

@@ -33,6 +33,10 @@ use rein_models::Redactor;
 use rein_store::Store;
 use tokio_util::sync::CancellationToken;
 
+use rein_core::diagnostics::Diagnostic;
+use rein_core::os::process::ProcessExec;
+
+use crate::fix_error::{self, ErrorTarget, Find};
 use crate::setup::{self, TaskSetup};
 
 /// What a service is made with besides its folder.
@@ -179,7 +183,8 @@ impl TaskService {
     }
 
     /// Records `spec` as a new task (its test protected unless the
-    /// settings allow test edits) and sets it up on `workspace`: the
+    /// settings allow test edits, a diagnostic's checker not to be
+    /// silenced unless they allow suppressions) and sets it up on `workspace`: the
     /// baseline test run happens here, before anything changes.
     pub async fn start(
         &self,
@@ -188,7 +193,9 @@ impl TaskService {
         workspace: &dyn Workspace,
         cancel: &CancellationToken,
     ) -> Result<Started, String> {
-        let spec = spec.with_test_edits(launch.config.allow_test_edits);
+        let spec = spec
+            .with_test_edits(launch.config.allow_test_edits)
+            .with_suppressions(launch.config.allow_suppressions);
         let host = self.host(setup::redactor(launch.config));
         let pending = host.begin(spec, &launch.config.budgets)?;
         let ready = pending
@@ -225,6 +232,40 @@ impl TaskService {
             .prepare(&self.setup(launch), workspace, cancel)
             .await?;
         Ok(Resumed::Started(Box::new(started(ready))))
+    }
+}
+
+impl TaskService {
+    /// The diagnostic a user names by place (`FILE:LINE[:MESSAGE]`), as
+    /// the project's checker reports it now: the checker runs in the
+    /// sandbox with `config`'s settings, on the files as they are on disk.
+    pub async fn find_diagnostic(
+        &self,
+        target: &ErrorTarget,
+        config: &Config,
+        cancel: &CancellationToken,
+    ) -> Result<Diagnostic, String> {
+        let launcher = setup::command_launcher(&self.options.rein, &self.root, config)?;
+        let exec = ProcessExec::new()
+            .with_launcher(launcher)
+            .with_redactor(setup::redactor(config));
+        let log_path = self
+            .root
+            .join(".rein/artifacts")
+            .join(format!("find-{}", TaskId::generate().0))
+            .join("check.log");
+        fix_error::find(
+            target,
+            Find {
+                root: &self.root,
+                config,
+                exec: &exec,
+                log_path: &log_path,
+                timeout: config.budgets.test_timeout,
+                cancel,
+            },
+        )
+        .await
     }
 }
 

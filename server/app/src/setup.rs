@@ -14,10 +14,14 @@ use async_trait::async_trait;
 use rein_core::agent::AgentConfig;
 use rein_core::config::Config;
 use rein_core::context::ContextConfig;
+use rein_core::diagnostics::DiagnosticVerifier;
+use rein_core::exec::Exec;
 use rein_core::os::process::{ProcessExec, process_redactor};
 use rein_core::os::{instructions, testcmd};
-use rein_core::task::TaskSpec;
+use rein_core::ports::Verifier;
+use rein_core::task::{TaskKind, TaskSpec};
 use rein_core::task_host::{Prepared, Setup};
+use rein_core::testing::command::TestCommand;
 use rein_core::tools::TypedTool;
 use rein_core::tools::ask_user::AskUser;
 use rein_core::verify::{Baseline, TestVerifier};
@@ -120,33 +124,88 @@ async fn prepare(
     let window = context_window(&config.provider).await;
     agent.context = ContextConfig::for_window(window);
     agent.edit_format = config.edit_format.for_window(window);
-    let verifier = match baseline {
-        Some(baseline) => {
-            TestVerifier::with_baseline(test_command, agent.budgets.test_timeout, baseline)
+    let artifacts_dir = root.join(".rein/artifacts").join(&task.id.0);
+    let verifier = verifier(
+        VerifierFor {
+            root,
+            config,
+            task,
+            workspace,
+            exec: exec.as_ref(),
+            test_command,
+            test_timeout: agent.budgets.test_timeout,
+            artifacts_dir: &artifacts_dir,
+        },
+        baseline,
+        cancel,
+    )
+    .await?;
+    Ok(Prepared {
+        config: agent,
+        model,
+        verifier,
+        exec,
+        keep_alive: Some(Box::new((scripted, mcp)) as Box<dyn Any + Send + Sync>),
+        notices,
+    })
+}
+
+/// What a task's verifier is made from.
+struct VerifierFor<'a> {
+    root: &'a Path,
+    config: &'a Config,
+    task: &'a TaskSpec,
+    workspace: &'a dyn Workspace,
+    exec: &'a dyn Exec,
+    test_command: Option<TestCommand>,
+    test_timeout: std::time::Duration,
+    artifacts_dir: &'a Path,
+}
+
+/// The task's verifier: the checker's for a fix-diagnostic task (which
+/// fails the set-up, saying why, when the diagnostic cannot be checked),
+/// the tests' for every other. A new task records its baseline now,
+/// before anything changes; a resumed one compares against `baseline`.
+async fn verifier(
+    v: VerifierFor<'_>,
+    baseline: Option<Baseline>,
+    cancel: &CancellationToken,
+) -> Result<Arc<dyn Verifier>, String> {
+    if let TaskKind::FixDiagnostic { diagnostic } = &v.task.kind {
+        let setup = crate::fix_error::check_setup(v.root, v.config, diagnostic, v.test_command)?;
+        let verifier = match baseline {
+            Some(baseline) => DiagnosticVerifier::with_baseline(setup, baseline),
+            None => {
+                DiagnosticVerifier::prepare(
+                    v.task,
+                    v.workspace,
+                    v.exec,
+                    setup,
+                    v.artifacts_dir,
+                    cancel,
+                )
+                .await
+            }
         }
+        .map_err(|e| e.to_string())?;
+        return Ok(Arc::new(verifier));
+    }
+    let verifier = match baseline {
+        Some(baseline) => TestVerifier::with_baseline(v.test_command, v.test_timeout, baseline),
         None => {
-            // The baseline run (what passes before the task) uses the real runner.
-            let artifacts_dir = root.join(".rein/artifacts").join(&task.id.0);
             TestVerifier::prepare(
-                task,
-                workspace,
-                exec.as_ref(),
-                test_command,
-                agent.budgets.test_timeout,
-                &artifacts_dir,
+                v.task,
+                v.workspace,
+                v.exec,
+                v.test_command,
+                v.test_timeout,
+                v.artifacts_dir,
                 cancel,
             )
             .await
         }
     };
-    Ok(Prepared {
-        config: agent,
-        model,
-        verifier: Arc::new(verifier),
-        exec,
-        keep_alive: Some(Box::new((scripted, mcp)) as Box<dyn Any + Send + Sync>),
-        notices,
-    })
+    Ok(Arc::new(verifier))
 }
 
 /// The configured MCP servers (in the commands' sandbox), from `pool`:

@@ -57,6 +57,9 @@ pub struct Config {
     /// What the workspace's own settings would have granted and were
     /// ignored because the workspace is not trusted (empty when trusted).
     pub ignored: Vec<Grant>,
+    /// The workspace is trusted: its own programs (a checker in
+    /// `node_modules/.bin` or `.venv/bin`) may be run as the user's.
+    pub workspace_trusted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -239,6 +242,7 @@ impl Config {
             } else {
                 trust::grants(layers, env)
             },
+            workspace_trusted: trusted,
         })
     }
 }

@@ -16,7 +16,7 @@ pub struct TrustArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("task").required(true).args(["fix_test", "instruction"]))]
+#[command(group = clap::ArgGroup::new("task").required(true).args(["fix_test", "fix_error", "instruction"]))]
 pub struct RunArgs {
     /// The project to work in (default: the current directory).
     #[arg(long, value_name = "DIR")]
@@ -32,6 +32,12 @@ pub struct RunArgs {
     /// The test to fix, as `PATH::NAME` (e.g. `tests/test_cart.py::test_total`).
     #[arg(long, value_name = "PATH::NAME")]
     pub fix_test: Option<String>,
+    /// The error or warning to fix, as `FILE:LINE[:MESSAGE]` (e.g.
+    /// `app.py:7` or `src/lib.rs:12:mismatched types`): found in the report
+    /// of the project's checker (mypy, pyright, cargo check, tsc…), which
+    /// must no longer report it at the end.
+    #[arg(long, value_name = "FILE:LINE[:MESSAGE]")]
+    pub fix_error: Option<String>,
     /// What to do, in plain words.
     pub instruction: Option<String>,
     /// Also write the result as JSON to this file (for programs, e.g.

@@ -40,6 +40,7 @@ use crate::terminal::{
     Before, Terminal, TerminalApprover, TerminalConfirm, TerminalProgress, TrackedWorkspace,
     deletion_diff, fmt_duration_ms, fmt_tokens, inert, paint_diff, unified_diff,
 };
+use rein_app::fix_error::ErrorTarget;
 use rein_app::service::{Launch, Notice, ServiceOptions, TaskService};
 use rein_app::settings;
 
@@ -88,7 +89,16 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     let disk = DiskWorkspace::new(&given)
         .map_err(|e| format!("the workspace {}: {e}", given.display()))?;
     let root = disk.root().to_path_buf();
-    let spec = task_spec(&disk, &args).await?;
+    let error_target = args
+        .fix_error
+        .as_deref()
+        .map(ErrorTarget::parse)
+        .transpose()?;
+    let spec = match &error_target {
+        // Found once the settings are known: the checker is theirs.
+        Some(_) => None,
+        None => Some(task_spec(&disk, &args).await?),
+    };
     let terminal = Terminal::stdio();
     let assessment = settings::Assessment::of(&root, &Value::Null)?;
     let trust = workspace_trust(
@@ -128,18 +138,38 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         // With --yes nobody answers questions.
         answers_questions: !args.yes,
     };
-    let started = match TaskService::open(&root, ServiceOptions::this_process()) {
-        Ok(service) => {
-            service
-                .start(spec, &launch, workspace.as_ref(), &cancel)
-                .await
-        }
-        Err(e) => Err(e),
-    }
-    .map_err(|e| {
+    let service = TaskService::open(&root, ServiceOptions::this_process()).map_err(|e| {
         watcher.abort();
         format!("cannot start the task: {e}")
     })?;
+    let spec = match (spec, &error_target) {
+        (Some(spec), _) => spec,
+        (None, Some(target)) => {
+            terminal.line(&format!(
+                "rein run: asking the project's checker about {}",
+                inert::line(&target.to_string())
+            ));
+            let diagnostic = service
+                .find_diagnostic(target, &config, &cancel)
+                .await
+                .map_err(|e| {
+                    watcher.abort();
+                    format!("cannot start the task: {e}")
+                })?;
+            TaskSpec::fix_diagnostic(TaskId::generate(), diagnostic)
+        }
+        (None, None) => {
+            watcher.abort();
+            return Err("say what to do".to_owned());
+        }
+    };
+    let started = service
+        .start(spec, &launch, workspace.as_ref(), &cancel)
+        .await
+        .map_err(|e| {
+            watcher.abort();
+            format!("cannot start the task: {e}")
+        })?;
     let ready = started.ready;
     let progress = Arc::new(TerminalProgress::new(Arc::clone(&terminal)));
     let spec = ready.spec();
@@ -312,7 +342,7 @@ async fn task_spec(disk: &DiskWorkspace, args: &RunArgs) -> Result<TaskSpec, Str
             Ok(TaskSpec::instruction(TaskId::generate(), instruction))
         }
         _ => Err(
-            "say what to do: `rein run \"instruction\"` or `rein run --fix-test PATH::NAME`"
+            "say what to do: `rein run \"instruction\"`, `rein run --fix-test PATH::NAME` or `rein run --fix-error FILE:LINE[:MESSAGE]`"
                 .to_owned(),
         ),
     }

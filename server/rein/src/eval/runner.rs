@@ -177,8 +177,10 @@ async fn rein_run(task: &Task, options: &Options, dir: &Path, project: &Path) ->
         .arg(project)
         .arg("--result-json")
         .arg(dir.join("result.json"))
-        .arg("--fix-test")
-        .arg(&task.fix_test)
+        .args(match &task.fix_error {
+            Some(error) => ["--fix-error".to_owned(), error.argument()],
+            None => ["--fix-test".to_owned(), task.fix_test.clone()],
+        })
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out)
@@ -218,23 +220,32 @@ async fn rein_run(task: &Task, options: &Options, dir: &Path, project: &Path) ->
     }
 }
 
+/// What is put back as the suite wrote it before the check: the test's
+/// whole folder (`tests/…`) or its one file at the top; for a task that
+/// names a diagnostic, the project's `tests/` folder, if it has one.
+fn put_back(task: &Task) -> Option<PathBuf> {
+    if task.fix_error.is_some() {
+        return Some(PathBuf::from("tests"));
+    }
+    let test_file = Path::new(task.fix_test.split_once("::").map_or("", |(p, _)| p));
+    match test_file.components().next() {
+        Some(first) if test_file.components().count() > 1 => Some(PathBuf::from(first.as_os_str())),
+        Some(_) => Some(test_file.to_path_buf()),
+        None => None,
+    }
+}
+
 /// The suite's verdict on what the agent left: its test files put back as
 /// the suite wrote them (an agent that edits a test does not pass by it),
 /// the held-out files added, then `check`, sandboxed.
 async fn check(task: &Task, options: &Options, dir: &Path, project: &Path) -> Result<bool, String> {
-    let test_file = task.fix_test.split_once("::").map_or("", |(p, _)| p);
-    // The whole test folder (`tests/…`), or the one file at the top.
-    let tests = match Path::new(test_file).components().next() {
-        Some(first) if Path::new(test_file).components().count() > 1 => {
-            PathBuf::from(first.as_os_str())
+    if let Some(tests) = put_back(task) {
+        let original = task.project.join(&tests);
+        if original.is_dir() {
+            copy_tree(&original, &project.join(&tests))?;
+        } else if original.is_file() {
+            copy_file(&original, &project.join(&tests))?;
         }
-        _ => PathBuf::from(test_file),
-    };
-    let original = task.project.join(&tests);
-    if original.is_dir() {
-        copy_tree(&original, &project.join(&tests))?;
-    } else {
-        copy_file(&original, &project.join(&tests))?;
     }
     if let Some(heldout) = &task.heldout {
         copy_tree(heldout, project)?;
