@@ -292,7 +292,7 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             },
             "window": {"workDoneProgress": true, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}}},
             "general": {"positionEncodings": ["utf-16"]},
-            "textDocument": {"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", ""]}}}},
+            "textDocument": {"codeAction": {"disabledSupport": true, "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", ""]}}}},
             "experimental": {"rein": {"saveDocuments": self.options.save_documents, "instructionPrompt": true, "confirmsEdits": true, "workspaceTrust": true, "reviewsEdits": self.options.review.is_some()}}
             })
         };

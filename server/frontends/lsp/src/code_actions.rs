@@ -1,4 +1,5 @@
-//! Code actions: "Fix test <name> with Rein" on the test under the cursor,
+//! Code actions: "Fix this error with Rein" on another server's diagnostic
+//! (`fix_error`), "Fix test <name> with Rein" on the test under the cursor,
 //! and "Ask Rein…" on a selection — but only to a client that asks the
 //! user for the instruction (`experimental.rein.instructionPrompt`):
 //! elsewhere it could only fail.
@@ -12,17 +13,22 @@
 use rein_core::testfind;
 use serde_json::json;
 use tower_lsp_server::ls_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, Command, Range, Uri,
+    CodeAction, CodeActionKind, CodeActionOrCommand, Command, Diagnostic, Range, Uri,
 };
 
 use crate::ext::commands;
 use crate::session::Session;
 
-pub fn actions(session: &Session, uri: &Uri, range: Range) -> Vec<CodeActionOrCommand> {
+pub fn actions(
+    session: &Session,
+    uri: &Uri,
+    range: Range,
+    diagnostics: &[Diagnostic],
+) -> Vec<CodeActionOrCommand> {
     let Some(path) = session.relative_path(uri) else {
         return Vec::new();
     };
-    let mut actions = Vec::new();
+    let mut actions = crate::fix_error::actions(session, uri, &path, diagnostics);
     if let (Some(lang), Some(snapshot)) = (
         testfind::lang_for_path(&path),
         session.docs.snapshot(uri.as_str()),
@@ -93,7 +99,7 @@ mod tests {
     }
 
     fn titles(session: &Session, uri: &Uri, range: Range) -> Vec<String> {
-        actions(session, uri, range)
+        actions(session, uri, range, &[])
             .into_iter()
             .map(|a| match a {
                 CodeActionOrCommand::CodeAction(a) => a.title,
@@ -136,7 +142,7 @@ mod tests {
             },
         };
         assert_eq!(titles(&session, &uri, selection), ["Ask Rein…"]);
-        let action = actions(&session, &uri, selection).remove(0);
+        let action = actions(&session, &uri, selection, &[]).remove(0);
         let CodeActionOrCommand::CodeAction(action) = action else {
             panic!("not a code action: {action:?}");
         };

@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 
-use crate::ext::{AnswerArgs, FixTestArgs, RunTaskArgs, TaskIdArgs, TrustArgs, commands};
+use crate::ext::{
+    AnswerArgs, FixErrorArgs, FixTestArgs, RunTaskArgs, TaskIdArgs, TrustArgs, commands,
+};
 use crate::session::Session;
 use crate::tasks;
 
@@ -24,6 +26,11 @@ pub async fn execute(
         commands::FIX_TEST => {
             let args: FixTestArgs = argument(command, arguments)?;
             let spec = fix_test_spec(session, &args).await?;
+            Ok(Some(json!({"taskId": tasks::start(session, client, spec)})))
+        }
+        commands::FIX_ERROR => {
+            let args: FixErrorArgs = argument(command, arguments)?;
+            let spec = fix_error_spec(session, &args)?;
             Ok(Some(json!({"taskId": tasks::start(session, client, spec)})))
         }
         commands::RUN_TASK => {
@@ -159,6 +166,21 @@ async fn fix_test_spec(session: &Session, args: &FixTestArgs) -> Result<TaskSpec
     ))
 }
 
+/// The task of "Fix this error with Rein": whether its checker can run
+/// is the task's set-up's to say (it fails at once, saying why).
+fn fix_error_spec(session: &Session, args: &FixErrorArgs) -> Result<TaskSpec> {
+    let path = session.relative_path(&args.uri).ok_or_else(|| {
+        invalid(format!(
+            "{} is not inside the workspace folder",
+            args.uri.as_str()
+        ))
+    })?;
+    let diagnostic = crate::fix_error::diagnostic(&path, &args.diagnostic).ok_or_else(|| {
+        invalid("Rein fixes errors and warnings with a message, in a file of the workspace folder")
+    })?;
+    Ok(TaskSpec::fix_diagnostic(TaskId::generate(), diagnostic))
+}
+
 fn run_task_spec(session: &Session, args: &RunTaskArgs) -> Result<TaskSpec> {
     let instruction = args.instruction.trim();
     if instruction.is_empty() {
@@ -178,6 +200,9 @@ fn run_task_spec(session: &Session, args: &RunTaskArgs) -> Result<TaskSpec> {
         }),
         _ => None,
     };
-    let goal = format!("{instruction}{}", location.unwrap_or_default());
+    let mut goal = format!("{instruction}{}", location.unwrap_or_default());
+    if let Some(about) = args.about.as_deref().map(rein_core::inert::line) {
+        goal.push_str(&format!("\nIt is about this diagnostic: {about}"));
+    }
     Ok(TaskSpec::instruction(TaskId::generate(), &goal))
 }

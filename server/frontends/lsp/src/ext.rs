@@ -6,8 +6,8 @@
 //!   `textDocumentSync` with open/close and save (with text, to detect a
 //!   drifted copy); `codeActionProvider` (quickfix);
 //!   `executeCommandProvider.commands` ([`commands::ALL`]): `rein.fixTest
-//!   {uri, position, testName}`, `rein.runTask {instruction, uri?,
-//!   range?}`, `rein.cancelTask {taskId}`, `rein.resumeTask {taskId}`,
+//!   {uri, position, testName}`, `rein.fixError {uri, diagnostic}`,
+//!   `rein.runTask {instruction, uri?, range?, about?}`, `rein.cancelTask {taskId}`, `rein.resumeTask {taskId}`,
 //!   `rein.answer {taskId, text}`, `rein.trustWorkspace {trusted}`.
 //! - Settings: `initializationOptions`, then the `rein` section of
 //!   `workspace/configuration` (an empty answer, `{}` or `null`, leaves the
@@ -164,14 +164,18 @@ pub struct SaveDocumentsParams {
 /// exactly one object argument.
 pub mod commands {
     pub const FIX_TEST: &str = "rein.fixTest";
+    /// `{uri, diagnostic}`: the diagnostic as the editor sent it in the
+    /// code action's context.
+    pub const FIX_ERROR: &str = "rein.fixError";
     pub const RUN_TASK: &str = "rein.runTask";
     pub const CANCEL_TASK: &str = "rein.cancelTask";
     pub const RESUME_TASK: &str = "rein.resumeTask";
     pub const ANSWER: &str = "rein.answer";
     /// `{trusted}`: the user's decision about the workspace's own settings.
     pub const TRUST_WORKSPACE: &str = "rein.trustWorkspace";
-    pub const ALL: [&str; 6] = [
+    pub const ALL: [&str; 7] = [
         FIX_TEST,
+        FIX_ERROR,
         RUN_TASK,
         CANCEL_TASK,
         RESUME_TASK,
@@ -200,6 +204,17 @@ pub struct RunTaskArgs {
     pub instruction: String,
     pub uri: Option<Uri>,
     pub range: Option<tower_lsp_server::ls_types::Range>,
+    /// What the question is about beyond the place (a diagnostic Rein
+    /// cannot check, quoted).
+    #[serde(default)]
+    pub about: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FixErrorArgs {
+    pub uri: Uri,
+    pub diagnostic: tower_lsp_server::ls_types::Diagnostic,
 }
 
 #[derive(Debug, Deserialize)]

@@ -20,6 +20,7 @@ mod commands;
 mod doubt;
 mod edit_approval;
 pub mod ext;
+mod fix_error;
 pub mod framing;
 mod guard;
 mod lsp_progress;

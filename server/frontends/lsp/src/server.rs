@@ -429,8 +429,12 @@ impl LanguageServer for Backend {
         params: CodeActionParams,
     ) -> jsonrpc::Result<Option<CodeActionResponse>> {
         guard::request("textDocument/codeAction", async {
-            let actions =
-                code_actions::actions(&self.shared, &params.text_document.uri, params.range);
+            let actions = code_actions::actions(
+                &self.shared,
+                &params.text_document.uri,
+                params.range,
+                &params.context.diagnostics,
+            );
             Ok((!actions.is_empty()).then_some(actions))
         })
         .await

@@ -94,6 +94,9 @@ pub struct ClientCaps {
     /// `window.showDocument.support`: the client opens a file Rein names
     /// (how a proposed edit's diff is shown where annotations are not).
     pub show_document: bool,
+    /// `textDocument.codeAction.disabledSupport`: the client shows an
+    /// action Rein cannot take, greyed, with the reason.
+    pub disabled_actions: bool,
 }
 
 impl ClientCaps {
@@ -143,6 +146,12 @@ impl ClientCaps {
                 .as_ref()
                 .and_then(|w| w.show_document.as_ref())
                 .is_some_and(|s| s.support),
+            disabled_actions: caps
+                .text_document
+                .as_ref()
+                .and_then(|t| t.code_action.as_ref())
+                .and_then(|c| c.disabled_support)
+                .unwrap_or(false),
         }
     }
 }
