@@ -259,8 +259,8 @@ impl Case {
     /// On the core's mypy fixture, the real checkers on `PATH` and
     /// readable in the sandbox.
     fn with_checkers(mut self) -> Self {
-        self.project =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/core/tests/fixtures/fix_error/python");
+        self.project = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../server/core/tests/fixtures/fix_error/python");
         self.env.push(("PATH", support::checkers::path_var()));
         self.user_config = Some(support::checkers::user_settings());
         self
