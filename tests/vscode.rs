@@ -403,13 +403,20 @@ impl E2e {
                 .env("REIN_CRASH_AT", point)
                 .env("REIN_CRASH_ONCE", once);
         }
+        driver
+            .env("REIN_E2E_VSIX", &vsix)
+            .env("REIN_E2E_REIN_BIN", rein_binary().unwrap());
+        for (name, value) in env {
+            if name.starts_with("REIN_E2E_") {
+                // Over the defaults above (another package, …).
+                driver.env(name, value);
+            }
+        }
         let output = run(
             driver
                 .arg(extension_dir().join("e2e/run.mjs"))
                 .current_dir(extension_dir())
                 .env("REIN_E2E_CODE_SERVER", &code_server)
-                .env("REIN_E2E_VSIX", &vsix)
-                .env("REIN_E2E_REIN_BIN", rein_binary().unwrap())
                 .env("REIN_E2E_WORKSPACE", &workspace)
                 .env("REIN_E2E_OUT", &out)
                 .env("REIN_E2E_SCENARIO", scenario),
@@ -626,5 +633,76 @@ async fn fixes_an_error_the_typescript_server_reports_in_real_vscode() {
         run.fail(&format!("src/app.ts on disk is not the fix:\n{app}"));
     }
     run.keep_screenshots("fix-error");
+    run.passed();
+}
+
+/// The README's package command makes a platform `.vsix` with the server
+/// inside (`extension/server/rein`, executable), and VS Code with nothing
+/// configured and no `rein` on `PATH` starts that one.
+#[tokio::test]
+async fn the_package_bundles_the_server_and_vscode_starts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let vsix = dir.path().join("rein-linux-x64.vsix");
+    let binary = rein_binary().unwrap();
+    let made = setup(&format!(
+        "vsix-with-server {} {}",
+        binary.display(),
+        vsix.display()
+    ))
+    .await;
+    assert_eq!(made, vsix);
+    // The zip's entries, with their Unix modes.
+    let listing = run(
+        Command::new("python3").arg("-c").arg(
+            "import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist():\n    print(oct(i.external_attr >> 16), i.filename)",
+        ).arg(&vsix),
+        Duration::from_secs(120),
+    )
+    .await;
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.ends_with(" extension/server/rein") && l.starts_with("0o100755")),
+        "no executable extension/server/rein in the package:\n{listing}"
+    );
+    let manifest = run(
+        Command::new("python3").arg("-c").arg(
+            "import sys, zipfile\nprint(zipfile.ZipFile(sys.argv[1]).read('extension.vsixmanifest').decode())",
+        ).arg(&vsix),
+        Duration::from_secs(120),
+    )
+    .await;
+    let manifest = String::from_utf8_lossy(&manifest.stdout).into_owned();
+    assert!(
+        manifest.contains("TargetPlatform=\"linux-x64\""),
+        "{manifest}"
+    );
+    // The packaging left no binary behind in the source folder.
+    assert!(!extension_dir().join("server").exists());
+
+    let path: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| !d.join("rein").exists())
+        .collect();
+    let run = E2e::run_on(
+        &repo().join("server/app/demo/project"),
+        "starts-bundled",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+        &[
+            ("REIN_E2E_VSIX", vsix.clone().into()),
+            ("REIN_E2E_BUNDLED", "1".into()),
+            ("PATH", std::env::join_paths(path).unwrap()),
+        ],
+    )
+    .await;
+    let started = files(&run.out)
+        .into_iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .any(|log| log.contains("/server/rein lsp (found via bundled)"));
+    if !started {
+        run.fail("the extension did not start its bundled server");
+    }
     run.passed();
 }

@@ -228,8 +228,17 @@ async function fixError(bench, result, { log, shot }) {
     await shot('2-fixed');
 }
 
+/** The extension with nothing configured and no `rein` on PATH: it starts
+ * the server bundled in its package. */
+async function startsBundled(bench, result, { log, shot }) {
+    result.statusBar = await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    log(`status bar: ${result.statusBar}`);
+    await shot('1-ready');
+}
+
 export const scenarios = {
     'fix-test': fixTest,
+    'starts-bundled': startsBundled,
     'fix-error': fixError,
     'ask-approve-cancel': askApproveCancel,
     'crash-recover': crashRecover,
