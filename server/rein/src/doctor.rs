@@ -754,6 +754,7 @@ mod tests {
                 scenario: None,
                 context_window: None,
                 temperature: 0.0,
+                key_from: None,
             };
             let mut report = Report { lines: Vec::new() };
             provider(&config, EditFormat::Auto, &mut report).await;
