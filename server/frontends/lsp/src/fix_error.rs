@@ -8,10 +8,7 @@
 //! converted into the core's plain [`Diagnostic`] and cleaned (path inside
 //! the workspace, texts bounded and stripped) before anything uses it.
 
-use rein_app::settings;
-use rein_core::config::Config;
 use rein_core::diagnostics::{Diagnostic, Position, Range, Severity};
-use rein_core::trust::Trust;
 use serde_json::json;
 use tower_lsp_server::ls_types::{
     self as lsp, CodeAction, CodeActionDisabled, CodeActionKind, CodeActionOrCommand, Command,
@@ -59,21 +56,6 @@ pub fn diagnostic(path: &str, d: &lsp::Diagnostic) -> Option<Diagnostic> {
     .ok()
 }
 
-/// The settings a task would have now, without asking anything: the
-/// workspace's own file counts only when its trust is already known.
-fn config_now(session: &Session) -> Result<Config, String> {
-    let root = session
-        .root
-        .get()
-        .ok_or("no workspace folder is open in the editor")?;
-    let assessment = settings::Assessment::of(root, &session.settings())?;
-    let trust = assessment
-        .known_trust(root, session.editor_trust(), session.user_state.as_ref())
-        .or_else(|| session.trust_answer(assessment.fingerprint()?))
-        .unwrap_or(Trust::NOT_NEEDED);
-    assessment.config(&trust)
-}
-
 /// The actions for the errors and warnings the editor sent with the
 /// request (other servers' diagnostics at the cursor).
 pub fn actions(
@@ -91,7 +73,7 @@ pub fn actions(
     if taken.is_empty() {
         return Vec::new();
     }
-    let (config, root) = match (config_now(session), session.root.get()) {
+    let (config, root) = match (crate::provider::config_now(session), session.root.get()) {
         (Ok(config), Some(root)) => (config, root),
         (Err(e), _) => {
             tracing::debug!("no fix-error actions: {e}");

@@ -27,6 +27,7 @@ mod lsp_progress;
 mod lsp_trust;
 mod lsp_workspace;
 mod proto;
+mod provider;
 mod questions;
 mod review;
 mod saving;

@@ -16,7 +16,7 @@ use crate::ext::{self, DocumentState, DocumentStateParams};
 use crate::framing::{self, MalformedFrame};
 pub use crate::session::ServerOptions;
 use crate::session::{ClientCaps, Session};
-use crate::{client_requests, code_actions, commands, guard, proto};
+use crate::{client_requests, code_actions, commands, guard, proto, provider};
 
 /// How many client messages the transport works on at once. Handlers are
 /// short (agent work runs in spawned tasks), so this only bounds bursts.
@@ -73,6 +73,8 @@ pub fn build_service(options: ServerOptions) -> (LspService<Backend>, ClientSock
     let handle = ServerHandle(Arc::clone(&shared));
     let (service, socket) = LspService::build(|client| Backend { client, shared })
         .custom_method(ext::DOCUMENT_STATE, Backend::document_state)
+        .custom_method(provider::PROVIDER_STATUS, Backend::provider_status)
+        .custom_method(provider::CHECK_PROVIDER, Backend::check_provider)
         .custom_method(framing::MALFORMED_FRAME, Backend::malformed_frame)
         .custom_method(
             "window/workDoneProgress/cancel",
@@ -292,6 +294,20 @@ impl Backend {
             message: params.message.into(),
             data: None,
         })
+    }
+
+    async fn provider_status(&self) -> jsonrpc::Result<provider::ProviderStatus> {
+        guard::request(provider::PROVIDER_STATUS, async {
+            Ok(provider::status(&self.shared))
+        })
+        .await
+    }
+
+    async fn check_provider(
+        &self,
+        params: provider::CheckParams,
+    ) -> jsonrpc::Result<provider::Checked> {
+        guard::request(provider::CHECK_PROVIDER, async { Ok(provider::check(params).await) }).await
     }
 
     async fn document_state(&self, params: DocumentStateParams) -> jsonrpc::Result<DocumentState> {
