@@ -31,7 +31,10 @@ async fn provider_status_says_whether_a_task_would_find_a_model() {
     let status = request(&mut s, "rein/providerStatus", Value::Null).await;
     assert_eq!(status["configured"], false, "{status}");
     assert!(
-        status["problem"].as_str().unwrap().contains("no model provider is configured"),
+        status["problem"]
+            .as_str()
+            .unwrap()
+            .contains("no model provider is configured"),
         "{status}"
     );
     s.shutdown().await;
@@ -46,7 +49,10 @@ async fn provider_status_says_whether_a_task_would_find_a_model() {
     assert_eq!(status["configured"], true, "{status}");
     assert_eq!(status["hasKey"], true);
     assert!(
-        status["keyFrom"].as_str().unwrap().starts_with("the editor's settings"),
+        status["keyFrom"]
+            .as_str()
+            .unwrap()
+            .starts_with("the editor's settings"),
         "{status}"
     );
     assert!(!status.to_string().contains(key));
@@ -55,7 +61,13 @@ async fn provider_status_says_whether_a_task_would_find_a_model() {
     let mut s = server(vec![("provider", json!("anthropic"))]).await;
     let status = request(&mut s, "rein/providerStatus", Value::Null).await;
     assert_eq!(status["configured"], false, "{status}");
-    assert!(status["problem"].as_str().unwrap().contains("needs an API key"), "{status}");
+    assert!(
+        status["problem"]
+            .as_str()
+            .unwrap()
+            .contains("needs an API key"),
+        "{status}"
+    );
     s.shutdown().await;
 }
 
@@ -83,7 +95,13 @@ async fn check_provider_checks_a_key_before_it_is_stored() {
     )
     .await;
     assert_eq!(bad["ok"], false, "{bad}");
-    assert!(bad["message"].as_str().unwrap().contains("rejected the API key"), "{bad}");
+    assert!(
+        bad["message"]
+            .as_str()
+            .unwrap()
+            .contains("rejected the API key"),
+        "{bad}"
+    );
     assert!(!bad.to_string().contains("wrong-1111"), "{bad}");
     s.shutdown().await;
 }

@@ -706,3 +706,55 @@ async fn the_package_bundles_the_server_and_vscode_starts_it() {
     }
     run.passed();
 }
+
+/// A first run with nothing configured leads to set-up, not to a failure:
+/// the status bar says "Rein: set up", the light bulb's fix asks to set up
+/// first, the set-up offers the providers (a local server only when one
+/// answers), the offline demo model is chosen and the same fix succeeds.
+#[tokio::test]
+async fn a_first_run_with_nothing_configured_leads_to_set_up() {
+    let run = E2e::run("first-run", serde_json::json!({}), None, None).await;
+    let status = run.result["statusSetUp"].as_str().unwrap_or_default();
+    if !status.contains("Rein: set up") {
+        run.fail(&format!(
+            "the status bar did not lead to set-up: {status:?}"
+        ));
+    }
+    let asked = run.result["leadsToSetUp"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    if !asked.starts_with("Rein needs a model before it can work: no model provider is configured")
+    {
+        run.fail(&format!("unexpected set-up question: {asked:?}"));
+    }
+    let choices: Vec<String> = run.result["choices"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    for wanted in [
+        "Anthropic (Claude)",
+        "OpenAI",
+        "Another OpenAI-compatible server",
+        "The offline demo model",
+    ] {
+        if !choices.iter().any(|c| c.contains(wanted)) {
+            run.fail(&format!(
+                "the set-up does not offer {wanted:?}: {choices:?}"
+            ));
+        }
+    }
+    if !run.result["statusBar"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("Rein: succeeded")
+    {
+        run.fail("the fix asked for before the set-up did not succeed after it");
+    }
+    run.assert_fixed_once();
+    run.keep_screenshots("first-run");
+    run.passed();
+}

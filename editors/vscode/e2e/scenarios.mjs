@@ -236,8 +236,35 @@ async function startsBundled(bench, result, { log, shot }) {
     await shot('1-ready');
 }
 
+/** A first run with nothing configured: the status bar says "set up"; the
+ * light bulb's fix leads to the set-up instead of failing; the person
+ * picks the offline demo model; the same fix then runs and succeeds. */
+async function firstRun(bench, result, { log, shot }) {
+    result.statusSetUp = await bench.waitForStatus('Rein: set up', { timeoutMs: 90_000, failures: ['not running'] });
+    log(`status bar: ${result.statusSetUp}`);
+    await shot('1-set-up');
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+    await bench.runCodeAction('Fix test test_total with Rein');
+    result.leadsToSetUp = await bench.answerNotification('Rein needs a model', 'Set Up…', 60_000);
+    await bench.quickInputTitled('Rein: Set Up');
+    await shot('2-choices');
+    result.choices = (await bench.page.locator('.quick-input-list .monaco-list-row').allTextContents()).map((t) => t.trim());
+    await bench.pick('offline demo', 'The offline demo model');
+    await bench.waitForNotification('Rein is set up with the offline demo model', 30_000);
+    // The fix the person asked for goes on.
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'not running'],
+    });
+    await shot('3-fixed');
+}
+
 export const scenarios = {
     'fix-test': fixTest,
+    'first-run': firstRun,
     'starts-bundled': startsBundled,
     'fix-error': fixError,
     'ask-approve-cancel': askApproveCancel,

@@ -30,6 +30,9 @@ export interface ClientOptions {
     onTaskProgress: (taskId: string, progress: TaskProgress) => void;
     /** Asks the user what to do; `undefined` if they dismissed the box. */
     askInstruction: () => Thenable<string | undefined>;
+    /** Before a task starts: leads to set-up when no provider is
+     * configured; whether the task may go on. */
+    ensureSetUp?: () => Promise<boolean>;
 }
 
 export function createClient(o: ClientOptions): lc.LanguageClient {
@@ -91,6 +94,8 @@ export function createClient(o: ClientOptions): lc.LanguageClient {
                 },
             },
             executeCommand: async (command, args, next) => {
+                const startsTask = [serverCommands.fixTest, serverCommands.runTask, 'rein.fixError'].includes(command);
+                if (startsTask && o.ensureSetUp && !(await o.ensureSetUp())) return undefined;
                 if (command === serverCommands.runTask && !hasInstruction(args[0])) {
                     // The "Ask Rein…" code action carries the place, not the words.
                     const instruction = await o.askInstruction();

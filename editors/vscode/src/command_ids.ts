@@ -14,6 +14,7 @@ export const commandIds = {
     showEvidence: 'rein.vscode.showEvidence',
     taskActions: 'rein.vscode.taskActions',
     setApiKey: 'rein.vscode.setApiKey',
+    setUp: 'rein.vscode.setUp',
     clearApiKey: 'rein.vscode.clearApiKey',
     showOutput: 'rein.vscode.showOutput',
     restartServer: 'rein.vscode.restartServer',

@@ -19,6 +19,8 @@ import { plain } from './plain_text';
 import { reviewEdit, Reviews } from './review';
 import { SecretSet } from './redact';
 import { forLog, type Mapped } from './settings';
+import { runSetUp } from './setup';
+import { providerStatus, type ProviderStatus } from './setup_model';
 import { StatusBar } from './status';
 import { TaskBook } from './task_book';
 import { verificationLines } from './verification_text';
@@ -41,6 +43,8 @@ export class Ctx implements vscode.Disposable {
     private config: Config | undefined;
     private folder: vscode.WorkspaceFolder | undefined;
     private serverPath: string | undefined;
+    /** What the server said of the provider (`rein/providerStatus`). */
+    private provider: ProviderStatus | undefined;
     private readonly disposables: vscode.Disposable[] = [];
     /** Every API key this window has read or stored: redacted everywhere. */
     readonly secrets = new SecretSet();
@@ -144,6 +148,7 @@ export class Ctx implements vscode.Disposable {
                 this.showCurrent();
             },
             askInstruction,
+            ensureSetUp: () => this.ensureSetUp(),
         });
         this.client = client;
         client.onDidChangeState((e) => {
@@ -159,6 +164,7 @@ export class Ctx implements vscode.Disposable {
         try {
             await client.start();
             this.status.setServer('ready');
+            void this.refreshProviderStatus();
         } catch (error) {
             const message = `Rein’s server did not start: ${error instanceof Error ? error.message : String(error)}`;
             this.output.error(message);
@@ -167,6 +173,39 @@ export class Ctx implements vscode.Disposable {
                 if (choice) this.output.show();
             });
         }
+    }
+
+    /** Asks the server whether a task would find a model; the status bar
+     * says "set up" until one would. Whether one is configured. */
+    async refreshProviderStatus(): Promise<boolean> {
+        const client = this.client;
+        if (!client?.isRunning()) return false;
+        try {
+            this.provider = await client.sendRequest<ProviderStatus>(providerStatus);
+        } catch (error) {
+            // An older server: nothing to lead to.
+            this.output.warn(`${providerStatus}: ${String(error)}`);
+            this.provider = undefined;
+        }
+        this.status.setSetUp(this.provider && !this.provider.configured ? (this.provider.problem ?? 'no model provider') : undefined);
+        return this.providerConfigured();
+    }
+
+    /** A provider is configured, or the server cannot say. */
+    providerConfigured(): boolean {
+        return this.provider?.configured ?? true;
+    }
+
+    /** Before a task: with no provider, the set-up first (the task goes
+     * on only if it ends configured). */
+    async ensureSetUp(): Promise<boolean> {
+        if (this.providerConfigured()) return true;
+        const choice = await vscode.window.showInformationMessage(
+            `Rein needs a model before it can work: ${this.provider?.problem ?? 'none is configured'}.`,
+            'Set Up…',
+        );
+        if (!choice) return false;
+        return runSetUp(this);
     }
 
     async stop(): Promise<void> {
@@ -204,6 +243,7 @@ export class Ctx implements vscode.Disposable {
         if (this.client.isRunning()) {
             await this.client.sendNotification(lc.DidChangeConfigurationNotification.type, { settings: null });
         }
+        await this.refreshProviderStatus();
     }
 
     private logSettings(mapped: Mapped): void {

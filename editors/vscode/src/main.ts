@@ -3,7 +3,9 @@
 
 import * as vscode from 'vscode';
 
+import { commandIds } from './command_ids';
 import { registerCommands } from './commands';
+import { runSetUp } from './setup';
 import { Ctx } from './ctx';
 
 let ctx: Ctx | undefined;
@@ -14,6 +16,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(
         c,
         ...registerCommands(c),
+        vscode.commands.registerCommand(commandIds.setUp, () => void runSetUp(c).catch(logTo(c))),
         vscode.workspace.onDidChangeConfiguration((e) => void c.configurationChanged(e).catch(logTo(c))),
         vscode.workspace.onDidChangeWorkspaceFolders(() => void c.restart().catch(logTo(c))),
         // A key changed in another window of this profile.

@@ -6,7 +6,10 @@ import * as vscode from 'vscode';
 
 import type { TaskStatus } from './protocol';
 import type { TaskProgress } from './status_text';
-import { idleView, statusView, type StatusView } from './status_text';
+import { commandIds } from './command_ids';
+import { idleView, setUpView, statusView, type StatusView } from './status_text';
+
+const SET_UP_COMMAND = commandIds.setUp;
 
 export type ServerState = 'starting' | 'ready' | 'stopped';
 
@@ -15,8 +18,10 @@ export class StatusBar implements vscode.Disposable {
     private server: { state: ServerState; detail?: string } = { state: 'starting' };
     private task: TaskStatus | undefined;
     private progress: TaskProgress = {};
+    /** Why no provider is configured (the set-up is due), if so. */
+    private setUp: string | undefined;
 
-    constructor(command: string) {
+    constructor(private readonly command: string) {
         this.item = vscode.window.createStatusBarItem('rein.status', vscode.StatusBarAlignment.Left, 10);
         this.item.name = 'Rein';
         this.item.command = command;
@@ -26,6 +31,11 @@ export class StatusBar implements vscode.Disposable {
 
     setServer(state: ServerState, detail?: string): void {
         this.server = { state, detail };
+        this.render();
+    }
+
+    setSetUp(problem: string | undefined): void {
+        this.setUp = problem;
         this.render();
     }
 
@@ -40,7 +50,10 @@ export class StatusBar implements vscode.Disposable {
         const view: StatusView =
             this.task && this.server.state !== 'stopped'
                 ? statusView(this.task, this.progress)
-                : idleView(this.server.state, this.server.detail);
+                : this.setUp !== undefined && this.server.state === 'ready'
+                  ? setUpView(this.setUp)
+                  : idleView(this.server.state, this.server.detail);
+        this.item.command = this.setUp === undefined || this.task ? this.command : SET_UP_COMMAND;
         this.item.text = view.text;
         this.item.tooltip = view.tooltip;
         this.item.backgroundColor =

@@ -96,6 +96,15 @@ function tooltip(s: TaskStatus, progress: TaskProgress): string {
 }
 
 /** The item when no task has run yet in this window. */
+/** No provider yet: the status bar leads to "Rein: Set Up". */
+export function setUpView(problem: string): StatusView {
+    return {
+        text: '$(gear) Rein: set up',
+        tooltip: `Rein needs a model: ${problem}. Click to set one up.`,
+        severity: 'warning',
+    };
+}
+
 export function idleView(serverState: 'starting' | 'ready' | 'stopped', detail?: string): StatusView {
     switch (serverState) {
         case 'starting':

@@ -144,7 +144,8 @@ pub async fn check(params: CheckParams) -> Checked {
     }
     let listed = tokio::time::timeout(CHECK_LIMIT, rein_models::list_models(&config)).await;
     let redact = |text: String| {
-        key.as_deref().map_or(text.clone(), |k| text.replace(k, rein_models::REDACTED))
+        key.as_deref()
+            .map_or(text.clone(), |k| text.replace(k, rein_models::REDACTED))
     };
     match listed {
         Err(_) => failed(format!(
@@ -152,7 +153,10 @@ pub async fn check(params: CheckParams) -> Checked {
             config.base_url,
             CHECK_LIMIT.as_secs()
         )),
-        Ok(Err(error)) => failed(redact(rein_models::redact(&error.to_string(), config.api_key.as_ref()))),
+        Ok(Err(error)) => failed(redact(rein_models::redact(
+            &error.to_string(),
+            config.api_key.as_ref(),
+        ))),
         Ok(Ok(models)) => {
             let count = models.len();
             Checked {
@@ -200,15 +204,38 @@ mod tests {
         let server = FakeModel::start(Scenario::new().api_key("sk-ant-right-key-0000"))
             .await
             .unwrap();
-        let good = check(params("anthropic", server.base_url(), Some("sk-ant-right-key-0000"))).await;
+        let good = check(params(
+            "anthropic",
+            server.base_url(),
+            Some("sk-ant-right-key-0000"),
+        ))
+        .await;
         assert!(good.ok, "{good:?}");
-        let bad = check(params("anthropic", server.base_url(), Some("sk-ant-wrong-key-1111"))).await;
+        let bad = check(params(
+            "anthropic",
+            server.base_url(),
+            Some("sk-ant-wrong-key-1111"),
+        ))
+        .await;
         assert!(!bad.ok);
-        assert!(bad.message.contains("rejected the API key"), "{}", bad.message);
-        assert!(bad.message.contains("check the key from the key you entered"), "{}", bad.message);
+        assert!(
+            bad.message.contains("rejected the API key"),
+            "{}",
+            bad.message
+        );
+        assert!(
+            bad.message
+                .contains("check the key from the key you entered"),
+            "{}",
+            bad.message
+        );
         assert!(!bad.message.contains("wrong-key"), "{}", bad.message);
         let none = check(params("anthropic", server.base_url(), None)).await;
-        assert!(!none.ok && none.message.contains("API key"), "{}", none.message);
+        assert!(
+            !none.ok && none.message.contains("API key"),
+            "{}",
+            none.message
+        );
     }
 
     /// A local server's address is checked the same way; nothing listening
@@ -223,9 +250,18 @@ mod tests {
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = closed.local_addr().unwrap().port();
         drop(closed);
-        let absent = check(params("openai", format!("http://127.0.0.1:{port}/v1"), None)).await;
+        let absent = check(params(
+            "openai",
+            format!("http://127.0.0.1:{port}/v1"),
+            None,
+        ))
+        .await;
         assert!(!absent.ok, "{absent:?}");
         let bad = check(params("openai", "file:///etc/passwd".into(), None)).await;
-        assert!(!bad.ok && bad.message.contains("not an http(s) URL"), "{}", bad.message);
+        assert!(
+            !bad.ok && bad.message.contains("not an http(s) URL"),
+            "{}",
+            bad.message
+        );
     }
 }

@@ -307,7 +307,10 @@ impl Backend {
         &self,
         params: provider::CheckParams,
     ) -> jsonrpc::Result<provider::Checked> {
-        guard::request(provider::CHECK_PROVIDER, async { Ok(provider::check(params).await) }).await
+        guard::request(provider::CHECK_PROVIDER, async {
+            Ok(provider::check(params).await)
+        })
+        .await
     }
 
     async fn document_state(&self, params: DocumentStateParams) -> jsonrpc::Result<DocumentState> {
