@@ -414,6 +414,14 @@ fn nvim_scenario(name: &str) -> PathBuf {
     nvim_tests_dir().join("scenarios").join(name)
 }
 
+/// A first run with no provider leads to `:Rein setup` instead of a failed
+/// task; the offline demo model chosen there fixes the test.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_run_without_a_provider_leads_to_rein_setup() {
+    let ran = run(Case::new("setup")).await;
+    assert_eq!(ran.disk("cart.py"), fixed_cart());
+}
+
 /// `:Rein fix` on a line with an error from `vim.diagnostic`: fixed and
 /// verified by the checker that reports it (real mypy); on an error no
 /// checker confirms, it says why and starts nothing.

@@ -1,4 +1,4 @@
--- `:Rein {subcommand}`: fix, ask, answer, cancel, resume, trace, review,
+-- `:Rein {subcommand}`: fix, setup, ask, answer, cancel, resume, trace, review,
 -- verification, status, restart, trust, untrust. Each subcommand is a function of the command's
 -- arguments; the server does the work (test finding included).
 
@@ -121,6 +121,13 @@ function M.fix()
   local params = vim.lsp.util.make_range_params(0, client.offset_encoding)
   local line = vim.api.nvim_win_get_cursor(0)[1] - 1
   params.context = { diagnostics = require('rein.diagnostics').at_line(bufnr, line), triggerKind = 1 }
+  require('rein.provider_setup').ensure(client, function()
+    M.fix_with(client, bufnr, params)
+  end)
+end
+
+--- :Rein fix once a provider is known to be configured.
+function M.fix_with(client, bufnr, params)
   client:request('textDocument/codeAction', params, function(err, actions)
     if err then
       notify('code actions failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
@@ -398,6 +405,9 @@ end
 
 M.subcommands = {
   fix = M.fix,
+  setup = function()
+    require('rein.provider_setup').run()
+  end,
   ask = M.ask,
   answer = M.answer,
   cancel = M.cancel,

@@ -298,6 +298,8 @@ impl Backend {
 
     async fn provider_status(&self) -> jsonrpc::Result<provider::ProviderStatus> {
         guard::request(provider::PROVIDER_STATUS, async {
+            // Settings the editor just changed are asked for first.
+            self.shared.settings_settled().await;
             Ok(provider::status(&self.shared))
         })
         .await
