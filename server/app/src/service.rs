@@ -236,6 +236,18 @@ impl TaskService {
 }
 
 impl TaskService {
+    /// Undoes the ended task `id` on `workspace`: every file it changed
+    /// put back as before it, keeping what the user typed since; a file
+    /// where the user changed what the task changed is left as it is and
+    /// reported (`undo.rs`).
+    pub async fn undo(
+        &self,
+        id: &TaskId,
+        workspace: &dyn Workspace,
+    ) -> Result<crate::undo::UndoReport, String> {
+        crate::undo::undo_task(&self.store, &self.owner, id, workspace).await
+    }
+
     /// The diagnostic a user names by place (`FILE:LINE[:MESSAGE]`), as
     /// the project's checker reports it now: the checker runs in the
     /// sandbox with `config`'s settings, on the files as they are on disk.
