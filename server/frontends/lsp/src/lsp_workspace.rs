@@ -56,8 +56,9 @@ pub struct LspWorkspace {
     /// overwritten while it still holds that (or what the editor saved).
     disk_seen: Mutex<HashMap<String, ContentHash>>,
     annotations: AtomicU32,
-    /// Shows the task as waiting for the user while an edit is reviewed.
-    waits: Arc<LspProgress>,
+    /// Shows the task as waiting for the user while an edit is reviewed
+    /// (none for an undo: it asks nothing).
+    waits: Option<Arc<LspProgress>>,
 }
 
 /// The change annotation the editor shows with an edit.
@@ -141,8 +142,41 @@ impl LspWorkspace {
             edited: Mutex::new(BTreeSet::new()),
             disk_seen: Mutex::new(HashMap::new()),
             annotations: AtomicU32::new(0),
-            waits,
+            waits: Some(waits),
         })
+    }
+
+    /// The workspace an undo of `task` goes through: the live buffers,
+    /// edits the editor applies without asking (the user asked for the
+    /// undo), no task progress.
+    pub fn for_undo(
+        root: PathBuf,
+        client: Client,
+        session: Arc<Session>,
+        task: TaskId,
+    ) -> Result<Self, WorkspaceError> {
+        let fs = Root::open(&root, Links::Within).map_err(|e| WorkspaceError::Io {
+            path: root.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(Self {
+            disk: DiskWorkspace::new(&root)?,
+            fs,
+            root,
+            client,
+            session,
+            task,
+            edited: Mutex::new(BTreeSet::new()),
+            disk_seen: Mutex::new(HashMap::new()),
+            annotations: AtomicU32::new(0),
+            waits: None,
+        })
+    }
+
+    fn waiting(&self, path: &str) -> Option<crate::lsp_progress::WaitingGuard> {
+        self.waits
+            .as_ref()
+            .map(|w| w.waiting(WaitingKind::Review, path))
     }
 
     fn abs(&self, path: &str) -> PathBuf {
@@ -241,7 +275,7 @@ impl LspWorkspace {
         let params = json!({"edit": edit, "label": label});
         // The editor shows it to the user first (its own preview): the
         // task waits for them meanwhile, and says so.
-        let _waiting = shown_for.map(|path| self.waits.waiting(WaitingKind::Review, path));
+        let _waiting = shown_for.and_then(|path| self.waiting(path));
         let timeout = self.session.approval_timeout();
         match client_requests::withdrawable(&self.client, APPLY_EDIT, params, timeout).await {
             Ok(answer) => {
@@ -328,7 +362,7 @@ impl LspWorkspace {
     /// would apply it without showing it ([`edit_approval`]).
     async fn ask_first(&self, proposal: &Proposal<'_>) -> Verdict {
         let seq = self.annotations.fetch_add(1, Ordering::SeqCst) + 1;
-        let _waiting = self.waits.waiting(WaitingKind::Review, proposal.path);
+        let _waiting = self.waiting(proposal.path);
         edit_approval::ask(
             &self.client,
             &self.session,
@@ -360,7 +394,7 @@ impl LspWorkspace {
             original: original.map(|(text, _)| text),
             proposed,
         };
-        let _waiting = self.waits.waiting(WaitingKind::Review, shown.path);
+        let _waiting = self.waiting(shown.path);
         let hash = original.map(|(_, hash)| hash);
         review::review(
             &self.client,
@@ -844,6 +878,23 @@ impl Workspace for LspWorkspace {
             }),
             None => Ok(self.in_doubt(path, Before::Unsynced(None), expected).await),
         }
+    }
+
+    /// A file the editor has open is not removed behind its buffer (the
+    /// buffer would write it back, or hold what the user typed): the user
+    /// closes it, or removes it. One that is not open is removed on disk,
+    /// if it still holds what the undo expects.
+    async fn remove_file(
+        &self,
+        path: &str,
+        expected: &ReadVersion,
+    ) -> Result<EditOutcome, WorkspaceError> {
+        if self.is_open(path) {
+            return Err(WorkspaceError::Denied(format!(
+                "{path} is open in the editor; close it and undo again, or delete it yourself"
+            )));
+        }
+        self.disk.remove_file(path, expected).await
     }
 
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
