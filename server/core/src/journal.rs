@@ -336,9 +336,10 @@ impl Journal {
 
     /// Call `call_id` changed `path`, which now reads `after`: records the
     /// file's text before and after, for undo (the store keeps the first
-    /// `before` of a task's file). Unredacted: these are the user's own
-    /// files, kept in the workspace's own `.rein/`. A text over
-    /// [`crate::undo::MAX_TEXT_BYTES`] is not kept, only said to be too large.
+    /// `before` of a task's file). These are the user's own files, kept in
+    /// the workspace's own `.rein/` as they are: a text the redactor would
+    /// change (it holds a secret) is not kept at all, nor one over
+    /// [`crate::undo::MAX_TEXT_BYTES`]; the record says which.
     pub fn file_edited(
         &self,
         call_id: &str,
@@ -352,10 +353,13 @@ impl Journal {
             tracing::warn!(task = %self.task, call_id, path, "a changed file's text before the call is unknown; it cannot be undone");
             return Ok(());
         };
+        // A text with a secret in it is not kept: no state is written
+        // with a key (the redacted text is no use to undo either).
         let kept = |text: Option<String>| match text {
             None => KeptText::Absent,
-            Some(text) if crate::undo::keepable(&text) => KeptText::Text(text),
-            Some(_) => KeptText::TooLarge,
+            Some(text) if !crate::undo::keepable(&text) => KeptText::TooLarge,
+            Some(text) if self.redactor.redact(&text) != text.as_str() => KeptText::Secret,
+            Some(text) => KeptText::Text(text),
         };
         Ok(self
             .store

@@ -17,6 +17,8 @@ pub enum KeptText {
     Absent,
     /// The caller did not keep it (too large).
     TooLarge,
+    /// The caller did not keep it: it held a secret.
+    Secret,
 }
 
 impl KeptText {
@@ -25,6 +27,7 @@ impl KeptText {
             KeptText::Text(text) => ("text", Some(text)),
             KeptText::Absent => ("absent", None),
             KeptText::TooLarge => ("too_large", None),
+            KeptText::Secret => ("secret", None),
         }
     }
 
@@ -33,6 +36,7 @@ impl KeptText {
             ("text", Some(text)) => Ok(KeptText::Text(text)),
             ("absent", None) => Ok(KeptText::Absent),
             ("too_large", None) => Ok(KeptText::TooLarge),
+            ("secret", None) => Ok(KeptText::Secret),
             (other, _) => Err(rusqlite::Error::InvalidColumnType(
                 0,
                 format!("file text kind {other:?}"),

@@ -430,6 +430,7 @@ fn recorded(kept: KeptText) -> Recorded {
         KeptText::Text(text) => Recorded::Text(text),
         KeptText::Absent => Recorded::Absent,
         KeptText::TooLarge => Recorded::TooLarge,
+        KeptText::Secret => Recorded::Secret,
     }
 }
 

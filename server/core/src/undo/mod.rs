@@ -32,6 +32,9 @@ pub enum Recorded {
     Absent,
     /// Over [`MAX_TEXT_BYTES`]: not kept.
     TooLarge,
+    /// It held a secret (what the task's redactor hides): not kept, since
+    /// no state is written with one.
+    Secret,
 }
 
 /// What a task recorded of one file it changed.
@@ -73,6 +76,12 @@ pub fn plan_file(change: &ChangedFile, now: Option<&str>) -> FileUndo {
                 ),
             };
         }
+        (Recorded::Secret, _) | (_, Recorded::Secret) => {
+            return FileUndo::Cannot {
+                reason: "it holds a secret (an API key), which Rein keeps nowhere; undo it by hand"
+                    .into(),
+            };
+        }
         (before, Recorded::Text(after)) => (before, after),
         // The task's tools never remove a file; a record saying so is not
         // one Rein wrote.
@@ -104,8 +113,9 @@ pub fn plan_file(change: &ChangedFile, now: Option<&str>) -> FileUndo {
             Ok(text) => FileUndo::Restore { text },
             Err(clashes) => FileUndo::Conflict { clashes },
         },
-        (Recorded::TooLarge, _) => FileUndo::Cannot {
-            reason: "too large".into(),
+        // Answered above; the compiler cannot see it.
+        (Recorded::TooLarge | Recorded::Secret, _) => FileUndo::Cannot {
+            reason: "not kept".into(),
         },
     }
 }

@@ -154,6 +154,19 @@ fn a_file_deleted_since_or_too_large_is_not_undone() {
 }
 
 #[test]
+fn a_file_that_held_a_secret_is_not_undone() {
+    check(
+        file(".env", Recorded::Secret, text("KEY=x\n")),
+        Some("KEY=x\n"),
+        expect![[r#"
+            Cannot {
+                reason: "it holds a secret (an API key), which Rein keeps nowhere; undo it by hand",
+            }
+        "#]],
+    );
+}
+
+#[test]
 fn hostile_paths_in_the_record_are_refused() {
     let refused: Vec<String> = [
         "",

@@ -229,9 +229,9 @@ fn schema_now() {
                 id          INTEGER PRIMARY KEY,
                 task_id     TEXT    NOT NULL REFERENCES tasks (id),
                 path        TEXT    NOT NULL CHECK (path <> ''),
-                before_kind TEXT    NOT NULL CHECK (before_kind IN ('text', 'absent', 'too_large')),
+                before_kind TEXT    NOT NULL CHECK (before_kind IN ('text', 'absent', 'too_large', 'secret')),
                 before_text TEXT    CHECK ((before_kind = 'text') = (before_text IS NOT NULL)),
-                after_kind  TEXT    NOT NULL CHECK (after_kind IN ('text', 'absent', 'too_large')),
+                after_kind  TEXT    NOT NULL CHECK (after_kind IN ('text', 'absent', 'too_large', 'secret')),
                 after_text  TEXT    CHECK ((after_kind = 'text') = (after_text IS NOT NULL)),
                 changed_ms  INTEGER NOT NULL,
                 UNIQUE (task_id, path)

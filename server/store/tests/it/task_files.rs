@@ -26,6 +26,9 @@ fn the_first_before_is_kept_and_the_last_after_wins() {
     store
         .record_file_change("t1", "big.bin", &KeptText::TooLarge, &KeptText::TooLarge)
         .unwrap();
+    store
+        .record_file_change("t1", ".env", &KeptText::Secret, &KeptText::Secret)
+        .unwrap();
     assert_eq!(
         store.file_changes("t1").unwrap(),
         [
@@ -43,6 +46,11 @@ fn the_first_before_is_kept_and_the_last_after_wins() {
                 path: "big.bin".into(),
                 before: KeptText::TooLarge,
                 after: KeptText::TooLarge,
+            },
+            FileChange {
+                path: ".env".into(),
+                before: KeptText::Secret,
+                after: KeptText::Secret,
             },
         ]
     );
