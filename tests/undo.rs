@@ -66,6 +66,10 @@ impl Project {
 
     /// The binary with `args`, nothing of the machine's settings inherited.
     fn rein(&self, args: &[&str], scenario: Option<&Path>) -> Output {
+        self.rein_with(args, scenario, &[])
+    }
+
+    fn rein_with(&self, args: &[&str], scenario: Option<&Path>, env: &[(&str, &str)]) -> Output {
         let mut command = Command::new(rein_binary().unwrap());
         command
             .args(args)
@@ -91,6 +95,9 @@ impl Project {
             .env("REIN_PROVIDER", "scripted");
         if let Some(scenario) = scenario {
             command.env("REIN_SCENARIO", scenario);
+        }
+        for (name, value) in env {
+            command.env(name, value);
         }
         let output = command.output().unwrap();
         Output {
@@ -132,10 +139,14 @@ impl Project {
     }
 
     fn undo(&self, task: Option<&str>) -> Output {
+        self.undo_with(task, &[])
+    }
+
+    fn undo_with(&self, task: Option<&str>, env: &[(&str, &str)]) -> Output {
         let root = self.root();
         let mut args = vec!["undo", "--workspace", root.to_str().unwrap()];
         args.extend(task);
-        self.rein(&args, None)
+        self.rein_with(&args, None, env)
     }
 }
 
@@ -192,4 +203,46 @@ fn undo_of_an_unknown_task_is_a_usage_error() {
         "{}",
         out.stderr
     );
+}
+
+/// A crash during an undo (the process killed, `REIN_CRASH_AT`) loses
+/// nothing and does nothing twice: killed after the file was written, the
+/// next undo finds it done; killed before, the next undo does it.
+#[test]
+fn an_undo_killed_midway_is_finished_by_the_next_one() {
+    for (point, written) in [("undo_applied", true), ("op_started:rein_undo", false)] {
+        let project = Project::new();
+        let task = project.fix();
+        let fixed = project.cart();
+        project.set_cart(&format!("{fixed}{TYPED}"));
+
+        let killed = project.undo_with(Some(&task), &[("REIN_CRASH_AT", point)]);
+        assert_eq!(killed.code, -1, "{point}: killed by a signal: {killed:?}");
+        let cart = project.cart();
+        assert_eq!(cart.contains(UNFIXED), written, "{point}:\n{cart}");
+        assert!(
+            cart.ends_with(TYPED),
+            "{point}: the typed line is there:\n{cart}"
+        );
+
+        let next = project.undo(Some(&task));
+        next.assert_code(0);
+        if written {
+            next.assert_stdout("  cart.py: already undone\n");
+        } else {
+            next.assert_stdout(
+                "  cart.py: restored as before the task (your later changes kept)\n",
+            );
+        }
+        let cart = project.cart();
+        assert!(
+            cart.contains(UNFIXED) && cart.ends_with(TYPED),
+            "{point}:\n{cart}"
+        );
+        assert_eq!(
+            cart.matches(TYPED).count(),
+            1,
+            "{point}: nothing done twice:\n{cart}"
+        );
+    }
 }

@@ -404,6 +404,8 @@ where
             Vec::new(),
         ),
     };
+    // The file is changed; its op does not say so yet.
+    rein_core::failpoint::hit("undo_applied");
     let result = RecordedResult::new(
         call_id.to_owned(),
         UNDO_TOOL.to_owned(),
