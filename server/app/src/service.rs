@@ -236,8 +236,9 @@ impl TaskService {
 }
 
 impl TaskService {
-    /// Undoes the ended task `id` on `workspace`: every file it changed
-    /// put back as before it, keeping what the user typed since; a file
+    /// Undoes the ended task `id` (one this installation ran) on
+    /// `workspace`: every file it changed put back as before it, keeping
+    /// what the user typed since; a file
     /// where the user changed what the task changed is left as it is and
     /// reported (`undo.rs`).
     pub async fn undo(
@@ -245,7 +246,11 @@ impl TaskService {
         id: &TaskId,
         workspace: &dyn Workspace,
     ) -> Result<crate::undo::UndoReport, String> {
-        crate::undo::undo_task(&self.store, &self.owner, id, workspace).await
+        let undoer = crate::undo::Undoer {
+            owner: &self.owner,
+            installation: self.options.installation.as_deref(),
+        };
+        crate::undo::undo_task(&self.store, undoer, id, workspace).await
     }
 
     /// The diagnostic a user names by place (`FILE:LINE[:MESSAGE]`), as

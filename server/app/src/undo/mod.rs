@@ -142,17 +142,31 @@ impl FileUndone {
     }
 }
 
-/// Undoes task `id` on `workspace` (see the module's doc); `owner` takes
-/// the task's lease meanwhile. An error is a sentence for the user.
+/// Who undoes: the lease's owner, and this installation (only its own
+/// tasks are undone: a `.rein/state.db` can come with a repository, and
+/// its "texts before" would be written into the user's files).
+pub(crate) struct Undoer<'a> {
+    pub owner: &'a str,
+    pub installation: Option<&'a str>,
+}
+
+/// Undoes task `id` on `workspace` (see the module's doc). An error is a
+/// sentence for the user.
 pub(crate) async fn undo_task(
     store: &Arc<Store>,
-    owner: &str,
+    undoer: Undoer<'_>,
     id: &TaskId,
     workspace: &dyn Workspace,
 ) -> Result<UndoReport, String> {
     let Some(record) = store.task(&id.0).map_err(|e| e.to_string())? else {
         return Err(format!("there is no task {id} in this workspace"));
     };
+    if undoer.installation.is_none() || record.installation.as_deref() != undoer.installation {
+        return Err(format!(
+            "the task {id} was not run by this Rein installation (its .rein/state.db may have come with the folder), so Rein does not undo it"
+        ));
+    }
+    let owner = undoer.owner;
     match TaskState::from_str(&record.state) {
         Ok(state) if state.is_end() => {}
         Ok(TaskState::WaitingUser) => {

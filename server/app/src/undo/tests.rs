@@ -9,6 +9,14 @@ use rein_store::{KeptText, NewTask, OpState, Store};
 use super::*;
 
 const OWNER: &str = "test-host:1:undo";
+const INSTALLATION: &str = "inst-ours";
+
+fn ours() -> Undoer<'static> {
+    Undoer {
+        owner: OWNER,
+        installation: Some(INSTALLATION),
+    }
+}
 
 fn store_with(state: &str, files: &[(&str, KeptText, KeptText)]) -> Arc<Store> {
     let store = Store::open_in_memory().unwrap();
@@ -20,7 +28,7 @@ fn store_with(state: &str, files: &[(&str, KeptText, KeptText)]) -> Arc<Store> {
             spec_json: "{}".into(),
             state: state.into(),
             budgets_json: "{}".into(),
-            installation: None,
+            installation: Some(INSTALLATION.into()),
         })
         .unwrap();
     for (path, before, after) in files {
@@ -34,7 +42,7 @@ fn text(s: &str) -> KeptText {
 }
 
 async fn undo(store: &Arc<Store>, ws: &MemoryWorkspace) -> Result<UndoReport, String> {
-    undo_task(store, OWNER, &TaskId("t1".into()), ws).await
+    undo_task(store, ours(), &TaskId("t1".into()), ws).await
 }
 
 fn shown(report: &UndoReport) -> String {
@@ -138,7 +146,7 @@ async fn a_task_not_over_is_refused() {
         nothing.summary(),
         "The task changed no files Rein can undo."
     );
-    let unknown = undo_task(&store, OWNER, &TaskId("ghost".into()), &ws).await;
+    let unknown = undo_task(&store, ours(), &TaskId("ghost".into()), &ws).await;
     assert_eq!(
         unknown.unwrap_err(),
         "there is no task ghost in this workspace"
@@ -222,4 +230,27 @@ async fn an_undo_a_crash_interrupted_is_finished_or_reported_never_guessed() {
         "{report:?}"
     );
     assert_eq!(ws.text("a.py").as_deref(), Some("z\n"));
+}
+
+/// A `.rein/state.db` that came with the folder may name a task whose
+/// "text before" is the attacker's: only this installation's tasks are
+/// undone.
+#[tokio::test]
+async fn a_task_another_installation_ran_is_not_undone() {
+    let store = store_with("succeeded", &[("cart.py", text("evil\n"), text("y\n"))]);
+    let ws = MemoryWorkspace::new("/w").with_file("cart.py", "y\n");
+    for installation in [Some("inst-theirs"), None] {
+        let undoer = Undoer {
+            owner: OWNER,
+            installation,
+        };
+        let refused = undo_task(&store, undoer, &TaskId("t1".into()), &ws)
+            .await
+            .unwrap_err();
+        assert!(
+            refused.contains("was not run by this Rein installation"),
+            "{refused}"
+        );
+    }
+    assert_eq!(ws.text("cart.py").as_deref(), Some("y\n"));
 }
