@@ -145,3 +145,57 @@ async fn undo_task_of_an_unknown_task_says_so() {
     );
     assert_eq!(s.shutdown().await, 0);
 }
+
+/// A file the task created, open in the editor and untouched since: the
+/// undo has the editor delete it (a `DeleteFile`); once the user typed in
+/// it, it stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_task_has_the_editor_delete_a_file_the_task_created() {
+    for typed in [false, true] {
+        let mut s = Server::start(Setup::new(
+            demo_project(),
+            support::fixture("lsp_tasks/create_notes.json"),
+        ))
+        .await;
+        let task = s.run_task("Write down that prices are per unit").await;
+        let status = s.until_end(&task).await;
+        assert!(
+            ["succeeded", "unverified"].contains(&status["state"].as_str().unwrap()),
+            "{status}"
+        );
+        // In the editor's buffer (the file on disk is made empty, as VS
+        // Code makes it, and the buffer is not saved).
+        assert_eq!(
+            s.editor.buffer("NOTES.md").as_deref(),
+            Some("# Notes\n\nPrices are per unit.\n")
+        );
+        if typed {
+            s.editor
+                .replace("NOTES.md", "per unit.", "per unit (typed).")
+                .await
+                .unwrap();
+            let version = s.editor.version("NOTES.md").unwrap();
+            s.until_server_has("NOTES.md", version).await;
+        }
+
+        let undone = undo(&mut s, &task).await;
+        let file = &undone["files"][0];
+        assert_eq!(file["path"], "NOTES.md", "{undone}");
+        if typed {
+            assert_eq!(file["result"], "conflict", "{undone}");
+            assert!(s.editor.buffer("NOTES.md").is_some());
+            assert!(s.root.join("NOTES.md").exists());
+        } else {
+            assert_eq!(file["result"], "removed", "{undone}");
+            assert!(!s.root.join("NOTES.md").exists());
+            assert!(s.editor.buffer("NOTES.md").is_none(), "its buffer closed");
+            let deletes: Vec<Value> = s
+                .messages("workspace/applyEdit")
+                .into_iter()
+                .filter(|m| m["params"]["edit"]["documentChanges"][0]["kind"] == "delete")
+                .collect();
+            assert_eq!(deletes.len(), 1, "{deletes:?}");
+        }
+        assert_eq!(s.shutdown().await, 0);
+    }
+}

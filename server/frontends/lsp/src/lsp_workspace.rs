@@ -881,20 +881,74 @@ impl Workspace for LspWorkspace {
     }
 
     /// A file the editor has open is not removed behind its buffer (the
-    /// buffer would write it back, or hold what the user typed): the user
-    /// closes it, or removes it. One that is not open is removed on disk,
-    /// if it still holds what the undo expects.
+    /// buffer would write it back, or hold what the user typed): the
+    /// editor removes it (a `DeleteFile` in `applyEdit`, when it can),
+    /// while its buffer still holds what the undo expects, and it counts
+    /// once the file is gone. One that is not open is removed on disk, if
+    /// it still holds that.
     async fn remove_file(
         &self,
         path: &str,
         expected: &ReadVersion,
     ) -> Result<EditOutcome, WorkspaceError> {
-        if self.is_open(path) {
+        if !self.is_open(path) {
+            return self.disk.remove_file(path, expected).await;
+        }
+        let caps = self.session.caps();
+        if !(caps.document_changes && caps.delete_files) {
             return Err(WorkspaceError::Denied(format!(
-                "{path} is open in the editor; close it and undo again, or delete it yourself"
+                "{path} is open in the editor, which cannot delete files for Rein; delete it yourself"
             )));
         }
-        self.disk.remove_file(path, expected).await
+        let now = self.current(path).await?;
+        if now.version.hash != expected.hash {
+            return Ok(EditOutcome::Stale {
+                current: now.version,
+            });
+        }
+        let uri = self.uri_of(path)?;
+        let annotation = self.annotation_id();
+        let mut delete =
+            json!({"kind": "delete", "uri": uri.as_str(), "options": {"ignoreIfNotExists": true}});
+        let mut edit = json!({"documentChanges": []});
+        if caps.change_annotations {
+            let note = Note {
+                label: "Rein: undo the task's changes",
+                description: "remove the file the task created",
+                confirm: false,
+            };
+            delete["annotationId"] = json!(annotation);
+            edit["changeAnnotations"] = json!({annotation: note.annotation()});
+        }
+        edit["documentChanges"] = json!([delete]);
+        let label = "Rein: undo the task's changes";
+        let response = match self.apply(edit, label, None).await {
+            Ok(response) => response,
+            Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+        };
+        if !response.applied {
+            let reason = response.failure_reason.unwrap_or_default();
+            return Ok(EditOutcome::Rejected { reason });
+        }
+        // Gone from the disk: the editor deleted it (its buffer may close
+        // a little later).
+        let (session, fs) = (&self.session, &self.fs);
+        let gone = session
+            .wait_for(
+                session.confirm_timeout(),
+                Some(Duration::from_millis(100)),
+                move || async move { gone_from_disk(fs, path).await.then_some(()) },
+            )
+            .await;
+        Ok(match gone {
+            Some(()) => EditOutcome::Applied {
+                version: ReadVersion::of_disk(""),
+                rebased_from: None,
+            },
+            None => EditOutcome::Unknown {
+                detail: format!("the editor said it deleted {path}, but it is still there"),
+            },
+        })
     }
 
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
@@ -1094,6 +1148,18 @@ async fn write_atomically(fs: &Root, path: &str, text: &str) -> Result<(), Works
 /// The bytes of `path` (workspace-relative) on disk, read beneath the
 /// workspace's handle; `None` if there is no such file (or it cannot be
 /// read, or a link leads out).
+/// Whether `path` is no longer on disk (not found; any other answer is
+/// not "gone").
+async fn gone_from_disk(fs: &Root, path: &str) -> bool {
+    let (fs, rel) = (fs.clone(), path.to_owned());
+    tokio::task::spawn_blocking(move || {
+        fs.symlink_metadata(&rel)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    })
+    .await
+    .unwrap_or(false)
+}
+
 async fn read_disk(fs: &Root, path: &str) -> Option<Vec<u8>> {
     let (fs, rel) = (fs.clone(), path.to_owned());
     tokio::task::spawn_blocking(move || fs.read(&rel).ok())
