@@ -142,55 +142,50 @@ fn side_region<'a>(
 }
 
 /// The changes that turn `old` into `new`, by lines (endings kept), in
-/// order, never adjacent (consecutive edits are one change).
+/// order, never adjacent (consecutive edits are one change). Positions are
+/// counted from the ops' lengths, in order: `similar` can report an op's
+/// `old_index` off by the ops before it when lines repeat (a delete then
+/// an insert around an equal line: regression test
+/// `with_one_side_unchanged_the_merge_is_the_other_side_exactly`).
 fn changes<'a>(old: &str, new: &'a str) -> Vec<Change<'a>> {
     let new_lines: Vec<&'a str> = new.split_inclusive('\n').collect();
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let ops = similar::capture_diff_slices(Algorithm::Patience, &old_lines, &new_lines);
     let mut out: Vec<Change<'a>> = Vec::new();
+    // (old start, old end, new start, new end) of the change being built.
     let mut pending: Option<(usize, usize, usize, usize)> = None;
-    let flush = |pending: &mut Option<(usize, usize, usize, usize)>, out: &mut Vec<Change<'a>>| {
-        if let Some((os, oe, ns, ne)) = pending.take() {
-            out.push(Change {
-                start: os,
-                end: oe,
-                lines: new_lines.get(ns..ne).unwrap_or_default().to_vec(),
-            });
-        }
-    };
+    let (mut old_at, mut new_at) = (0, 0);
     for op in &ops {
-        let (os, oe, ns, ne) = match *op {
-            DiffOp::Equal { .. } => {
-                flush(&mut pending, &mut out);
+        let (old_len, new_len) = match *op {
+            DiffOp::Equal { len, .. } => {
+                if let Some((os, oe, ns, ne)) = pending.take() {
+                    out.push(Change {
+                        start: os,
+                        end: oe,
+                        lines: new_lines.get(ns..ne).unwrap_or_default().to_vec(),
+                    });
+                }
+                old_at += len;
+                new_at += len;
                 continue;
             }
-            DiffOp::Delete {
-                old_index,
-                old_len,
-                new_index,
-            } => (old_index, old_index + old_len, new_index, new_index),
-            DiffOp::Insert {
-                old_index,
-                new_index,
-                new_len,
-            } => (old_index, old_index, new_index, new_index + new_len),
+            DiffOp::Delete { old_len, .. } => (old_len, 0),
+            DiffOp::Insert { new_len, .. } => (0, new_len),
             DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => (
-                old_index,
-                old_index + old_len,
-                new_index,
-                new_index + new_len,
-            ),
+                old_len, new_len, ..
+            } => (old_len, new_len),
         };
-        pending = Some(match pending {
-            Some((ps, _, pns, _)) => (ps, oe, pns, ne),
-            None => (os, oe, ns, ne),
+        let (os, ns) = pending.map_or((old_at, new_at), |(os, _, ns, _)| (os, ns));
+        old_at += old_len;
+        new_at += new_len;
+        pending = Some((os, old_at, ns, new_at));
+    }
+    if let Some((os, oe, ns, ne)) = pending {
+        out.push(Change {
+            start: os,
+            end: oe,
+            lines: new_lines.get(ns..ne).unwrap_or_default().to_vec(),
         });
     }
-    flush(&mut pending, &mut out);
     out
 }

@@ -267,3 +267,48 @@ fn merge_cases() {
     "#]]
     .assert_debug_eq(&rendered);
 }
+
+/// Random texts of a few distinct lines (a fixed generator: the same
+/// cases every run).
+fn texts(seed: u64, count: usize) -> Vec<String> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize
+    };
+    (0..count)
+        .map(|_| {
+            let lines = next() % 8;
+            let mut text: String = (0..lines)
+                .map(|_| ["a\n", "b\n", "c\n", "\n", "d\r\n", "e"][next() % 6])
+                .collect();
+            if next() % 4 == 0 {
+                text.push_str("end");
+            }
+            text
+        })
+        .collect()
+}
+
+/// Nothing typed since the task: undo gives back exactly the text before
+/// it. The task changed nothing: undo leaves the text as it is now.
+#[test]
+fn with_one_side_unchanged_the_merge_is_the_other_side_exactly() {
+    let all = texts(35, 60);
+    for base in &all {
+        for other in all.iter().take(20) {
+            assert_eq!(
+                merge::merge3(base, base, other).as_deref(),
+                Ok(other.as_str()),
+                "ours unchanged: base {base:?}, theirs {other:?}"
+            );
+            assert_eq!(
+                merge::merge3(base, other, base).as_deref(),
+                Ok(other.as_str()),
+                "theirs unchanged: base {base:?}, ours {other:?}"
+            );
+        }
+    }
+}
