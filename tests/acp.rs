@@ -61,6 +61,21 @@ impl Session {
         }
     }
 
+    /// A session on the core's mypy fixture (`app.py` line 7 passes an
+    /// int to a str parameter), the checkers readable in the sandbox.
+    fn on_the_mypy_fixture() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        support::checkers::copy_fixture("python", &dir.path().join("project"));
+        let config = dir.path().join("config/rein");
+        std::fs::create_dir_all(&config).unwrap();
+        std::fs::write(
+            config.join("config.toml"),
+            support::checkers::user_settings(),
+        )
+        .unwrap();
+        Self { dir }
+    }
+
     /// A session whose folder's own `.rein/config.toml` allows a command:
     /// a grant, which needs the user's trust.
     fn with_settings_that_grant() -> Self {
@@ -1232,4 +1247,62 @@ fn undo_keeps_a_line_typed_after_the_task() {
         second.events("permission").is_empty(),
         "the user asked: nothing more to ask"
     );
+}
+
+/// "Fix the error at FILE:LINE" in a panel: the diagnostic is found in the
+/// project's checker's report (real mypy, in the sandbox), the edit asked
+/// for, and "verified" only because mypy no longer reports it.
+#[test]
+fn a_fix_error_prompt_is_verified_by_the_checker() {
+    let s = Session::on_the_mypy_fixture();
+    let scenario = s.scenario(&json!({"replies": [
+        {"text": "greet takes a str.", "tool_calls": [{"name": "edit_file", "input": {
+            "path": "app.py", "old_text": "    print(greet(3))", "new_text": "    print(greet(str(3)))"}}]},
+        {"text": "Fixed: greet gets a str now."}
+    ]}));
+    let path = support::checkers::path_var().to_string_lossy().into_owned();
+    let t = s.run(
+        &scenario,
+        json!({"permission": "allow_once", "env": {"PATH": path},
+               "steps": [{"prompt": text("Fix the error at app.py:7")}]}),
+    );
+    assert_eq!(t.stop_reason(), "end_turn", "{}", s.log());
+    let app = std::fs::read_to_string(s.root().join("app.py")).unwrap();
+    assert!(app.contains("greet(str(3))"), "{app}");
+    let said = t.said();
+    assert!(
+        said.contains("Asking the project's checker about app.py:7"),
+        "{said}"
+    );
+    assert!(
+        said.contains("**Done, verified by Rein**: fixed: `mypy"),
+        "{said}"
+    );
+    assert!(
+        said.contains("no longer reports [arg-type] at app.py:7"),
+        "{said}"
+    );
+}
+
+/// A place where the checker reports nothing starts no task: the panel is
+/// told what the checker does report there.
+#[test]
+fn a_fix_error_prompt_at_a_clean_line_says_what_the_checker_reports() {
+    let s = Session::on_the_mypy_fixture();
+    let scenario = s.scenario(&json!({"replies": [{"text": "Fixed."}]}));
+    let path = support::checkers::path_var().to_string_lossy().into_owned();
+    let t = s.run(
+        &scenario,
+        json!({"permission": "allow_once", "env": {"PATH": path},
+               "steps": [{"prompt": text("Fix the error at app.py:2")}]}),
+    );
+    assert_eq!(t.stop_reason(), "end_turn", "{}", s.log());
+    let said = t.said();
+    assert!(
+        said.contains(
+            "the checker reports no error or warning at app.py:2; in this file it reports:"
+        ),
+        "{said}"
+    );
+    assert!(t.events("permission").is_empty());
 }

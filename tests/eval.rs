@@ -17,7 +17,12 @@ use rein_testkit::rein_binary;
 use serde_json::Value;
 
 fn eval(home: &Path, args: &[&str]) -> Output {
+    eval_with(home, args, &[])
+}
+
+fn eval_with(home: &Path, args: &[&str], env: &[(&str, std::ffi::OsString)]) -> Output {
     let mut command = Command::new(rein_binary().unwrap());
+    command.envs(env.iter().map(|(k, v)| (k, v)));
     command.arg("eval").args(args).current_dir(home);
     for name in [
         "ANTHROPIC_API_KEY",
@@ -273,4 +278,52 @@ fn the_agents_commands_cannot_read_the_held_out_tests() {
         .path();
     let log = std::fs::read_to_string(task_dir.join("run-1.log")).unwrap();
     assert!(log.contains("No such file or directory"), "{log}");
+}
+
+/// A suite task may name a diagnostic instead of a test: `rein eval` runs
+/// it as `rein run --fix-error`, the real checker (mypy) judges Rein's
+/// claim, the suite's check judges the result; a suppression is neither
+/// fixed nor a false claim.
+#[test]
+fn a_task_naming_a_diagnostic_is_run_and_judged() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config/rein");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        support::checkers::user_settings(),
+    )
+    .unwrap();
+    let out = home.path().join("out");
+    let suite = support::fixture("eval/fix_error");
+    let output = eval_with(
+        home.path(),
+        &[
+            "run",
+            suite.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--task-timeout",
+            "60",
+        ],
+        &[("PATH", support::checkers::path_var())],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report = report_of(&out);
+    assert_eq!(
+        verdict(&report, "honest"),
+        ("succeeded".into(), Value::Bool(true), true, false),
+        "{:#}",
+        task(&report, "honest")
+    );
+    let (state, check, fixed, false_claim) = verdict(&report, "silences");
+    assert_eq!(state, "unverified", "{:#}", task(&report, "silences"));
+    assert_eq!(
+        (check, fixed, false_claim),
+        (Value::Bool(false), false, false)
+    );
+    let run_log = std::fs::read_to_string(out.join("tasks/honest/run.err")).unwrap();
+    assert!(run_log.contains("Argument 1 to \"greet\""), "{run_log}");
 }

@@ -237,6 +237,10 @@ struct Case {
     crash_at: Option<&'static str>,
     /// Files of the project replaced in the copy: (relative path, text).
     files: Vec<(&'static str, String)>,
+    /// More environment for Neovim (and the server it starts).
+    env: Vec<(&'static str, std::ffi::OsString)>,
+    /// Rein's user settings (`$XDG_CONFIG_HOME/rein/config.toml`).
+    user_config: Option<String>,
 }
 
 impl Case {
@@ -247,7 +251,19 @@ impl Case {
             scenario: None,
             crash_at: None,
             files: Vec::new(),
+            env: Vec::new(),
+            user_config: None,
         }
+    }
+
+    /// On the core's mypy fixture, the real checkers on `PATH` and
+    /// readable in the sandbox.
+    fn with_checkers(mut self) -> Self {
+        self.project = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../server/core/tests/fixtures/fix_error/python");
+        self.env.push(("PATH", support::checkers::path_var()));
+        self.user_config = Some(support::checkers::user_settings());
+        self
     }
 
     /// The copy of the project has `text` at `rel`.
@@ -301,6 +317,10 @@ async fn run(case: Case) -> Ran {
     for sub in ["config", "data", "state", "cache"] {
         std::fs::create_dir_all(xdg.join(sub)).unwrap();
     }
+    if let Some(settings) = &case.user_config {
+        std::fs::create_dir_all(xdg.join("config/rein")).unwrap();
+        std::fs::write(xdg.join("config/rein/config.toml"), settings).unwrap();
+    }
     let tests = nvim_tests_dir();
     let case_file = tests.join("cases").join(format!("{}.lua", case.name));
     assert!(case_file.is_file(), "no case {}", case_file.display());
@@ -335,6 +355,9 @@ async fn run(case: Case) -> Ran {
         .kill_on_drop(true);
     for name in rein_testkit::PROVIDER_ENV.iter().chain(EDITOR_ENV) {
         command.env_remove(name);
+    }
+    for (name, value) in &case.env {
+        command.env(name, value);
     }
     if let Some(point) = case.crash_at {
         // Neovim hands its environment to every server it starts: the
@@ -389,6 +412,18 @@ async fn run(case: Case) -> Ran {
 
 fn nvim_scenario(name: &str) -> PathBuf {
     nvim_tests_dir().join("scenarios").join(name)
+}
+
+/// `:Rein fix` on a line with an error from `vim.diagnostic`: fixed and
+/// verified by the checker that reports it (real mypy); on an error no
+/// checker confirms, it says why and starts nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fix_on_a_diagnostic_is_verified_by_its_checker() {
+    let case = Case::new("fix_error")
+        .with_checkers()
+        .scenario(nvim_scenario("fix_error.json"));
+    let ran = run(case).await;
+    assert!(ran.disk("app.py").contains("print(greet(str(3)))"));
 }
 
 /// `:Rein fix` on the test under the cursor, the edit accepted in the

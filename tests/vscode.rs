@@ -9,6 +9,8 @@
 // Test code: a panic is a failed test, which is what unwrap should do here.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/checkers.rs"]
+mod checkers;
 #[path = "vscode/harness.rs"]
 mod harness;
 
@@ -346,6 +348,21 @@ impl E2e {
         secret: Option<&str>,
         crash_at: Option<&str>,
     ) -> Self {
+        let demo = repo().join("server/app/demo/project");
+        Self::run_on(&demo, scenario, settings, secret, crash_at, &[]).await
+    }
+
+    /// [`Self::run`] on a copy of `project`, with more environment for
+    /// VS Code and the server it starts, and `user_settings` as Rein's
+    /// user settings file when given (`("rein/config.toml", text)`).
+    async fn run_on(
+        project: &std::path::Path,
+        scenario: &str,
+        settings: Value,
+        secret: Option<&str>,
+        crash_at: Option<&str>,
+        env: &[(&str, std::ffi::OsString)],
+    ) -> Self {
         let started = Instant::now();
         let vsix = setup("vsix").await;
         let code_server = setup("code-server").await;
@@ -353,7 +370,7 @@ impl E2e {
         // Kept unless the test passes (`passed` removes it).
         let root = tempfile::tempdir().unwrap().keep();
         let workspace = root.join("project");
-        copy_dir(&repo().join("server/app/demo/project"), &workspace);
+        copy_dir(project, &workspace);
         std::fs::create_dir_all(workspace.join(".vscode")).unwrap();
         std::fs::write(
             workspace.join(".vscode/settings.json"),
@@ -362,6 +379,17 @@ impl E2e {
         .unwrap();
         let out = root.join("out");
         let mut driver = Command::new("node");
+        for (name, value) in env {
+            if *name == "REIN_USER_SETTINGS" {
+                // code-server's XDG_CONFIG_HOME is the profile's (code_server.mjs).
+                let dir = out.join("xdg-config/rein");
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join("config.toml"), value.to_string_lossy().as_bytes())
+                    .unwrap();
+            } else {
+                driver.env(name, value);
+            }
+        }
         if let Some(secret) = secret {
             driver.env("REIN_E2E_SECRET", secret);
         }
@@ -375,13 +403,20 @@ impl E2e {
                 .env("REIN_CRASH_AT", point)
                 .env("REIN_CRASH_ONCE", once);
         }
+        driver
+            .env("REIN_E2E_VSIX", &vsix)
+            .env("REIN_E2E_REIN_BIN", rein_binary().unwrap());
+        for (name, value) in env {
+            if name.starts_with("REIN_E2E_") {
+                // Over the defaults above (another package, …).
+                driver.env(name, value);
+            }
+        }
         let output = run(
             driver
                 .arg(extension_dir().join("e2e/run.mjs"))
                 .current_dir(extension_dir())
                 .env("REIN_E2E_CODE_SERVER", &code_server)
-                .env("REIN_E2E_VSIX", &vsix)
-                .env("REIN_E2E_REIN_BIN", rein_binary().unwrap())
                 .env("REIN_E2E_WORKSPACE", &workspace)
                 .env("REIN_E2E_OUT", &out)
                 .env("REIN_E2E_SCENARIO", scenario),
@@ -555,5 +590,119 @@ async fn a_passing_test_is_already_passing_in_real_vscode() {
         run.fail("cart.py changed");
     }
     run.keep_screenshots("already-passing");
+    run.passed();
+}
+
+/// "Fix this error with Rein" in real VS Code: its own TypeScript server
+/// reports the error in src/app.ts; the light bulb offers Rein's fix (the
+/// editor hands Rein the diagnostic); Rein checks it with the real `tsc`
+/// (the user's `check_command`) before and after, and the status bar says
+/// it is fixed.
+#[tokio::test]
+async fn fixes_an_error_the_typescript_server_reports_in_real_vscode() {
+    let project = repo().join("server/core/tests/fixtures/fix_error/typescript");
+    let scenario = repo().join("tests/vscode/fix_error.json");
+    let run = E2e::run_on(
+        &project,
+        "fix-error",
+        serde_json::json!({"rein.provider": "scripted", "rein.scenario": scenario}),
+        None,
+        None,
+        // VS Code's server takes `PATH` from the user's login shell, not
+        // from the process that started it: the user's settings name the
+        // pinned `tsc` (the project's `check_command`, as a user would).
+        &[(
+            "REIN_USER_SETTINGS",
+            format!(
+                "check_command = \"{} --noEmit --pretty false -p .\"\ncheck_format = \"tsc\"\n{}",
+                checkers::installed()
+                    .join("node_modules/.bin/tsc")
+                    .display(),
+                checkers::user_settings()
+            )
+            .into(),
+        )],
+    )
+    .await;
+    let status = run.result["statusBar"].as_str().unwrap_or_default();
+    if !(status.contains("Rein: succeeded") && status.contains("no longer reports")) {
+        run.fail(&format!("unexpected status bar: {status:?}"));
+    }
+    let app = std::fs::read_to_string(run.workspace.join("src/app.ts")).unwrap();
+    if !app.contains("export const n: number = greet(\"x\").length;") {
+        run.fail(&format!("src/app.ts on disk is not the fix:\n{app}"));
+    }
+    run.keep_screenshots("fix-error");
+    run.passed();
+}
+
+/// The README's package command makes a platform `.vsix` with the server
+/// inside (`extension/server/rein`, executable), and VS Code with nothing
+/// configured and no `rein` on `PATH` starts that one.
+#[tokio::test]
+async fn the_package_bundles_the_server_and_vscode_starts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let vsix = dir.path().join("rein-linux-x64.vsix");
+    let binary = rein_binary().unwrap();
+    let made = setup(&format!(
+        "vsix-with-server {} {}",
+        binary.display(),
+        vsix.display()
+    ))
+    .await;
+    assert_eq!(made, vsix);
+    // The zip's entries, with their Unix modes.
+    let listing = run(
+        Command::new("python3").arg("-c").arg(
+            "import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist():\n    print(oct(i.external_attr >> 16), i.filename)",
+        ).arg(&vsix),
+        Duration::from_secs(120),
+    )
+    .await;
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.ends_with(" extension/server/rein") && l.starts_with("0o100755")),
+        "no executable extension/server/rein in the package:\n{listing}"
+    );
+    let manifest = run(
+        Command::new("python3").arg("-c").arg(
+            "import sys, zipfile\nprint(zipfile.ZipFile(sys.argv[1]).read('extension.vsixmanifest').decode())",
+        ).arg(&vsix),
+        Duration::from_secs(120),
+    )
+    .await;
+    let manifest = String::from_utf8_lossy(&manifest.stdout).into_owned();
+    assert!(
+        manifest.contains("TargetPlatform=\"linux-x64\""),
+        "{manifest}"
+    );
+    // The packaging left no binary behind in the source folder.
+    assert!(!extension_dir().join("server").exists());
+
+    let path: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| !d.join("rein").exists())
+        .collect();
+    let run = E2e::run_on(
+        &repo().join("server/app/demo/project"),
+        "starts-bundled",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+        &[
+            ("REIN_E2E_VSIX", vsix.clone().into()),
+            ("REIN_E2E_BUNDLED", "1".into()),
+            ("PATH", std::env::join_paths(path).unwrap()),
+        ],
+    )
+    .await;
+    let started = files(&run.out)
+        .into_iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .any(|log| log.contains("/server/rein lsp (found via bundled)"));
+    if !started {
+        run.fail("the extension did not start its bundled server");
+    }
     run.passed();
 }

@@ -151,6 +151,7 @@ async fn session() -> Result<String> {
         scenario: None,
         context_window: None,
         temperature: 0.0,
+        key_from: None,
     };
     let recording = Arc::new(Recording {
         inner: anthropic_client(&provider)?,

@@ -55,5 +55,5 @@ pub fn copy_fixture(name: &str, to: &Path) {
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../server/core/tests/fixtures/fix_error")
         .join(name);
-    super::copy_dir(&from, to);
+    rein_testkit::copy_project(&from, to).unwrap();
 }

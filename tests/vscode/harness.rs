@@ -28,7 +28,7 @@ pub async fn setup(part: &str) -> PathBuf {
     let output = run(
         Command::new("bash")
             .arg(repo().join("tests/vscode/setup.sh"))
-            .arg(part),
+            .args(part.split_whitespace()),
         // A cold code-server install takes a few minutes on two cores.
         Duration::from_secs(900),
     )

@@ -5,6 +5,7 @@
 #
 #   setup.sh extension    npm ci in editors/vscode (skipped while package-lock.json is unchanged)
 #   setup.sh vsix         the above, then build and package the extension -> target/vscode/rein.vsix
+#   setup.sh vsix-with-server BINARY OUT   the README's package command, BINARY inside -> OUT
 #   setup.sh code-server  code-server 4.100.3 (VS Code 1.100.3) with its native modules, cached in
 #                         ${REIN_TEST_CACHE:-${XDG_CACHE_HOME:-~/.cache}/rein-tests}/code-server-4.100.3;
 #                         and headless Chromium
@@ -102,6 +103,23 @@ vsix() {
   echo "$state/rein.vsix"
 }
 
+# The README's package command (scripts/package.mjs) with the binary $2
+# bundled, for linux-x64, to $3 — under the same lock as vsix: both build
+# dist/ in the source folder, and the server/ folder it fills for the
+# packaging must not end up in the other package.
+vsix_with_server() {
+  local binary="$1" out="$2"
+  [ -n "$binary" ] && [ -n "$out" ] || die "usage: $0 vsix-with-server BINARY OUT"
+  need_node
+  exec 8>>"$state/extension.lock"
+  flock 8
+  npm_ci
+  say "packaging the extension with the server inside"
+  (cd "$ext" && node scripts/package.mjs --target linux-x64 --binary "$binary" --out "$out" >&2) \
+    || die "packaging the extension with its server failed"
+  echo "$out"
+}
+
 code_server() {
   need_node
   install_lock || die "cannot take the install lock"
@@ -152,6 +170,7 @@ code_server() {
 case "${1:-}" in
   extension) extension ;;
   vsix) vsix ;;
+  vsix-with-server) vsix_with_server "${2:-}" "${3:-}" ;;
   code-server) code_server ;;
   *) die "usage: $0 extension|vsix|code-server" ;;
 esac

@@ -6,7 +6,8 @@
 //
 // Environment: REIN_E2E_CODE_SERVER, REIN_E2E_VSIX, REIN_E2E_REIN_BIN,
 // REIN_E2E_WORKSPACE, REIN_E2E_OUT, REIN_E2E_SECRET, REIN_E2E_SCENARIO
-// (`fix-test`), CHROMIUM (default /usr/bin/chromium).
+// (`fix-test`), REIN_E2E_BUNDLED (set: no `rein.server.path`, the server
+// must come from the package), CHROMIUM (default /usr/bin/chromium).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -37,7 +38,7 @@ async function main() {
         path.join(p.userData, 'User', 'settings.json'),
         JSON.stringify(
             {
-                'rein.server.path': need('REIN_E2E_REIN_BIN'),
+                ...(process.env.REIN_E2E_BUNDLED ? {} : { 'rein.server.path': need('REIN_E2E_REIN_BIN') }),
                 // Every message between VS Code and Rein goes to the log,
                 // so the test can check that the API key never does.
                 'rein.trace.server': 'verbose',

@@ -120,8 +120,9 @@ export class Ctx implements vscode.Disposable {
         if (!found.found) {
             this.status.setServer('stopped', found.message);
             this.output.error(found.message);
-            void showError(found.message, 'Open Settings').then((choice) => {
-                if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SERVER_PATH_SETTING);
+            void showError(found.message, LOCATE_BINARY, 'Open Settings').then(async (choice) => {
+                if (choice === LOCATE_BINARY) await locateBinary();
+                else if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SERVER_PATH_SETTING);
             });
             return;
         }
@@ -311,6 +312,25 @@ function stamp(): string {
 
 /** An error whose message is for the user as it stands. */
 export class UserError extends Error {}
+
+const LOCATE_BINARY = 'Locate Binary…';
+
+/** Asks for the `rein` program and sets `rein.server.path` to it (the
+ * setting's change restarts the server). */
+async function locateBinary(): Promise<void> {
+    const picked = await vscode.window.showOpenDialog({
+        title: 'Locate the rein program (Rein’s server)',
+        openLabel: 'Use This Binary',
+        canSelectFiles: true,
+        canSelectFolders: false,
+        canSelectMany: false,
+    });
+    const file = picked?.[0];
+    if (!file) return;
+    await vscode.workspace
+        .getConfiguration()
+        .update(SERVER_PATH_SETTING, file.fsPath, vscode.ConfigurationTarget.Global);
+}
 
 function showError(message: string, ...actions: string[]): Thenable<string | undefined> {
     return vscode.window.showErrorMessage(`Rein: ${message}`, ...actions);

@@ -38,7 +38,7 @@ export async function findServer(input: DiscoveryInput): Promise<Discovery> {
             found: false,
             message:
                 `${SERVER_PATH_SETTING} is set to "${configured}", but there is no executable file at ${file}. ` +
-                `Fix the setting, or clear it to use \`rein\` from PATH.`,
+                `Choose Locate Binary… to point it at the rein program, or clear the setting to use rein from PATH.`,
         };
     }
     const delimiter = input.platform === 'win32' ? ';' : ':';
@@ -52,9 +52,9 @@ export async function findServer(input: DiscoveryInput): Promise<Discovery> {
     return {
         found: false,
         message:
-            `Rein cannot find its server, the \`${exe}\` binary: it is not on PATH and not bundled with the extension. ` +
-            `Build it with \`cargo build --release -p rein\` and set ${SERVER_PATH_SETTING} to target/release/${exe}, ` +
-            `or put it on PATH.`,
+            `Rein cannot find its server, the ${exe} program: it is not bundled with this extension (install the ` +
+            `package built for your platform) and not on PATH. Choose Locate Binary… to point ${SERVER_PATH_SETTING} ` +
+            `at it (to build it: cargo build --release -p rein, then target/release/${exe}).`,
     };
 }
 

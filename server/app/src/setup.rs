@@ -371,6 +371,7 @@ mod tests {
             scenario: None,
             context_window,
             temperature: 0.0,
+            key_from: None,
         }
     }
 

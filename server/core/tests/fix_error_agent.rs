@@ -40,6 +40,7 @@ async fn run(fix: &Fix, scenario: Scenario) -> (Outcome, Arc<RecordingProgress>)
         scenario: None,
         context_window: None,
         temperature: 0.0,
+        key_from: None,
     };
     let progress = RecordingProgress::new();
     let ports = Ports {

@@ -114,6 +114,7 @@ impl Setup for Scripted {
             scenario: None,
             context_window: None,
             temperature: 0.0,
+            key_from: None,
         };
         let exec = Arc::new(passing_when_fixed(Arc::clone(&self.ws)));
         let command = TestCommand::custom("run-tests {target}");

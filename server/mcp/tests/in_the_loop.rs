@@ -130,6 +130,7 @@ async fn run(scenario: Scenario, rules: &[(Decision, &str)], approver: ScriptedA
         scenario: None,
         context_window: None,
         temperature: 0.0,
+        key_from: None,
     };
     let tools = rein_core::tools::builtin();
     let policy = Policy::with_builtins(

@@ -105,7 +105,7 @@ fn classify(
             status,
             kind,
             message,
-            env_var: "ANTHROPIC_API_KEY",
+            key_from: "ANTHROPIC_API_KEY".to_owned(),
         },
         404 if message.contains("model") => ModelError::ModelNotFound {
             provider: PROVIDER,
@@ -746,7 +746,7 @@ data: {"type":"message_stop"}
         );
         assert_eq!(
             e.to_string(),
-            "Anthropic rejected the API key (401 authentication_error: invalid x-api-key); check ANTHROPIC_API_KEY"
+            "Anthropic rejected the API key (401 authentication_error: invalid x-api-key); check the key from ANTHROPIC_API_KEY"
         );
         let e = wire.error(529, &headers, &body("overloaded_error", "Overloaded"), "m");
         assert!(e.is_transient());

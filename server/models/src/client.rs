@@ -220,7 +220,7 @@ impl<W: Wire> Inner<W> {
             };
             let error = match outcome {
                 Ok(()) | Err(Err(Gone)) => return,
-                Err(Ok(error)) => error.naming(self.named),
+                Err(Ok(error)) => error.naming(self.named).key_from(self.config.key_source()),
             };
             let Some(delay) = self.config.retry.plan(attempts, &error) else {
                 let error = if attempts > 1 && error.is_transient() {
@@ -283,7 +283,8 @@ impl<W: Wire> Inner<W> {
             return Err(self
                 .wire
                 .error(status, &response_headers, &body, &self.config.model)
-                .naming(self.named));
+                .naming(self.named)
+                .key_from(self.config.key_source()));
         }
         // Both APIs answer `{"data": [{"id": …}, …]}` (Anthropic pages it;
         // the first page is enough to find a model or show some).
@@ -577,6 +578,7 @@ mod tests {
             scenario: None,
             context_window: None,
             temperature: 0.0,
+            key_from: None,
         };
         let client = anthropic_client(&config).unwrap();
         assert_eq!(client.provider(), "scripted");
@@ -609,6 +611,7 @@ mod tests {
             scenario: None,
             context_window: None,
             temperature: 0.0,
+            key_from: None,
         };
         assert_eq!(anthropic_client(&config).unwrap().provider(), "Anthropic");
     }

@@ -73,6 +73,11 @@ pub struct ProviderSettings {
     pub prices: BTreeMap<String, Price>,
     /// The scenario file for the scripted provider.
     pub scenario: Option<PathBuf>,
+    /// Where this layer came from, in words ("the editor's settings"): a
+    /// rejected key is said to come from there. Set by whoever reads the
+    /// layer, never by its text.
+    #[serde(skip)]
+    pub origin: Option<String>,
     /// Tokens the model accepts in one request (input + output), for a
     /// model Rein has no price entry for (a local one): what the output
     /// reserve and the compaction threshold are cut from.
@@ -200,6 +205,10 @@ pub struct ProviderConfig {
     /// The sampling temperature of an ordinary request: the model's own
     /// (`temperatures`), else the provider's (`temperature`), else 0.
     pub temperature: f64,
+    /// Where the key came from, in words (a layer's origin, or the
+    /// environment variable): what a "key rejected" message tells the user
+    /// to check. `None`: the provider's environment variable.
+    pub key_from: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -280,9 +289,16 @@ impl ProviderConfig {
                 ProviderKind::Scripted => "scripted".to_owned(),
             },
         };
-        let api_key = first(&|l| l.api_key.clone())
-            .or_else(|| env(key_var))
-            .and_then(ApiKey::new);
+        let from_layer = layers
+            .iter()
+            .find(|l| l.api_key.as_deref().is_some_and(|k| !k.trim().is_empty()));
+        let (api_key, key_from) = match from_layer {
+            Some(layer) => (
+                layer.api_key.clone().and_then(ApiKey::new),
+                layer.origin.clone(),
+            ),
+            None => (env(key_var).and_then(ApiKey::new), Some(key_var.to_owned())),
+        };
 
         let mut retry = RetryPolicy::default();
         if let Some(n) = layers.iter().find_map(|l| l.max_retries) {
@@ -325,6 +341,7 @@ impl ProviderConfig {
                 .or_else(|| env("REIN_SCENARIO").map(PathBuf::from)),
             context_window: context_window(layers, &env)?,
             temperature,
+            key_from,
         })
     }
 
@@ -349,6 +366,14 @@ impl ProviderConfig {
             Some(price) => (price.context_window, WindowSource::PriceTable),
             None => (GUESSED_WINDOW, WindowSource::Guessed),
         }
+    }
+
+    /// Where the key came from, for messages: the layer it was set in, or
+    /// the environment variable.
+    pub fn key_source(&self) -> String {
+        self.key_from
+            .clone()
+            .unwrap_or_else(|| self.key_env_var().to_owned())
     }
 
     /// The environment variable that holds this provider's key, for messages.
@@ -631,5 +656,33 @@ mod tests {
         let debug = format!("{c:?}");
         assert!(!debug.contains("SUPERSECRET"), "{debug}");
         assert!(debug.contains("ApiKey(<redacted>)"), "{debug}");
+    }
+
+    /// Where the key came from: the first layer that sets one (by its
+    /// origin), else the provider's environment variable.
+    #[test]
+    fn the_key_says_where_it_came_from() {
+        let editor = ProviderSettings {
+            provider: Some("anthropic".into()),
+            api_key: Some("sk-ant-from-editor".into()),
+            origin: Some("the editor's settings".into()),
+            ..ProviderSettings::default()
+        };
+        let env = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| "sk-ant-env".to_owned());
+        let c = ProviderConfig::resolve(&[editor], &env).unwrap();
+        assert_eq!(c.key_source(), "the editor's settings");
+        assert_eq!(
+            c.api_key.as_ref().map(ApiKey::expose),
+            Some("sk-ant-from-editor")
+        );
+        let blank = ProviderSettings {
+            provider: Some("anthropic".into()),
+            api_key: Some("  ".into()),
+            origin: Some("the editor's settings".into()),
+            ..ProviderSettings::default()
+        };
+        let c = ProviderConfig::resolve(&[blank], &env).unwrap();
+        assert_eq!(c.key_source(), "ANTHROPIC_API_KEY");
+        assert_eq!(c.api_key.as_ref().map(ApiKey::expose), Some("sk-ant-env"));
     }
 }

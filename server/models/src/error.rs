@@ -14,13 +14,16 @@ pub enum ModelError {
         env_var: &'static str,
     },
 
-    #[error("{provider} rejected the API key ({status} {kind}: {message}); check {env_var}")]
+    #[error(
+        "{provider} rejected the API key ({status} {kind}: {message}); check the key from {key_from}"
+    )]
     Unauthorized {
         provider: &'static str,
         status: u16,
         kind: String,
         message: String,
-        env_var: &'static str,
+        /// Where the key came from (`ProviderConfig::key_source`).
+        key_from: String,
     },
 
     #[error(
@@ -185,6 +188,21 @@ impl ModelError {
             | Self::Connect { .. }
             | Self::InvalidRequest(_)
             | Self::Cancelled => {}
+        }
+        self
+    }
+
+    /// The error with a rejected key said to come from `from` (the wire
+    /// knows only the provider's environment variable; the settings know
+    /// where the key really was: the editor's Set API Key, a config file).
+    pub(crate) fn key_from(mut self, from: String) -> Self {
+        match &mut self {
+            Self::Unauthorized { key_from, .. } => *key_from = from,
+            Self::RetriesExhausted { last, .. } => {
+                let inner = std::mem::replace(&mut **last, Self::Cancelled);
+                **last = inner.key_from(from);
+            }
+            _ => {}
         }
         self
     }

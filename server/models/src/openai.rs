@@ -132,7 +132,7 @@ impl Wire for OpenAi {
                 status,
                 kind,
                 message,
-                env_var: "OPENAI_API_KEY",
+                key_from: "OPENAI_API_KEY".to_owned(),
             },
             404 if kind == "model_not_found" || message.contains("model") => {
                 ModelError::ModelNotFound {
@@ -664,7 +664,7 @@ data: [DONE]
         );
         assert_eq!(
             e.to_string(),
-            "OpenAI-compatible server rejected the API key (401 invalid_api_key: Incorrect API key provided: <redacted>.); check OPENAI_API_KEY"
+            "OpenAI-compatible server rejected the API key (401 invalid_api_key: Incorrect API key provided: <redacted>.); check the key from OPENAI_API_KEY"
         );
         let e = wire.error(
             429,

@@ -60,6 +60,7 @@ fn config(format: Format, server: &FakeModel, stream: bool) -> ProviderConfig {
         scenario: None,
         context_window: None,
         temperature: 0.0,
+        key_from: None,
     }
 }
 
@@ -911,5 +912,45 @@ async fn a_rejected_key_and_an_absent_server_are_told_apart() {
         let error = rein_models::list_models(&nowhere).await.unwrap_err();
         assert!(matches!(error, ModelError::Connect { .. }), "{error:?}");
         assert!(!format!("{error} {error:?}").contains(KEY));
+    }
+}
+
+/// Regression (issue 35, "a wrong key names ANTHROPIC_API_KEY although the
+/// key came from Set API Key"): a rejected key is said to come from where
+/// the settings found it, for both formats, in the listing and in a task's
+/// call alike.
+#[tokio::test]
+async fn a_rejected_key_names_where_the_key_came_from() {
+    for format in FORMATS {
+        let server = FakeModel::start(Scenario::new().api_key("sk-the-right-one"))
+            .await
+            .unwrap();
+        let mut from_editor = config(format, &server, true);
+        from_editor.key_from = Some("the editor's settings (VS Code: Rein: Set API Key)".into());
+        let error = rein_models::list_models(&from_editor).await.unwrap_err();
+        let text = error.to_string();
+        assert!(
+            matches!(error, ModelError::Unauthorized { .. }),
+            "{error:?}"
+        );
+        assert!(
+            text.ends_with("check the key from the editor's settings (VS Code: Rein: Set API Key)"),
+            "{format:?}: {text}"
+        );
+        assert!(!text.contains("_API_KEY"), "{format:?}: {text}");
+
+        let from_env = config(format, &server, true);
+        let text = rein_models::list_models(&from_env)
+            .await
+            .unwrap_err()
+            .to_string();
+        let var = match format {
+            Format::Anthropic => "ANTHROPIC_API_KEY",
+            Format::OpenAi => "OPENAI_API_KEY",
+        };
+        assert!(
+            text.ends_with(&format!("check the key from {var}")),
+            "{format:?}: {text}"
+        );
     }
 }

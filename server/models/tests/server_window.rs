@@ -36,6 +36,7 @@ fn config(base_url: String) -> ProviderConfig {
         scenario: None,
         context_window: None,
         temperature: 0.0,
+        key_from: None,
     }
 }
 

@@ -889,6 +889,7 @@ mod tests {
             scenario: None,
             context_window: None,
             temperature: 0.0,
+            key_from: None,
         };
         let client = rein_models::anthropic_client(&config).unwrap();
         let edit = ToolCall {

@@ -424,11 +424,11 @@ fn state(root: &Path, report: &mut Report) {
             let installation = settings::user_state().and_then(|s| s.existing_installation_id());
             let unfinished: Vec<_> = tasks
                 .iter()
+                // A state this build does not know is not called unfinished.
                 .filter(|t| {
-                    matches!(
-                        t.state.as_str(),
-                        "queued" | "running" | "verifying" | "waiting_user"
-                    )
+                    t.state
+                        .parse::<rein_core::task::TaskState>()
+                        .is_ok_and(|state| !state.is_end())
                 })
                 .collect();
             let foreign = unfinished
@@ -754,6 +754,7 @@ mod tests {
                 scenario: None,
                 context_window: None,
                 temperature: 0.0,
+                key_from: None,
             };
             let mut report = Report { lines: Vec::new() };
             provider(&config, EditFormat::Auto, &mut report).await;

@@ -763,13 +763,16 @@ pub fn byte_offset(text: &str, line: u32, character: u32) -> usize {
 pub fn task_ended(m: &Value) -> bool {
     let params = &m["params"];
     m["method"] == "rein/taskStatus"
-        && match params["state"].as_str() {
-            Some("succeeded" | "unverified" | "failed" | "cancelled" | "budget_exhausted") => true,
-            // Stopped for the user: a question, or a crash to look at. With
-            // `waitingFor` it is the task still at work, waiting on a
-            // review, an approval, or the answer to the question it just
-            // stopped on (said again with what it waits for).
-            Some("waiting_user") => params.get("waitingFor").is_none_or(Value::is_null),
-            _ => false,
-        }
+        // Stopped for the user (a question, a crash to look at) ends the
+        // run too; with `waitingFor` it is the task still at work, waiting
+        // on a review, an approval, or the answer to its question.
+        && params["state"]
+            .as_str()
+            .and_then(|s| s.parse::<rein_protocol::TaskState>().ok())
+            .is_some_and(|state| {
+                rein_protocol::run_is_over(
+                    state,
+                    !params.get("waitingFor").is_none_or(Value::is_null),
+                )
+            })
 }

@@ -101,8 +101,10 @@ local function task_ids()
   return ids
 end
 
---- :Rein fix — the "Fix test … with Rein" code action of the test under the
---- cursor.
+--- :Rein fix — on a line with an error or warning (vim.diagnostic), "Fix
+--- this error with Rein" (`rein.fixError`, checked by the checker that
+--- reports it); else the "Fix test … with Rein" code action of the test
+--- under the cursor.
 function M.fix()
   local bufnr = vim.api.nvim_get_current_buf()
   local client = need_client(bufnr)
@@ -111,28 +113,42 @@ function M.fix()
   end
   if not client.attached_buffers[bufnr] then
     notify(
-      'Rein is not attached to this buffer; open a test file of the project',
+      'Rein is not attached to this buffer; open a file of the project',
       vim.log.levels.ERROR
     )
     return
   end
   local params = vim.lsp.util.make_range_params(0, client.offset_encoding)
-  params.context = { diagnostics = {}, triggerKind = 1 }
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+  params.context = { diagnostics = require('rein.diagnostics').at_line(bufnr, line), triggerKind = 1 }
   client:request('textDocument/codeAction', params, function(err, actions)
     if err then
       notify('code actions failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       return
     end
+    local by_command, cannot = {}, nil
     for _, action in ipairs(type(actions) == 'table' and actions or {}) do
       -- A CodeAction carries its Command; a bare Command is one.
       local command = type(action.command) == 'table' and action.command or action
-      if command.command == 'rein.fixTest' and type(command.arguments) == 'table' then
-        local title = action.title or 'fix a test'
-        lsp.execute(client, 'rein.fixTest', command.arguments[1], started(client, title), bufnr)
+      if type(action.disabled) == 'table' then
+        cannot = cannot or action.disabled.reason
+      elseif type(command.command) == 'string' and not by_command[command.command] then
+        by_command[command.command] = { title = action.title, command = command }
+      end
+    end
+    for _, name in ipairs({ 'rein.fixError', 'rein.fixTest' }) do
+      local found = by_command[name]
+      if found and type(found.command.arguments) == 'table' then
+        local title = found.title or name
+        lsp.execute(client, name, found.command.arguments[1], started(client, title), bufnr)
         return
       end
     end
-    notify('no test under the cursor: put it inside a test function', vim.log.levels.WARN)
+    if cannot then
+      notify('cannot check the error on this line: ' .. cannot, vim.log.levels.WARN)
+    else
+      notify('no error or test under the cursor: put it on an error or inside a test', vim.log.levels.WARN)
+    end
   end, bufnr)
 end
 

@@ -44,6 +44,9 @@ function M.capabilities()
       configuration = true,
     },
     window = { workDoneProgress = true },
+    -- "Fix this error with Rein" on an error Rein cannot check comes
+    -- greyed, with the reason (`:Rein fix` says it).
+    textDocument = { codeAction = { disabledSupport = true } },
     experimental = {
       rein = { saveDocuments = true, instructionPrompt = true, confirmsEdits = true },
     },

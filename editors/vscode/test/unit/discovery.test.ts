@@ -56,12 +56,15 @@ test('then the binary bundled in the extension', async () => {
     assert.deepEqual(found, { found: true, path: '/ext/rein/server/rein', source: 'bundled' });
 });
 
-test('nothing found: the message names the setting and how to build the binary', async () => {
+test('nothing found: the message names the setting, the button and how to build the binary', async () => {
     const found = await findServer(input([]));
     assert.equal(found.found, false);
     const message = !found.found ? found.message : '';
     assert.match(message, /rein\.server\.path/);
+    assert.match(message, /Locate Binary…/);
     assert.match(message, /cargo build --release -p rein/);
+    // Shown as plain text by VS Code's notifications: no Markdown backticks.
+    assert.doesNotMatch(message, /`/);
 });
 
 test('Windows: rein.exe and ; between PATH entries', async () => {

@@ -127,8 +127,14 @@ impl Config {
             .map(|l| &l.settings)
             .collect();
 
-        let providers: Vec<ProviderSettings> =
-            honoured.iter().map(|l| l.provider.clone()).collect();
+        let providers: Vec<ProviderSettings> = layers
+            .iter()
+            .filter(|l| trusted || !l.is_workspace())
+            .map(|l| ProviderSettings {
+                origin: Some(l.source.describe().to_owned()),
+                ..l.settings.provider.clone()
+            })
+            .collect();
         let provider = ProviderConfig::resolve(&providers, env)?;
 
         let mut budgets = budgets(&honoured, env)?;

@@ -110,6 +110,19 @@ pub struct Layer {
     pub settings: Settings,
 }
 
+impl Source {
+    /// Where the settings are, for a message that sends the user there.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Source::Editor => {
+                "the editor's settings (VS Code: Rein: Set API Key; Neovim: vim.g.rein.apiKey)"
+            }
+            Source::Workspace { .. } => "the workspace's .rein/config.toml",
+            Source::User => "your Rein config file (~/.config/rein/config.toml)",
+        }
+    }
+}
+
 impl Layer {
     pub fn is_workspace(&self) -> bool {
         matches!(self.source, Source::Workspace { .. })

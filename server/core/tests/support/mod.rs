@@ -220,6 +220,7 @@ impl Setup {
             scenario: None,
             context_window: None,
             temperature: 0.0,
+            key_from: None,
         };
         let test_command = TestCommand::custom("run-tests {target}");
         let mut config = AgentConfig::new(Policy::with_builtins(Vec::new()));

@@ -1,8 +1,11 @@
 //! What an ACP prompt asks for, as a Rein task: "fix the failing test
-//! PATH::NAME" is a fix-test task (with the verifier's verdict); anything
+//! PATH::NAME" is a fix-test task (with the verifier's verdict); "fix the
+//! error at FILE:LINE[:MESSAGE]" a fix-diagnostic task (the diagnostic
+//! found in the project's checker's report, which judges it); anything
 //! else is an instruction, with the context the client embedded in the
 //! prompt (files the user attached) quoted after it.
 
+use rein_app::fix_error::ErrorTarget;
 use rein_core::os::disk::DiskWorkspace;
 use rein_core::task::{TaskId, TaskSpec};
 
@@ -12,17 +15,32 @@ use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};
 /// whole repository (the model reads files itself).
 const EMBEDDED_LIMIT: usize = 64 * 1024;
 
+/// What a prompt asks for.
+pub enum Asked {
+    Task(TaskSpec),
+    /// A diagnostic by place: found by the checker once the task's
+    /// settings are known.
+    FixError(ErrorTarget),
+}
+
 /// The task a prompt asks for; an instruction is read with `earlier`, how
 /// the session's earlier prompts ended (a follow-up: "now rename it").
 pub async fn task_spec(
     disk: &DiskWorkspace,
     prompt: &[ContentBlock],
     earlier: Option<String>,
-) -> Result<TaskSpec, String> {
+) -> Result<Asked, String> {
     let text = prompt_text(prompt);
     if let Some(target) = fix_test_target(&text) {
         let (path, name) = rein_app::find_test::find_test(disk, &target).await?;
-        return Ok(TaskSpec::fix_test(TaskId::generate(), &path, &name));
+        return Ok(Asked::Task(TaskSpec::fix_test(
+            TaskId::generate(),
+            &path,
+            &name,
+        )));
+    }
+    if let Some(target) = fix_error_target(&text) {
+        return target.map(Asked::FixError);
     }
     let text = text.trim();
     if text.is_empty() {
@@ -32,7 +50,10 @@ pub async fn task_spec(
         Some(earlier) => format!("{text}\n\n{earlier}"),
         None => text.to_owned(),
     };
-    Ok(TaskSpec::instruction(TaskId::generate(), &text))
+    Ok(Asked::Task(TaskSpec::instruction(
+        TaskId::generate(),
+        &text,
+    )))
 }
 
 /// The prompt's words alone (what the user typed), as a session records
@@ -115,6 +136,43 @@ pub fn fix_test_target(text: &str) -> Option<String> {
     target.contains("::").then(|| target.to_owned())
 }
 
+/// `FILE:LINE[:MESSAGE]` when the prompt's first line asks to fix an error
+/// or a warning at a place: "Fix the error at app.py:7", "fix the warning
+/// `src/lib.rs:12:unused variable`". `Some(Err)`: it asks, but the place
+/// is not one (said back to the user).
+pub fn fix_error_target(text: &str) -> Option<Result<ErrorTarget, String>> {
+    let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
+    let lower = first.to_lowercase();
+    let rest = [
+        "fix the error at ",
+        "fix the error in ",
+        "fix the error ",
+        "fix error at ",
+        "fix error ",
+        "fix the warning at ",
+        "fix the warning in ",
+        "fix the warning ",
+        "fix warning at ",
+        "fix warning ",
+    ]
+    .iter()
+    .find_map(|lead| lower.starts_with(lead).then(|| &first[lead.len()..]))?;
+    let clean = |t: &str| {
+        t.trim()
+            .trim_start_matches(['`', '"', '\''])
+            .trim_end_matches(['`', '"', '\'', '.', ','])
+            .to_owned()
+    };
+    let whole = clean(rest);
+    // "app.py:7 please": the place is the first word.
+    let word = clean(rest.split_whitespace().next().unwrap_or_default());
+    // A place has a line: "the error in my code" is an instruction.
+    if !word.contains(':') {
+        return None;
+    }
+    Some(ErrorTarget::parse(&whole).or_else(|_| ErrorTarget::parse(&word)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +197,28 @@ mod tests {
         ];
         for (prompt, target) in cases {
             assert_eq!(fix_test_target(prompt).as_deref(), target, "{prompt}");
+        }
+    }
+
+    #[test]
+    fn a_fix_error_prompt_names_its_place() {
+        let cases = [
+            ("Fix the error at app.py:7", Some(Ok("app.py:7"))),
+            (
+                "fix the warning `src/lib.rs:12:unused variable`.",
+                Some(Ok("src/lib.rs:12:unused variable")),
+            ),
+            (
+                "Fix the error at app.py:7 please\nthanks",
+                Some(Ok("app.py:7")),
+            ),
+            ("Fix the error in app.py:seven", Some(Err(()))),
+            ("Fix the error in my code", None),
+            ("Explain the error at app.py:7", None),
+        ];
+        for (prompt, expected) in cases {
+            let got = fix_error_target(prompt).map(|r| r.map(|t| t.to_string()).map_err(|_| ()));
+            assert_eq!(got, expected.map(|r| r.map(str::to_owned)), "{prompt}");
         }
     }
 

@@ -6,10 +6,11 @@
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{PromptRequest, StopReason};
+use rein_app::fix_error::ErrorTarget;
 use rein_core::agent::{Outcome, StopCause};
 use rein_core::cancel::CancelReason;
 use rein_core::os::disk::DiskWorkspace;
-use rein_core::task::TaskId;
+use rein_core::task::{TaskId, TaskSpec};
 use rein_core::task_host::FrontEnd;
 use tokio_util::sync::CancellationToken;
 
@@ -34,6 +35,8 @@ pub struct ClientOffers {
 /// take back the last one's changes.
 enum Start {
     New(rein_core::task::TaskSpec),
+    /// A new task on the diagnostic at this place.
+    FixError(ErrorTarget),
     Resume(TaskId),
     Undo,
 }
@@ -120,7 +123,8 @@ pub async fn run_prompt(
         }
     } else {
         match prompt::task_spec(&disk, &request.prompt, session.earlier_context()).await {
-            Ok(spec) => Start::New(spec),
+            Ok(prompt::Asked::Task(spec)) => Start::New(spec),
+            Ok(prompt::Asked::FixError(target)) => Start::FixError(target),
             Err(why) => {
                 say(&format!("{why}\n"));
                 return StopReason::EndTurn;
@@ -166,6 +170,24 @@ pub async fn run_prompt(
         // ACP has no way to put the model's questions to the user.
         answers_questions: false,
     };
+    let start = match start {
+        Start::FixError(target) => {
+            say(&format!(
+                "Asking the project's checker about {}…\n",
+                rein_core::inert::line(&target.to_string())
+            ));
+            match service.find_diagnostic(&target, config, &cancel).await {
+                Ok(diagnostic) => {
+                    Start::New(TaskSpec::fix_diagnostic(TaskId::generate(), diagnostic))
+                }
+                Err(e) => {
+                    say(&format!("Rein could not start the task: {e}\n"));
+                    return StopReason::EndTurn;
+                }
+            }
+        }
+        other => other,
+    };
     let started = match start {
         Start::Undo => {
             say(&undo::undo_last(&service, &session.id, workspace.as_ref()).await);
@@ -189,6 +211,7 @@ pub async fn run_prompt(
             }
             started
         }
+        Start::FixError(_) => return StopReason::EndTurn, // made New above
         Start::Resume(task) => {
             let adopt = |paths: &[String]| {
                 if let Some(files) = &client_files {
