@@ -1201,6 +1201,54 @@ fn the_client_is_not_asked_again_for_a_text_it_just_served() {
     assert_eq!(edit.1.len(), 2, "{steps:#?}");
 }
 
+/// `/undo` takes back the session's last task's changes and keeps a line
+/// the user typed since; it is offered once a task changed files; a second
+/// `/undo` says it is already undone.
+#[test]
+fn undo_keeps_a_line_typed_after_the_task() {
+    let s = Session::new();
+    let first = s.run(
+        &support::demo_scenario(),
+        json!({"permission": "allow_once", "steps": [{"prompt": text(FIX_PROMPT)}]}),
+    );
+    assert_eq!(first.stop_reason(), "end_turn", "{}", s.log());
+    assert!(s.cart().contains(FIXED), "{}", s.cart());
+    let offered = first.updates("available_commands_update");
+    assert_eq!(
+        offered.last().unwrap()["availableCommands"][0]["name"],
+        "undo",
+        "{offered:#?}"
+    );
+    let id = first.events("session")[0]["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let typed = "\n# typed by the user after the task\n";
+    std::fs::write(s.root().join("cart.py"), format!("{}{typed}", s.cart())).unwrap();
+
+    let second = s.run(
+        &support::demo_scenario(),
+        json!({"load_session": id, "steps": [{"prompt": text("/undo"), }, {"prompt": text("/undo")}]}),
+    );
+    let said = second.said();
+    assert!(
+        said.contains("**Undid Rein's changes to 1 file.**\n- cart.py: restored as before the task (your later changes kept)"),
+        "{said}\n{}",
+        s.log()
+    );
+    assert!(
+        said.contains("**Already undone: every file is as it was before the task.**"),
+        "{said}"
+    );
+    let cart = s.cart();
+    assert!(cart.contains(UNFIXED), "{cart}");
+    assert!(cart.ends_with(typed), "{cart}");
+    assert!(
+        second.events("permission").is_empty(),
+        "the user asked: nothing more to ask"
+    );
+}
+
 /// "Fix the error at FILE:LINE" in a panel: the diagnostic is found in the
 /// project's checker's report (real mypy, in the sandbox), the edit asked
 /// for, and "verified" only because mypy no longer reports it.

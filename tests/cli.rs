@@ -23,7 +23,9 @@ fn rein(args: &[&str]) -> (i32, String, String) {
 fn help_lists_every_subcommand() {
     let (code, stdout, _) = rein(&["--help"]);
     assert_eq!(code, 0);
-    for sub in ["lsp", "run", "demo", "trace", "doctor", "trust", "eval"] {
+    for sub in [
+        "lsp", "run", "demo", "trace", "doctor", "trust", "eval", "undo",
+    ] {
         assert!(stdout.contains(sub), "{sub} missing from:\n{stdout}");
     }
 }

@@ -444,6 +444,13 @@ async fn fix_test_with_the_edit_accepted() {
     assert_eq!(ran.disk("cart.py"), fixed_cart());
 }
 
+/// `:Rein undo` after the task: the fix taken back in the buffer, the
+/// line the user typed after the task kept, nothing asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_keeps_a_line_typed_after_the_task() {
+    run(Case::new("undo")).await;
+}
+
 /// The edit rejected (`require('rein').reject()`): nothing changes, the
 /// model is told and asks what to do instead, `:Rein cancel` ends the task.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,7 +15,7 @@ vim.api.nvim_create_user_command('Rein', function(opts)
 end, {
   nargs = '*',
   range = true,
-  desc = 'Rein: fix | ask | answer | cancel | resume | trace | review | verification | status | restart',
+  desc = 'Rein: fix | ask | answer | cancel | resume | undo | trace | review | verification | status | restart',
   complete = function(arglead, cmdline)
     return require('rein.commands').complete(arglead, cmdline)
   end,
@@ -28,6 +28,7 @@ local plug = {
   { 'n', '<Plug>(rein-answer)', '<Cmd>Rein answer<CR>' },
   { 'n', '<Plug>(rein-cancel)', '<Cmd>Rein cancel<CR>' },
   { 'n', '<Plug>(rein-resume)', '<Cmd>Rein resume<CR>' },
+  { 'n', '<Plug>(rein-undo)', '<Cmd>Rein undo<CR>' },
   { 'n', '<Plug>(rein-trace)', '<Cmd>Rein trace<CR>' },
   { 'n', '<Plug>(rein-review)', '<Cmd>Rein review<CR>' },
   { 'n', '<Plug>(rein-accept)', "<Cmd>lua require('rein').accept()<CR>" },

@@ -9,6 +9,7 @@ export const commandIds = {
     ask: 'rein.vscode.ask',
     cancelTask: 'rein.vscode.cancelTask',
     resumeTask: 'rein.vscode.resumeTask',
+    undoTask: 'rein.vscode.undoTask',
     answer: 'rein.vscode.answer',
     showTrace: 'rein.vscode.showTrace',
     showEvidence: 'rein.vscode.showEvidence',

@@ -15,6 +15,7 @@ import { spentLine, waitingWords } from './status_text';
 import type { TaskAction } from './task_book';
 import { renderTrace, showTraceWebview, tracedTasks } from './trace';
 import { linkFiles } from './trace_links';
+import { undoTask } from './undo';
 
 type Handler = (ctx: Ctx, ...args: unknown[]) => Promise<void>;
 
@@ -23,6 +24,7 @@ const handlers: Record<string, Handler> = {
     [commandIds.ask]: ask,
     [commandIds.cancelTask]: (ctx, id) => cancelTask(ctx, asId(id)),
     [commandIds.resumeTask]: (ctx, id) => resumeTask(ctx, asId(id)),
+    [commandIds.undoTask]: (ctx, id) => undoTask(ctx, asId(id)),
     [commandIds.answer]: (ctx, id) => answer(ctx, asId(id)),
     [commandIds.showTrace]: (ctx, id) => showTrace(ctx, asId(id)),
     [commandIds.showEvidence]: (ctx, id) => showEvidence(ctx, asId(id)),
@@ -252,6 +254,9 @@ async function taskActions(ctx: Ctx): Promise<void> {
                     { label: '$(close) Reject the proposed edit…', command: commandIds.rejectEditWithFeedback, arg: current.taskId },
                 );
             }
+        }
+        if (isTerminal(current.state)) {
+            items.push({ label: '$(discard) Undo Rein’s changes (keeps yours)', command: commandIds.undoTask, arg: current.taskId });
         }
         items.push({ label: 'Rein', kind: vscode.QuickPickItemKind.Separator });
     }

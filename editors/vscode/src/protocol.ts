@@ -125,6 +125,7 @@ export const serverCommands = {
     resumeTask: 'rein.resumeTask',
     answer: 'rein.answer',
     trustWorkspace: 'rein.trustWorkspace',
+    undoTask: 'rein.undoTask',
 } as const;
 
 /**

@@ -20,3 +20,4 @@ pub mod logging;
 pub mod service;
 pub mod settings;
 pub mod setup;
+pub mod undo;

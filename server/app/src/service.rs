@@ -236,6 +236,23 @@ impl TaskService {
 }
 
 impl TaskService {
+    /// Undoes the ended task `id` (one this installation ran) on
+    /// `workspace`: every file it changed put back as before it, keeping
+    /// what the user typed since; a file
+    /// where the user changed what the task changed is left as it is and
+    /// reported (`undo.rs`).
+    pub async fn undo(
+        &self,
+        id: &TaskId,
+        workspace: &dyn Workspace,
+    ) -> Result<crate::undo::UndoReport, String> {
+        let undoer = crate::undo::Undoer {
+            owner: &self.owner,
+            installation: self.options.installation.as_deref(),
+        };
+        crate::undo::undo_task(&self.store, undoer, id, workspace).await
+    }
+
     /// The diagnostic a user names by place (`FILE:LINE[:MESSAGE]`), as
     /// the project's checker reports it now: the checker runs in the
     /// sandbox with `config`'s settings, on the files as they are on disk.

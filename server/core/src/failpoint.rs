@@ -78,4 +78,5 @@ pub const POINTS: &[&str] = &[
     "apply_edit",
     "run_tests",
     "compaction",
+    "undo_applied",
 ];

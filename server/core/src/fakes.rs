@@ -264,6 +264,26 @@ impl Workspace for MemoryWorkspace {
         self.flushes.fetch_add(1, Ordering::SeqCst);
         Ok(())
     }
+
+    async fn remove_file(
+        &self,
+        path: &str,
+        expected: &ReadVersion,
+    ) -> Result<EditOutcome, WorkspaceError> {
+        let current = self.read_file(path).await?;
+        if current.version.hash != expected.hash {
+            return Ok(EditOutcome::Stale {
+                current: current.version,
+            });
+        }
+        if let Ok(mut files) = self.files.lock() {
+            files.remove(path);
+        }
+        Ok(EditOutcome::Applied {
+            version: ReadVersion::of_disk(""),
+            rebased_from: None,
+        })
+    }
 }
 
 #[async_trait]

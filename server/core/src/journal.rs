@@ -8,14 +8,15 @@
 //! first: the goal, the spec, replies, call arguments and results,
 //! checkpoints, reasons.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::tools::OnCrash;
 use rein_models::{ModelReply, Redactor};
 use rein_store::{
-    CheckpointPhase, CheckpointRecord, FileHash, HistoryRef, HistoryWrite, Lease, NewArtifact,
-    NewCheckpoint, NewOp, NewTask, Store, StoreError, TurnRecord,
+    CheckpointPhase, CheckpointRecord, FileHash, HistoryRef, HistoryWrite, KeptText, Lease,
+    NewArtifact, NewCheckpoint, NewOp, NewTask, Store, StoreError, TurnRecord,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -87,6 +88,9 @@ pub struct Journal {
     /// The history items stored so far (`None`: not known yet in this
     /// process; the store says at the first checkpoint).
     stored: std::sync::Mutex<Option<HistoryRef>>,
+    /// The text of the file each running call may change, as it was just
+    /// before the call, by call id: kept for undo once the call changed it.
+    befores: std::sync::Mutex<HashMap<String, (String, Option<String>)>>,
 }
 
 /// A checkpoint as stored: the loop's state, and the history items it
@@ -156,6 +160,7 @@ impl Journal {
                 owner: owner.to_owned(),
                 redactor,
                 stored: std::sync::Mutex::new(None),
+                befores: std::sync::Mutex::new(HashMap::new()),
             }),
             Lease::HeldBy { owner: holder, .. } if owner_is_dead(&holder) => {
                 tracing::info!(task = %task, %holder, "taking over the lease of a process that is gone");
@@ -312,6 +317,53 @@ impl Journal {
         self.store.op_finished(op, &result, &post)?;
         crate::failpoint::hit(&format!("op_finished:{tool}"));
         Ok(())
+    }
+
+    /// Notes `path`'s text (`None`: no such file) just before call
+    /// `call_id`, which may change it.
+    pub fn file_before(&self, call_id: &str, path: &str, text: Option<String>) {
+        if let Ok(mut befores) = self.befores.lock() {
+            befores.insert(call_id.to_owned(), (path.to_owned(), text));
+        }
+    }
+
+    /// Call `call_id` changed nothing.
+    pub fn forget_before(&self, call_id: &str) {
+        if let Ok(mut befores) = self.befores.lock() {
+            befores.remove(call_id);
+        }
+    }
+
+    /// Call `call_id` changed `path`, which now reads `after`: records the
+    /// file's text before and after, for undo (the store keeps the first
+    /// `before` of a task's file). These are the user's own files, kept in
+    /// the workspace's own `.rein/` as they are: a text the redactor would
+    /// change (it holds a secret) is not kept at all, nor one over
+    /// [`crate::undo::MAX_TEXT_BYTES`]; the record says which.
+    pub fn file_edited(
+        &self,
+        call_id: &str,
+        path: &str,
+        after: Option<String>,
+    ) -> Result<(), JournalError> {
+        let noted = self.befores.lock().ok().and_then(|mut b| b.remove(call_id));
+        let Some((noted_path, before)) = noted.filter(|(p, _)| p == path) else {
+            // Not read before the call (a tool without a predicted edit):
+            // nothing to go back to, so nothing is claimed.
+            tracing::warn!(task = %self.task, call_id, path, "a changed file's text before the call is unknown; it cannot be undone");
+            return Ok(());
+        };
+        // A text with a secret in it is not kept: no state is written
+        // with a key (the redacted text is no use to undo either).
+        let kept = |text: Option<String>| match text {
+            None => KeptText::Absent,
+            Some(text) if !crate::undo::keepable(&text) => KeptText::TooLarge,
+            Some(text) if self.redactor.redact(&text) != text.as_str() => KeptText::Secret,
+            Some(text) => KeptText::Text(text),
+        };
+        Ok(self
+            .store
+            .record_file_change(&self.task.0, &noted_path, &kept(before), &kept(after))?)
     }
 
     /// Saves a checkpoint. The history's items are written once each: only

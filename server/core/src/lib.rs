@@ -43,6 +43,7 @@ pub mod testtarget;
 pub mod text_calls;
 pub mod tools;
 pub mod trust;
+pub mod undo;
 pub mod verify;
 pub mod whole_files;
 pub mod workspace;

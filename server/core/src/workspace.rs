@@ -262,6 +262,21 @@ pub trait Workspace: Send + Sync {
     /// Makes the disk hold exactly the text of the buffers the harness
     /// edited, so commands and tests never run against stale files.
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError>;
+
+    /// Removes `path` if it still holds the text at `expected` (undo
+    /// taking back a file a task created): `Applied`, or `Stale` when it
+    /// changed. Never asks: the user asked for the undo. No tool calls it.
+    /// A workspace that cannot remove files says so.
+    async fn remove_file(
+        &self,
+        path: &str,
+        expected: &ReadVersion,
+    ) -> Result<EditOutcome, WorkspaceError> {
+        let _ = expected;
+        Err(WorkspaceError::Denied(format!(
+            "{path}: this editor connection cannot remove files; remove it yourself"
+        )))
+    }
 }
 
 #[cfg(test)]

@@ -637,3 +637,88 @@ async fn an_interrupted_mcp_call_is_judged_by_what_its_tool_declared() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_journaled_run_keeps_each_changed_files_text_before_and_after_for_undo() {
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    let mut setup = Setup::new(cart_workspace());
+    setup.journal = Some(Arc::new(
+        Journal::begin(
+            Arc::clone(&store),
+            &setup.task,
+            &Budgets::default(),
+            &rein_core::journal::owner_id(),
+            None,
+            Redactor::default(),
+        )
+        .unwrap(),
+    ));
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call("edit_file", edit_args()))
+        .reply(Reply::tool_call(
+            "create_file",
+            json!({"path": "notes.txt", "content": "why\n"}),
+        ))
+        .reply(Reply::text("Fixed."));
+    let r = setup.run(scenario, |_| {}).await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    use rein_store::{FileChange, KeptText};
+    assert_eq!(
+        store.file_changes("t-test").unwrap(),
+        vec![
+            FileChange {
+                path: "cart.py".into(),
+                before: KeptText::Text(CART_BROKEN.into()),
+                after: KeptText::Text(CART_FIXED.into()),
+            },
+            FileChange {
+                path: "notes.txt".into(),
+                before: KeptText::Absent,
+                after: KeptText::Text("why\n".into()),
+            },
+        ],
+        "a read changes nothing and is not kept"
+    );
+}
+
+/// A file holding the task's secret (an API key) is not kept for undo:
+/// no state is written with a key, and a redacted text is no use to undo.
+#[tokio::test]
+async fn a_changed_file_holding_a_key_is_not_kept_for_undo() {
+    const KEY: &str = "sk-undo-test-secret-0123456789";
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    let ws = cart_workspace().with_file("cart.py", &format!("{CART_BROKEN}# {KEY}\n"));
+    let mut setup = Setup::new(ws);
+    let redactor = Redactor::default().with_secrets([KEY.to_owned()]);
+    setup.journal = Some(Arc::new(
+        Journal::begin(
+            Arc::clone(&store),
+            &setup.task,
+            &Budgets::default(),
+            &rein_core::journal::owner_id(),
+            None,
+            redactor,
+        )
+        .unwrap(),
+    ));
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call("edit_file", edit_args()))
+        .reply(Reply::text("Fixed."));
+    setup.run(scenario, |_| {}).await;
+    use rein_store::{FileChange, KeptText};
+    assert_eq!(
+        store.file_changes("t-test").unwrap(),
+        vec![FileChange {
+            path: "cart.py".into(),
+            before: KeptText::Secret,
+            after: KeptText::Secret,
+        }]
+    );
+}

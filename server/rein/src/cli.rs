@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-pub use rein_cli::args::{RunArgs, TrustArgs};
+pub use rein_cli::args::{RunArgs, TrustArgs, UndoArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -38,6 +38,10 @@ pub enum Command {
     /// Trust a workspace's own settings (`.rein/config.toml`) as they are
     /// now, after showing what they grant; `--revoke` to stop trusting them.
     Trust(TrustArgs),
+    /// Take back a task's changes: every file it changed as before the
+    /// task, keeping what you changed since (a conflict is shown, never
+    /// overwritten).
+    Undo(UndoArgs),
     /// Internal: how Rein runs every command — applies the sandbox policy to
     /// this process, then becomes the command.
     #[command(name = "sandbox-exec", hide = true)]

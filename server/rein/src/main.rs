@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => Ok(eval::main(args)),
         Command::Doctor(args) => Ok(doctor::main(args)),
         Command::Trust(args) => Ok(rein_cli::trust_cmd::main(args)),
+        Command::Undo(args) => Ok(rein_cli::undo_cmd::main(args)),
         Command::SandboxExec(args) => Ok(sandbox_exec(&args)),
     };
     result.unwrap_or_else(|error| {

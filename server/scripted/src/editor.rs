@@ -287,7 +287,7 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             "workspace": {
                 "applyEdit": true,
                 "configuration": true,
-                "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"], "changeAnnotationSupport": {"groupsOnLabel": true}},
+                "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create", "delete"], "changeAnnotationSupport": {"groupsOnLabel": true}},
                 "workspaceFolders": true
             },
             "window": {"workDoneProgress": true, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}}},
@@ -625,9 +625,12 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
         edit: &Value,
     ) -> Result<Result<(), String>, ClientError> {
         let mut operations: Vec<(String, Option<i64>, Vec<Value>, bool)> = Vec::new();
+        let mut deletes: Vec<String> = Vec::new();
         if let Some(changes) = edit["documentChanges"].as_array() {
             for change in changes {
-                if change["kind"] == "create" {
+                if change["kind"] == "delete" {
+                    deletes.push(change["uri"].as_str().unwrap_or_default().to_owned());
+                } else if change["kind"] == "create" {
                     operations.push((
                         change["uri"].as_str().unwrap_or_default().to_owned(),
                         None,
@@ -695,6 +698,23 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                 .map(|e| json!({"range": e["range"], "text": e["newText"]}))
                 .collect();
             self.change(&uri, changes).await?;
+        }
+        // As VS Code deletes a file: from the disk, and its buffer closed.
+        for uri in deletes {
+            match std::fs::remove_file(uri_path(&uri)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+                _ => {}
+            }
+            if let Some(buffer) = self.buffers.remove(&uri)
+                && self.synced(&buffer.language)
+            {
+                self.client
+                    .notify(
+                        "textDocument/didClose",
+                        json!({"textDocument": {"uri": uri}}),
+                    )
+                    .await?;
+            }
         }
         Ok(Ok(()))
     }

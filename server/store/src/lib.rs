@@ -1,7 +1,8 @@
 //! `rein-store` makes tasks survive crashes: SQLite state in
 //! `<workspace>/.rein/state.db` ([`state_db_path`]) holding tasks (with an
 //! owner lease), turns (model calls), the op log, checkpoints and the index
-//! of artifacts (whose files live under `.rein/artifacts/<task>/`).
+//! of artifacts (whose files live under `.rein/artifacts/<task>/`), and
+//! the text of each file a task changed, before and after it (for undo).
 //!
 //! It must never decide policy or talk to the editor or a model; it records
 //! and answers. It knows nothing of LSP, models or the agent's types: the
@@ -70,6 +71,7 @@ mod op_values;
 mod ops;
 mod sessions;
 mod store;
+mod task_files;
 mod tasks;
 mod turns;
 mod validate;
@@ -86,5 +88,6 @@ pub use sessions::{SessionRecord, SessionTask};
 pub use store::{
     BUSY_TIMEOUT, DB_FILE, STATE_DIR, Store, ensure_state_dir, now_ms, state_db_path, state_dir,
 };
+pub use task_files::{FileChange, KeptText};
 pub use tasks::{NewTask, TaskRecord};
 pub use turns::TurnRecord;

@@ -27,6 +27,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("schema/v3.sql"),
     include_str!("schema/v4.sql"),
     include_str!("schema/v5.sql"),
+    include_str!("schema/v6.sql"),
 ];
 
 /// The schema version this build writes and the newest it can open.

@@ -35,67 +35,38 @@ pub fn line_hunks(old: &str, new: &str) -> Vec<Hunk> {
     let flush = |pending: &mut Option<(usize, usize, usize, usize)>, hunks: &mut Vec<Hunk>| {
         if let Some((os, oe, ns, ne)) = pending.take() {
             hunks.push(Hunk {
-                start: offsets[os],
-                end: offsets[oe],
-                new_text: new_lines[ns..ne].concat(),
+                start: offsets.get(os).copied().unwrap_or(at),
+                end: offsets.get(oe).copied().unwrap_or(at),
+                new_text: new_lines.get(ns..ne).unwrap_or_default().concat(),
             });
         }
     };
+    // Positions are counted from the ops' lengths, in order: `similar` can
+    // report an op's `old_index` off by the ops before it when lines
+    // repeat (a delete, an equal line, an insert: the test's case), and a
+    // hunk placed there would make the editor's text wrong.
+    let (mut old_at, mut new_at) = (0, 0);
     for op in diff.ops() {
-        match *op {
-            DiffOp::Equal { .. } => flush(&mut pending, &mut hunks),
-            DiffOp::Delete {
-                old_index,
-                old_len,
-                new_index,
-            } => extend(
-                &mut pending,
-                old_index,
-                old_index + old_len,
-                new_index,
-                new_index,
-            ),
-            DiffOp::Insert {
-                old_index,
-                new_index,
-                new_len,
-            } => extend(
-                &mut pending,
-                old_index,
-                old_index,
-                new_index,
-                new_index + new_len,
-            ),
+        let (old_len, new_len) = match *op {
+            DiffOp::Equal { len, .. } => {
+                flush(&mut pending, &mut hunks);
+                old_at += len;
+                new_at += len;
+                continue;
+            }
+            DiffOp::Delete { old_len, .. } => (old_len, 0),
+            DiffOp::Insert { new_len, .. } => (0, new_len),
             DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => extend(
-                &mut pending,
-                old_index,
-                old_index + old_len,
-                new_index,
-                new_index + new_len,
-            ),
-        }
+                old_len, new_len, ..
+            } => (old_len, new_len),
+        };
+        let (os, ns) = pending.map_or((old_at, new_at), |(os, _, ns, _)| (os, ns));
+        old_at += old_len;
+        new_at += new_len;
+        pending = Some((os, old_at, ns, new_at));
     }
     flush(&mut pending, &mut hunks);
     hunks
-}
-
-/// Adjacent changes become one hunk.
-fn extend(
-    pending: &mut Option<(usize, usize, usize, usize)>,
-    os: usize,
-    oe: usize,
-    ns: usize,
-    ne: usize,
-) {
-    *pending = Some(match *pending {
-        Some((pos, _, pns, _)) => (pos, oe, pns, ne),
-        None => (os, oe, ns, ne),
-    });
 }
 
 /// Applies hunks to `old` (for checking, and for clients that want text).
@@ -133,6 +104,8 @@ mod tests {
         check("same\r\nlines\r\n", "same\r\nLINES\r\n", 1);
         check("no newline at end", "no newline at the end", 1);
         check(old, old, 0);
+        // Repeated lines: `similar` reports an op's `old_index` off here.
+        check("d\r\na\nd\r\n", "a\n\nc\na\n\nd\r\ne", 3);
         let hunks = line_hunks(old, "a\nB\nc\nd\ne\n");
         assert_eq!(
             hunks,
@@ -142,5 +115,32 @@ mod tests {
                 new_text: "B\n".into()
             }]
         );
+    }
+
+    /// The hunks rebuild the new text exactly, for generated texts full of
+    /// repeated lines (where `similar`'s reported indices went wrong).
+    #[test]
+    fn hunks_rebuild_the_new_text_exactly() {
+        let mut state: u64 = 36;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        let texts: Vec<String> = (0..80)
+            .map(|_| {
+                let lines = next() % 9;
+                (0..lines)
+                    .map(|_| ["a\n", "b\n", "\n", "d\r\n", "e"][next() % 5])
+                    .collect()
+            })
+            .collect();
+        for old in &texts {
+            for new in &texts {
+                let hunks = line_hunks(old, new);
+                assert_eq!(apply(old, &hunks), *new, "{old:?} → {new:?}: {hunks:?}");
+            }
+        }
     }
 }

@@ -1,5 +1,5 @@
 -- `:Rein {subcommand}`: fix, setup, ask, answer, cancel, resume, trace, review,
--- verification, status, restart, trust, untrust. Each subcommand is a function of the command's
+-- verification, status, restart, trust, untrust, undo (`undo.lua`). Each subcommand is a function of the command's
 -- arguments; the server does the work (test finding included).
 
 local lsp = require('rein.lsp')
@@ -419,6 +419,9 @@ M.subcommands = {
   restart = M.restart,
   trust = M.trust,
   untrust = M.untrust,
+  undo = function(opts)
+    require('rein.undo').run(opts)
+  end,
 }
 
 --- The :Rein command.
@@ -447,7 +450,7 @@ function M.complete(arglead, cmdline)
     candidates = vim.tbl_keys(M.subcommands)
     table.sort(candidates)
   elseif
-    #words == 2 and vim.list_contains({ 'cancel', 'resume', 'trace', 'verification' }, words[1])
+    #words == 2 and vim.list_contains({ 'cancel', 'resume', 'trace', 'verification', 'undo' }, words[1])
   then
     candidates = task_ids()
   elseif #words == 3 and words[1] == 'trace' then

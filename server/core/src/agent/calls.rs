@@ -254,6 +254,7 @@ impl Agent {
             if let Some(op) = op {
                 self.journal(|j| j.op_finished(op, &name, &result, post))?;
             }
+            self.record_file_change(&result).await?;
             results.push(result);
         }
         Ok(Batch {
@@ -277,7 +278,10 @@ impl Agent {
             return Ok(None);
         };
         let Ok(call) = call else { return Ok(None) };
-        let (pre, expected) = self.expected_change(call).await;
+        let (pre, expected, current) = self.expected_change(call).await;
+        if let Some((path, text)) = current {
+            journal.file_before(&call.id, &path, text);
+        }
         let op = journal
             .op_requested(
                 turn,
@@ -295,29 +299,53 @@ impl Agent {
         Ok(Some(op))
     }
 
-    /// For an edit or a new file: the file's hash now, and the hash it
-    /// will have if the call applies as asked.
-    pub(super) async fn expected_change(&self, call: &ToolCall) -> (Vec<FileHash>, Vec<FileHash>) {
+    /// For an edit or a new file: the file's hash now, the hash it will
+    /// have if the call applies as asked, and the file and its text now
+    /// (`None`: no such file), which undo goes back to.
+    pub(super) async fn expected_change(&self, call: &ToolCall) -> ExpectedChange {
+        let nothing = || (Vec::new(), Vec::new(), None);
         let Some(tool) = self.config.tools.get(&call.name) else {
-            return (Vec::new(), Vec::new());
+            return nothing();
         };
         // The file first (which the tool names), then what it will hold.
         let Some(named) = tool.predicted_edit(&call.arguments, None) else {
-            return (Vec::new(), Vec::new());
+            return nothing();
         };
         let Ok(path) = crate::paths::resolve(self.ports.workspace.root(), &named.path) else {
-            return (Vec::new(), Vec::new());
+            return nothing();
         };
         let current = self.ports.workspace.read_file(&path).await.ok();
         let after = tool
             .predicted_edit(&call.arguments, current.as_ref().map(|f| f.text.as_str()))
             .and_then(|p| p.after)
             .map(|text| rein_text::ContentHash::of_str(&text));
-        let pre = vec![file_hash(&path, current.map(|f| f.version.hash))];
+        let pre = vec![file_hash(&path, current.as_ref().map(|f| f.version.hash))];
         let expected = after
             .map(|h| vec![file_hash(&path, Some(h))])
             .unwrap_or_default();
-        (pre, expected)
+        (pre, expected, Some((path, current.map(|f| f.text))))
+    }
+
+    /// After a call that changed a file: the file's text before the call
+    /// (read in [`Self::op_begin`]) and now, for undo.
+    async fn record_file_change(&self, result: &RecordedResult) -> Result<(), Stop> {
+        let Some(journal) = &self.ports.journal else {
+            return Ok(());
+        };
+        let ResultMeta::Edited { path, .. } = &result.meta else {
+            journal.forget_before(&result.call_id);
+            return Ok(());
+        };
+        let after = self
+            .ports
+            .workspace
+            .read_file(path)
+            .await
+            .ok()
+            .map(|f| f.text);
+        journal
+            .file_edited(&result.call_id, path, after)
+            .map_err(|e| Stop::new(StopCause::Internal, e.to_string()))
     }
 
     /// An output over the cap goes to a file; the model gets its head, its
@@ -437,3 +465,11 @@ pub(super) fn first_line(text: &str) -> String {
         line.to_owned()
     }
 }
+
+/// What [`Agent::expected_change`] finds: the hashes before and expected
+/// after, and the file with its text before (`None`: no such file).
+type ExpectedChange = (
+    Vec<FileHash>,
+    Vec<FileHash>,
+    Option<(String, Option<String>)>,
+);

@@ -23,6 +23,7 @@ mod saved;
 mod session;
 mod terminal;
 mod transport;
+mod undo;
 mod updates;
 mod verdict;
 mod workspace;

@@ -20,7 +20,7 @@ use super::session::AcpSession;
 use super::updates::AcpProgress;
 use super::verdict::{Checks, final_message};
 use super::writes::Writes;
-use super::{Connection, prompt, saved, terminal, workspace};
+use super::{Connection, prompt, saved, terminal, undo, workspace};
 use rein_app::service::{Launch, Notice, Resumed, ServiceOptions, TaskService};
 use rein_app::setup as launch;
 
@@ -31,12 +31,14 @@ pub struct ClientOffers {
     pub terminal: bool,
 }
 
-/// What a prompt does: start a task, or go on with one a crash stopped.
+/// What a prompt does: start a task, go on with one a crash stopped, or
+/// take back the last one's changes.
 enum Start {
     New(rein_core::task::TaskSpec),
     /// A new task on the diagnostic at this place.
     FixError(ErrorTarget),
     Resume(TaskId),
+    Undo,
 }
 
 /// Runs one prompt as a task; how it ended, as ACP's stop reason (the
@@ -109,7 +111,9 @@ pub async fn run_prompt(
             return StopReason::EndTurn;
         }
     };
-    let start = if saved::is_command(&request.prompt, saved::RESUME) {
+    let start = if saved::is_command(&request.prompt, undo::UNDO) {
+        Start::Undo
+    } else if saved::is_command(&request.prompt, saved::RESUME) {
         match session.take_interrupted() {
             Some(task) => Start::Resume(task),
             None => {
@@ -185,6 +189,10 @@ pub async fn run_prompt(
         other => other,
     };
     let started = match start {
+        Start::Undo => {
+            say(&undo::undo_last(&service, &session.id, workspace.as_ref()).await);
+            return StopReason::EndTurn;
+        }
         Start::New(spec) => {
             let task = spec.id.clone();
             let started = service
@@ -311,6 +319,14 @@ pub async fn run_prompt(
         }
     };
     progress.say(&final_message(&outcome, &progress.last_evidence(), &checks));
+    if !progress.changed().is_empty() {
+        super::redact::send_update(
+            &cx,
+            &launch::redactor(config),
+            &session.id,
+            undo::undo_command(),
+        );
+    }
     stop_reason(&outcome)
 }
 

@@ -45,3 +45,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub result_json: Option<PathBuf>,
 }
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The task whose changes to take back (as `rein run` printed it);
+    /// default: the workspace's latest task.
+    #[arg(value_name = "TASK_ID")]
+    pub task: Option<String>,
+    /// The project (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+}

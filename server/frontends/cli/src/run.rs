@@ -239,6 +239,11 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(report.as_bytes());
     let _ = stdout.flush();
+    if !changed.is_empty() {
+        terminal.line(&format!(
+            "  to take these changes back (keeping yours since): rein undo {task_id}"
+        ));
+    }
 
     Ok(ExitCode::from(match outcome.state {
         TaskState::Succeeded => 0,

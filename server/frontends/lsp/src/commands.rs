@@ -60,6 +60,11 @@ pub async fn execute(
                 json!({"taskId": tasks::resume(session, client, TaskId(args.task_id))}),
             ))
         }
+        commands::UNDO_TASK => {
+            let args: TaskIdArgs = argument(command, arguments)?;
+            crate::undo::start(session, client, TaskId(args.task_id.clone()));
+            Ok(Some(json!({"taskId": args.task_id, "undoing": true})))
+        }
         commands::TRUST_WORKSPACE => {
             let args: TrustArgs = argument(command, arguments)?;
             crate::lsp_trust::set_trust(session, args.trusted)

@@ -8,7 +8,8 @@
 //!   `executeCommandProvider.commands` ([`commands::ALL`]): `rein.fixTest
 //!   {uri, position, testName}`, `rein.fixError {uri, diagnostic}`,
 //!   `rein.runTask {instruction, uri?, range?, about?}`, `rein.cancelTask {taskId}`, `rein.resumeTask {taskId}`,
-//!   `rein.answer {taskId, text}`, `rein.trustWorkspace {trusted}`.
+//!   `rein.answer {taskId, text}`, `rein.trustWorkspace {trusted}`,
+//!   `rein.undoTask {taskId}`.
 //! - Settings: `initializationOptions`, then the `rein` section of
 //!   `workspace/configuration` (an empty answer, `{}` or `null`, leaves the
 //!   `initializationOptions`); besides the README's keys, an editor may set
@@ -18,7 +19,7 @@
 //!   without `documentChanges`, `CreateFile` for new files),
 //!   `window/workDoneProgress/create` + `$/progress`, `rein/taskStatus`,
 //!   `rein/reviewEdit` (clients declaring `experimental.rein.reviewsEdits`),
-//!   `rein/verification`, `rein/saveDocuments` (clients declaring
+//!   `rein/verification`, `rein/undone` ([`UNDONE`]), `rein/saveDocuments` (clients declaring
 //!   `experimental.rein.saveDocuments`), `window/showMessageRequest`
 //!   (commands, edits for clients that cannot show them, saves and writes,
 //!   trust), `window/showDocument`, `window/showMessage`.
@@ -154,6 +155,38 @@ pub const VERIFICATION: &str = "rein/verification";
 /// `capabilities.experimental.rein.saveDocuments = true` to save buffers.
 pub const SAVE_DOCUMENTS: &str = "rein/saveDocuments";
 
+/// `rein/undone` (server → client notification): what `rein.undoTask`
+/// did, when it is done (the same words are shown as a message).
+pub const UNDONE: &str = "rein/undone";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoneParams {
+    pub task_id: String,
+    /// One sentence; or why nothing was undone.
+    pub summary: String,
+    /// Some file was left as it is (a conflict) or could not be undone.
+    pub incomplete: bool,
+    /// The task was not undone at all (not over, unknown, …): `summary`
+    /// says why.
+    pub refused: bool,
+    pub files: Vec<UndoneFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoneFile {
+    pub path: String,
+    /// `restored`, `removed`, `asBefore`, `alreadyUndone`, `conflict`,
+    /// `cannot`.
+    pub result: String,
+    /// The file's line in the user's words.
+    pub message: String,
+    /// For a conflict: the 1-based lines (in the file now) of each region.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflict_lines: Vec<usize>,
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveDocumentsParams {
@@ -173,7 +206,10 @@ pub mod commands {
     pub const ANSWER: &str = "rein.answer";
     /// `{trusted}`: the user's decision about the workspace's own settings.
     pub const TRUST_WORKSPACE: &str = "rein.trustWorkspace";
-    pub const ALL: [&str; 7] = [
+    /// `{taskId}`: take back an ended task's changes, keeping the user's
+    /// since; answered at once, the result comes as `rein/undone`.
+    pub const UNDO_TASK: &str = "rein.undoTask";
+    pub const ALL: [&str; 8] = [
         FIX_TEST,
         FIX_ERROR,
         RUN_TASK,
@@ -181,6 +217,7 @@ pub mod commands {
         RESUME_TASK,
         ANSWER,
         TRUST_WORKSPACE,
+        UNDO_TASK,
     ];
 }
 

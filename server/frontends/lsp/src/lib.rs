@@ -34,5 +34,6 @@ mod saving;
 mod server;
 mod session;
 mod tasks;
+mod undo;
 
 pub use server::{Backend, ServerHandle, ServerOptions, build_service, serve, start};

@@ -56,8 +56,9 @@ pub struct LspWorkspace {
     /// overwritten while it still holds that (or what the editor saved).
     disk_seen: Mutex<HashMap<String, ContentHash>>,
     annotations: AtomicU32,
-    /// Shows the task as waiting for the user while an edit is reviewed.
-    waits: Arc<LspProgress>,
+    /// Shows the task as waiting for the user while an edit is reviewed
+    /// (none for an undo: it asks nothing).
+    waits: Option<Arc<LspProgress>>,
 }
 
 /// The change annotation the editor shows with an edit.
@@ -141,8 +142,41 @@ impl LspWorkspace {
             edited: Mutex::new(BTreeSet::new()),
             disk_seen: Mutex::new(HashMap::new()),
             annotations: AtomicU32::new(0),
-            waits,
+            waits: Some(waits),
         })
+    }
+
+    /// The workspace an undo of `task` goes through: the live buffers,
+    /// edits the editor applies without asking (the user asked for the
+    /// undo), no task progress.
+    pub fn for_undo(
+        root: PathBuf,
+        client: Client,
+        session: Arc<Session>,
+        task: TaskId,
+    ) -> Result<Self, WorkspaceError> {
+        let fs = Root::open(&root, Links::Within).map_err(|e| WorkspaceError::Io {
+            path: root.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(Self {
+            disk: DiskWorkspace::new(&root)?,
+            fs,
+            root,
+            client,
+            session,
+            task,
+            edited: Mutex::new(BTreeSet::new()),
+            disk_seen: Mutex::new(HashMap::new()),
+            annotations: AtomicU32::new(0),
+            waits: None,
+        })
+    }
+
+    fn waiting(&self, path: &str) -> Option<crate::lsp_progress::WaitingGuard> {
+        self.waits
+            .as_ref()
+            .map(|w| w.waiting(WaitingKind::Review, path))
     }
 
     fn abs(&self, path: &str) -> PathBuf {
@@ -241,7 +275,7 @@ impl LspWorkspace {
         let params = json!({"edit": edit, "label": label});
         // The editor shows it to the user first (its own preview): the
         // task waits for them meanwhile, and says so.
-        let _waiting = shown_for.map(|path| self.waits.waiting(WaitingKind::Review, path));
+        let _waiting = shown_for.and_then(|path| self.waiting(path));
         let timeout = self.session.approval_timeout();
         match client_requests::withdrawable(&self.client, APPLY_EDIT, params, timeout).await {
             Ok(answer) => {
@@ -328,7 +362,7 @@ impl LspWorkspace {
     /// would apply it without showing it ([`edit_approval`]).
     async fn ask_first(&self, proposal: &Proposal<'_>) -> Verdict {
         let seq = self.annotations.fetch_add(1, Ordering::SeqCst) + 1;
-        let _waiting = self.waits.waiting(WaitingKind::Review, proposal.path);
+        let _waiting = self.waiting(proposal.path);
         edit_approval::ask(
             &self.client,
             &self.session,
@@ -360,7 +394,7 @@ impl LspWorkspace {
             original: original.map(|(text, _)| text),
             proposed,
         };
-        let _waiting = self.waits.waiting(WaitingKind::Review, shown.path);
+        let _waiting = self.waiting(shown.path);
         let hash = original.map(|(_, hash)| hash);
         review::review(
             &self.client,
@@ -846,6 +880,77 @@ impl Workspace for LspWorkspace {
         }
     }
 
+    /// A file the editor has open is not removed behind its buffer (the
+    /// buffer would write it back, or hold what the user typed): the
+    /// editor removes it (a `DeleteFile` in `applyEdit`, when it can),
+    /// while its buffer still holds what the undo expects, and it counts
+    /// once the file is gone. One that is not open is removed on disk, if
+    /// it still holds that.
+    async fn remove_file(
+        &self,
+        path: &str,
+        expected: &ReadVersion,
+    ) -> Result<EditOutcome, WorkspaceError> {
+        if !self.is_open(path) {
+            return self.disk.remove_file(path, expected).await;
+        }
+        let caps = self.session.caps();
+        if !(caps.document_changes && caps.delete_files) {
+            return Err(WorkspaceError::Denied(format!(
+                "{path} is open in the editor, which cannot delete files for Rein; delete it yourself"
+            )));
+        }
+        let now = self.current(path).await?;
+        if now.version.hash != expected.hash {
+            return Ok(EditOutcome::Stale {
+                current: now.version,
+            });
+        }
+        let uri = self.uri_of(path)?;
+        let annotation = self.annotation_id();
+        let mut delete =
+            json!({"kind": "delete", "uri": uri.as_str(), "options": {"ignoreIfNotExists": true}});
+        let mut edit = json!({"documentChanges": []});
+        if caps.change_annotations {
+            let note = Note {
+                label: "Rein: undo the task's changes",
+                description: "remove the file the task created",
+                confirm: false,
+            };
+            delete["annotationId"] = json!(annotation);
+            edit["changeAnnotations"] = json!({annotation: note.annotation()});
+        }
+        edit["documentChanges"] = json!([delete]);
+        let label = "Rein: undo the task's changes";
+        let response = match self.apply(edit, label, None).await {
+            Ok(response) => response,
+            Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+        };
+        if !response.applied {
+            let reason = response.failure_reason.unwrap_or_default();
+            return Ok(EditOutcome::Rejected { reason });
+        }
+        // Gone from the disk: the editor deleted it (its buffer may close
+        // a little later).
+        let (session, fs) = (&self.session, &self.fs);
+        let gone = session
+            .wait_for(
+                session.confirm_timeout(),
+                Some(Duration::from_millis(100)),
+                move || async move { gone_from_disk(fs, path).await.then_some(()) },
+            )
+            .await;
+        Ok(match gone {
+            Some(()) => EditOutcome::Applied {
+                version: ReadVersion::of_disk(""),
+                rebased_from: None,
+            },
+            None => EditOutcome::Unknown {
+                detail: format!("the editor said it deleted {path}, but it is still there"),
+            },
+        })
+    }
+
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
         self.settle_all().await?;
         let edited: BTreeSet<String> = self.edited.lock().map(|e| e.clone()).unwrap_or_default();
@@ -1043,6 +1148,18 @@ async fn write_atomically(fs: &Root, path: &str, text: &str) -> Result<(), Works
 /// The bytes of `path` (workspace-relative) on disk, read beneath the
 /// workspace's handle; `None` if there is no such file (or it cannot be
 /// read, or a link leads out).
+/// Whether `path` is no longer on disk (not found; any other answer is
+/// not "gone").
+async fn gone_from_disk(fs: &Root, path: &str) -> bool {
+    let (fs, rel) = (fs.clone(), path.to_owned());
+    tokio::task::spawn_blocking(move || {
+        fs.symlink_metadata(&rel)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    })
+    .await
+    .unwrap_or(false)
+}
+
 async fn read_disk(fs: &Root, path: &str) -> Option<Vec<u8>> {
     let (fs, rel) = (fs.clone(), path.to_owned());
     tokio::task::spawn_blocking(move || fs.read(&rel).ok())

@@ -66,6 +66,9 @@ pub struct ClientCaps {
     pub configuration: bool,
     pub document_changes: bool,
     pub create_files: bool,
+    /// `workspaceEdit.resourceOperations` has `delete`: undo removes a
+    /// file the task created through the editor.
+    pub delete_files: bool,
     pub change_annotations: bool,
     pub work_done_progress: bool,
     /// `experimental.rein.saveDocuments`: the client saves buffers on
@@ -128,6 +131,9 @@ impl ClientCaps {
             create_files: edit
                 .and_then(|e| e.resource_operations.as_ref())
                 .is_some_and(|ops| ops.contains(&ResourceOperationKind::Create)),
+            delete_files: edit
+                .and_then(|e| e.resource_operations.as_ref())
+                .is_some_and(|ops| ops.contains(&ResourceOperationKind::Delete)),
             change_annotations: edit
                 .and_then(|e| e.change_annotation_support.as_ref())
                 .is_some(),

@@ -44,11 +44,13 @@ async fn initialize_announces_incremental_sync_and_utf8() {
               "executeCommandProvider": {
                 "commands": [
                   "rein.fixTest",
+                  "rein.fixError",
                   "rein.runTask",
                   "rein.cancelTask",
                   "rein.resumeTask",
                   "rein.answer",
-                  "rein.trustWorkspace"
+                  "rein.trustWorkspace",
+                  "rein.undoTask"
                 ]
               }
             },

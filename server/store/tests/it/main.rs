@@ -16,5 +16,6 @@ mod open;
 mod ops;
 mod sessions;
 mod support;
+mod task_files;
 mod tasks;
 mod turns;

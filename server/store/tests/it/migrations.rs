@@ -149,7 +149,7 @@ fn schema_now() {
         &conn,
         expect![[r#"
             PRAGMA application_id = 1380272462;
-            PRAGMA user_version = 5;
+            PRAGMA user_version = 6;
 
             CREATE TABLE artifacts (
                 id         INTEGER PRIMARY KEY,
@@ -224,6 +224,20 @@ fn schema_now() {
             ) STRICT;
 
             -- index sqlite_autoindex_sessions_1 (automatic);
+
+            CREATE TABLE task_files (
+                id          INTEGER PRIMARY KEY,
+                task_id     TEXT    NOT NULL REFERENCES tasks (id),
+                path        TEXT    NOT NULL CHECK (path <> ''),
+                before_kind TEXT    NOT NULL CHECK (before_kind IN ('text', 'absent', 'too_large', 'secret')),
+                before_text TEXT    CHECK ((before_kind = 'text') = (before_text IS NOT NULL)),
+                after_kind  TEXT    NOT NULL CHECK (after_kind IN ('text', 'absent', 'too_large', 'secret')),
+                after_text  TEXT    CHECK ((after_kind = 'text') = (after_text IS NOT NULL)),
+                changed_ms  INTEGER NOT NULL,
+                UNIQUE (task_id, path)
+            ) STRICT;
+
+            -- index sqlite_autoindex_task_files_1 (automatic);
 
             CREATE TABLE tasks (
                 seq          INTEGER PRIMARY KEY,

@@ -517,6 +517,35 @@ impl Workspace for DiskWorkspace {
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
         Ok(())
     }
+
+    /// The file is read and compared, then unlinked beneath the root (a
+    /// change landing between the two is lost with the file: the window
+    /// is one system call, and only undo removes files).
+    async fn remove_file(
+        &self,
+        path: &str,
+        expected: &ReadVersion,
+    ) -> Result<EditOutcome, WorkspaceError> {
+        let rel = relative(path)?;
+        let shown = rel.shown.clone();
+        let target = rel.rel.clone();
+        let ctx = self.walk_context();
+        let limit = self.read_limit.max(EDIT_LIMIT);
+        let current = blocking(&shown, move || read_text(&ctx, &rel, limit)).await?;
+        let now = ReadVersion::of_disk(&current);
+        if now.hash != expected.hash {
+            return Ok(EditOutcome::Stale { current: now });
+        }
+        let fs = self.fs.clone();
+        blocking(&shown.clone(), move || {
+            fs.remove_file(&target).map_err(|e| fs_error(&shown, &e))
+        })
+        .await?;
+        Ok(EditOutcome::Applied {
+            version: ReadVersion::of_disk(""),
+            rebased_from: None,
+        })
+    }
 }
 
 #[cfg(test)]

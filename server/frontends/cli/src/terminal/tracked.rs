@@ -134,4 +134,12 @@ impl<W: Workspace> Workspace for TrackedWorkspace<W> {
     async fn flush_to_disk(&self) -> Result<(), WorkspaceError> {
         self.inner.flush_to_disk().await
     }
+
+    async fn remove_file(
+        &self,
+        path: &str,
+        expected: &rein_core::workspace::ReadVersion,
+    ) -> Result<EditOutcome, WorkspaceError> {
+        self.inner.remove_file(path, expected).await
+    }
 }
