@@ -573,7 +573,7 @@ mod tests {
         (
             "server/core/src/os/cart/mod.rs",
             "tests::total",
-            "PASS [   0.010s] rein-core host::cart::tests::total",
+            "PASS [   0.010s] rein-core os::cart::tests::total",
             true,
         ),
         (
