@@ -194,7 +194,7 @@ async fn a_model_the_provider_does_not_list_is_a_warning() {
             ok   edits: through the tools (edit_format = "auto")
             warn reachable in <t> s, but claude-sonnet-9 is not among the 4 models it lists (claude-sonnet-4-5, claude-haiku-4-5, gpt-4o, gpt-4o-mini); set REIN_MODEL or `model` to one of them
             ok   tests (detected): python3 -m unittest
-            ok   state .rein/state.db: schema v5, 0 tasks
+            ok   state .rein/state.db: schema v6, 0 tasks
             ok   sandbox: workspace-write, files confined by Landlock (ABI <n>), network loopback only (a namespace of its own), a root of its own (no socket outside the workspace, a private /tmp and /dev/shm), its own processes only (none outlives it), package caches written privately, no new privileges, at most 2048 processes, files up to 4096 MiB
             info sockets: only those in the workspace, the readable toolchain and system folders (/usr, /etc, …) and the roots you allowed (sandbox.readable_roots, writable_roots); none in /tmp, /var, /run, /dev/shm or the rest of your home; abstract sockets: none (a network of its own)
             info commands: in the workspace, in their own process group (killed on timeout or cancel), without API keys in their environment, after the permission rules allow them (your rules: 0 allow, 0 ask, 1 deny; other commands are asked)
