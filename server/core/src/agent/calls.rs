@@ -69,12 +69,9 @@ impl Agent {
         if let Some(reason) = out_of_time {
             return Err(Stop::new(StopCause::Budget, reason));
         }
-        if let Some(question) = waiting {
+        if let Some(reason) = waiting {
             // Nobody could answer now: the task waits, its history intact.
-            return Err(Stop::new(
-                StopCause::WaitingForUser,
-                format!("waiting for the user's answer to: {question}"),
-            ));
+            return Err(Stop::new(StopCause::WaitingForUser, reason));
         }
         let stuck = self.guard.lock().ok().and_then(|g| g.stuck());
         if let Some(why) = stuck {

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::no_answer::{self, Proposed};
 use super::{ToolCx, ToolOutput};
 use crate::context::history::ResultMeta;
 use crate::workspace::{CreateRequest, EditOutcome, EditRequest, WorkspaceError};
@@ -104,6 +105,9 @@ pub async fn edit_file(
             "The user rejected this edit to {path}{}. Do not propose the same change again; take another approach or ask the user what they want.",
             because(&reason)
         )),
+        Ok(EditOutcome::NoAnswer { waited }) => {
+            no_answer::review_unanswered(path, Proposed::Edit, waited)
+        }
         Ok(EditOutcome::Stale { current }) => {
             cx.reads.forget(path);
             ToolOutput::error(format!(
@@ -186,6 +190,9 @@ pub async fn create_file(
             "The user rejected creating {path}{}.",
             because(&reason)
         )),
+        Ok(EditOutcome::NoAnswer { waited }) => {
+            no_answer::review_unanswered(path, Proposed::Creation, waited)
+        }
         Ok(EditOutcome::Stale { current }) => ToolOutput::error(format!(
             "{path} appeared while the file was being created ({}); read it and edit it instead.",
             current.label()

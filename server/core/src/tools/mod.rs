@@ -13,6 +13,7 @@ pub mod schema;
 mod builtin;
 mod command;
 mod files;
+mod no_answer;
 
 pub mod ask_user;
 pub mod create_file;
@@ -58,8 +59,9 @@ pub struct ToolOutput {
     /// The task's time budget ran out during the call (a command killed
     /// for it): the task ends, with this reason.
     pub out_of_time: Option<String>,
-    /// The call asked the user this question and got no answer: the task
-    /// stops, waiting for it.
+    /// The call put something to the user (a question, a review) and got
+    /// no answer: the task stops, waiting for it, for this reason (in the
+    /// user's words).
     pub unanswered: Option<String>,
 }
 
@@ -91,9 +93,9 @@ impl ToolOutput {
         self
     }
 
-    /// The question asked, unanswered (see [`ToolOutput::unanswered`]).
-    pub(crate) fn unanswered(mut self, question: &str) -> Self {
-        self.unanswered = Some(question.to_owned());
+    /// Why the task waits (see [`ToolOutput::unanswered`]).
+    pub(crate) fn unanswered(mut self, reason: String) -> Self {
+        self.unanswered = Some(reason);
         self
     }
 }
