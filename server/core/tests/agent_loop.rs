@@ -55,7 +55,7 @@ async fn the_five_turn_fix_loop() {
     );
     assert_eq!(
         r.outcome.reason,
-        "fixed: `TestCart.test_total` passes, no regressions in 5 turns"
+        "fixed: `TestCart.test_total` passes, no regressions in 5 turns; files changed: cart.py"
     );
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
     assert_eq!(r.outcome.spent.turns, 5);

@@ -44,10 +44,17 @@ impl Agent {
             learned,
             waiting,
             out_of_time,
+            rejected,
         } = self.dispatch_all(turn, &calls).await?;
+        if rejected {
+            self.user_rejected = true;
+        }
         for r in &results {
             if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
                 self.progress.record_edit(path, version.label());
+                // A change the user took after one they turned down: the
+                // model found another way.
+                self.user_rejected = rejected;
             }
             if let crate::context::history::ResultMeta::Command {
                 kind: crate::exec::CommandKind::Test,
@@ -199,6 +206,7 @@ impl Agent {
         let mut notes = Vec::new();
         let mut learned = false;
         let mut waiting = None;
+        let mut rejected = false;
         for ((call, output), op) in calls.iter().zip(outputs).zip(ops) {
             let (id, name) = match call {
                 Ok(c) => (c.id.clone(), c.name.clone()),
@@ -221,6 +229,7 @@ impl Agent {
                 duration_ms: 0,
             });
             learned |= new_information;
+            rejected |= output.rejected;
             if waiting_for.is_some() {
                 waiting = waiting_for;
             }
@@ -260,6 +269,7 @@ impl Agent {
             learned,
             waiting,
             out_of_time,
+            rejected,
         })
     }
 
@@ -405,6 +415,8 @@ pub(super) struct Batch {
     waiting: Option<String>,
     /// The task's time budget ran out during a call: why the task ends.
     out_of_time: Option<String>,
+    /// The user turned down a change in this batch.
+    rejected: bool,
 }
 
 /// One call's outcome, before it is recorded.

@@ -104,7 +104,8 @@ pub async fn edit_file(
         Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
             "The user rejected this edit to {path}{}. Do not propose the same change again; take another approach or ask the user what they want.",
             because(&reason)
-        )),
+        ))
+        .rejected(),
         Ok(EditOutcome::NoAnswer { waited }) => {
             no_answer::review_unanswered(path, Proposed::Edit, waited)
         }
@@ -189,7 +190,8 @@ pub async fn create_file(
         Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
             "The user rejected creating {path}{}.",
             because(&reason)
-        )),
+        ))
+        .rejected(),
         Ok(EditOutcome::NoAnswer { waited }) => {
             no_answer::review_unanswered(path, Proposed::Creation, waited)
         }

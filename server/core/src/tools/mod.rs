@@ -63,6 +63,8 @@ pub struct ToolOutput {
     /// no answer: the task stops, waiting for it, for this reason (in the
     /// user's words).
     pub unanswered: Option<String>,
+    /// The user turned this change down (a rejected edit or new file).
+    pub rejected: bool,
 }
 
 impl ToolOutput {
@@ -74,6 +76,7 @@ impl ToolOutput {
             changed_project: false,
             out_of_time: None,
             unanswered: None,
+            rejected: false,
         }
     }
 
@@ -85,11 +88,18 @@ impl ToolOutput {
             changed_project: false,
             out_of_time: None,
             unanswered: None,
+            rejected: false,
         }
     }
 
     fn changed(mut self) -> Self {
         self.changed_project = true;
+        self
+    }
+
+    /// The user turned the change down (see [`ToolOutput::rejected`]).
+    pub(crate) fn rejected(mut self) -> Self {
+        self.rejected = true;
         self
     }
 

@@ -94,8 +94,13 @@ pub fn verdict_message(
         ));
     }
     text.push_str(&format!(
-        "Spent: {} turns, {} tokens in, {} out, ${:.4}.\n",
-        spent.turns, spent.usage.input_tokens, spent.usage.output_tokens, spent.cost_usd
+        "Spent: {} turn{}, {} tokens in, {} out, {}.\n",
+        spent.turns,
+        if spent.turns == 1 { "" } else { "s" },
+        spent.usage.input_tokens,
+        spent.usage.output_tokens,
+        // Never "$0.00" for a cost Rein does not know.
+        rein_app::format::cost(spent.cost_usd, spent.unpriced_calls)
     ));
     text
 }
@@ -116,7 +121,7 @@ mod tests {
         expect_test::expect![[r#"
 
             **Done, verified by Rein**: fixed: `test_total` passes
-            Spent: 0 turns, 0 tokens in, 0 out, $0.0000.
+            Spent: 0 turns, 0 tokens in, 0 out, $0.00.
         "#]]
         .assert_eq(&said(
             TaskState::Succeeded,
@@ -125,7 +130,7 @@ mod tests {
         ));
         expect_test::expect![[r#"
 
-            Spent: 0 turns, 0 tokens in, 0 out, $0.0000.
+            Spent: 0 turns, 0 tokens in, 0 out, $0.00.
         "#]]
         .assert_eq(&said(
             TaskState::Succeeded,
@@ -137,7 +142,7 @@ mod tests {
         expect_test::expect![[r#"
 
             **Done, not verified**: no test checks this request, so the changes are the model's word; review them: cart.py, README.md
-            Spent: 0 turns, 0 tokens in, 0 out, $0.0000.
+            Spent: 0 turns, 0 tokens in, 0 out, $0.00.
         "#]]
         .assert_eq(&said(
             TaskState::Succeeded,
