@@ -421,7 +421,12 @@ async fn a_rejection_then_giving_up_ends_as_the_users_decision() {
     let r = Setup::new(ws)
         .run(scenario, |c| c.budgets.max_turns = 10)
         .await;
-    assert_eq!(r.outcome.state, TaskState::Cancelled, "{}", r.outcome.reason);
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Cancelled,
+        "{}",
+        r.outcome.reason
+    );
     assert_eq!(r.outcome.cause, rein_protocol::StopCause::Rejected);
     assert_eq!(r.outcome.reason, "You rejected the change; Rein stopped.");
 }

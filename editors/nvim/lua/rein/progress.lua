@@ -24,9 +24,14 @@ M.tasks = {}
 local seq = 0
 local set_up = false
 
+--- `Rein: …` once: a message that starts with Rein is not prefixed again.
+function M.rein_says(msg)
+  return msg:match('^Rein%f[%W]') and msg or ('Rein: ' .. msg)
+end
+
 local function notify(msg, level)
   if require('rein.config').get().notify then
-    vim.notify('Rein: ' .. msg, level or vim.log.levels.INFO)
+    vim.notify(M.rein_says(msg), level or vim.log.levels.INFO)
   end
 end
 
@@ -98,8 +103,27 @@ function M.spent_text(t)
   return ('%s · %s'):format(tokens(t.tokens), M.cost_text(t))
 end
 
+--- The state in the user's words: an answer, a test that already
+--- passed, a change the user rejected are no "succeeded" / "cancelled".
+local function state_words(t)
+  local reason = t.reason or ''
+  if t.state == 'succeeded' and reason:match('^answered') then
+    return 'answered'
+  elseif t.state == 'succeeded' and reason:match('^already passing') then
+    return 'already passing'
+  elseif t.state == 'cancelled' and reason:match('^You rejected the change') then
+    return 'stopped'
+  end
+  return t.state
+end
+
 local function outcome_text(t)
   local spent = M.spent_text(t)
+  local words = state_words(t)
+  -- Those ends are told in the server's reason, in the user's words.
+  if words ~= t.state then
+    return ('%s · %s'):format(t.reason, spent)
+  end
   local reason = t.reason and t.reason ~= '' and (': ' .. t.reason) or ''
   if t.state == 'succeeded' then
     return ('%s%s · %s'):format(t.state, reason, spent)
@@ -160,6 +184,10 @@ function M.on_task_status(_, params, ctx)
   t.cost = number(params.costUsd)
   t.unpriced = number(params.unpricedCalls)
   t.waiting_for = t.state == 'waiting_user' and waiting_for(params.waitingFor) or nil
+  -- The model's last words (untrusted), on the final status only.
+  if type(params.summary) == 'string' then
+    t.summary = params.summary
+  end
   if M.is_question(t) then
     -- The question comes as a plain waiting_user first, then again with
     -- `waitingFor: answer` (reason and all): told once, unless it changed.
@@ -178,7 +206,16 @@ function M.on_task_status(_, params, ctx)
     local level = t.state == 'succeeded' and vim.log.levels.INFO
       or t.state == 'cancelled' and vim.log.levels.INFO
       or vim.log.levels.WARN
-    notify(('task %s %s'):format(t.id, outcome_text(t)), level)
+    local answer = require('rein.answer')
+    if answer.is_answer(t) then
+      -- The answer in full in a buffer; the notification stays short.
+      notify(('task %s answered (shown below; :Rein status shows it again)'):format(t.id), level)
+      vim.schedule(function()
+        pcall(answer.open, t)
+      end)
+    else
+      notify(('task %s %s'):format(t.id, outcome_text(t)), level)
+    end
     vim.schedule(function()
       local approval = require('rein.approval')
       approval.drop_task(t.id, t.state)
@@ -214,7 +251,7 @@ function M.on_show_message(_, params)
   local level = levels[params.type] or vim.log.levels.INFO
   -- Questions also come as a waiting_user status, which notifies.
   if not message:match('^Rein asks:') then
-    vim.notify('Rein: ' .. message, level)
+    vim.notify(M.rein_says(message), level)
   end
   return vim.NIL
 end
