@@ -40,7 +40,7 @@ pub fn in_words(d: Duration) -> String {
             format!("{n} {unit}s")
         }
     };
-    if secs >= 60 && secs % 60 == 0 {
+    if secs >= 60 && secs.is_multiple_of(60) {
         plural(secs / 60, "minute")
     } else {
         plural(secs, "second")
