@@ -13,7 +13,7 @@ import { commandIds } from './command_ids';
 import { Config, SECTION } from './config';
 import { findServer, SERVER_PATH_SETTING } from './discovery';
 import { taskStatus, verification } from './lsp_ext';
-import { isAnswer, outcomeToast, reinSays } from './outcome_text';
+import { isAnswer, isUnansweredReview, outcomeToast, reinSays } from './outcome_text';
 import { RedactingLogChannel } from './output';
 import { isTerminal, type TaskStatus, type Verification } from './protocol';
 import { askInstruction } from './instruction';
@@ -242,7 +242,15 @@ export class Ctx implements vscode.Disposable {
             // in case that message was lost with a dying server).
             for (const r of this.reviews.all().filter((r) => r.taskId === s.taskId)) this.reviews.withdrawReview(r.reviewId);
             void this.announceOutcome(s);
+        } else if (isUnansweredReview(s)) {
+            void this.offerResume(s);
         }
+    }
+
+    /** A review nobody answered: the task waits; one click shows it again. */
+    private async offerResume(s: TaskStatus): Promise<void> {
+        const choice = await vscode.window.showWarningMessage(reinSays(plain(s.reason ?? '')), 'Resume Task');
+        if (choice === 'Resume Task') await vscode.commands.executeCommand(commandIds.resumeTask, s.taskId);
     }
 
     private reviewsChanged(): void {

@@ -24,6 +24,13 @@ export function isRejected(s: TaskStatus): boolean {
     return s.state === 'cancelled' && (s.reason ?? '').startsWith(REJECTED);
 }
 
+/** A task that stopped because nobody answered its review (the server's
+ * words: "No answer from you in 10 minutes; …"): not a rejection, it
+ * waits to be resumed. */
+export function isUnansweredReview(s: TaskStatus): boolean {
+    return s.state === 'waiting_user' && !s.waitingFor && (s.reason ?? '').startsWith('No answer from you');
+}
+
 /** `Rein: …` once: a message that already starts with Rein is not prefixed again. */
 export function reinSays(message: string): string {
     return /^Rein\b/.test(message) ? message : `Rein: ${message}`;

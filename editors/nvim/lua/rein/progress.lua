@@ -143,7 +143,19 @@ end
 --- user to look at): a `waiting_user` status without `waitingFor`, or one
 --- waiting for an answer. A review or an approval is not a question.
 function M.is_question(t)
-  return t.state == 'waiting_user' and (t.waiting_for == nil or t.waiting_for.kind == 'answer')
+  return t.state == 'waiting_user'
+    and (t.waiting_for == nil or t.waiting_for.kind == 'answer')
+    and not M.is_unanswered_review(t)
+end
+
+--- Whether a task stopped because nobody answered its review in time
+--- (the server's "No answer from you in …"): no rejection, and no
+--- question either: it waits to be resumed.
+function M.is_unanswered_review(t)
+  return t.state == 'waiting_user'
+    and t.waiting_for == nil
+    and type(t.reason) == 'string'
+    and t.reason:match('^No answer from you') ~= nil
 end
 
 --- What a waiting task waits for, in words ("waiting for your review of
@@ -151,6 +163,9 @@ end
 function M.waiting_text(t)
   if t.state ~= 'waiting_user' then
     return nil
+  end
+  if M.is_unanswered_review(t) then
+    return 'no answer to the review'
   end
   local w = t.waiting_for
   local detail = w and text.inert(w.detail) or ''
@@ -201,6 +216,11 @@ function M.on_task_status(_, params, ctx)
     t.question = question
   else
     t.question = nil
+  end
+  -- Told once (a later status repeats it).
+  if M.is_unanswered_review(t) and t.reason ~= t.told_unanswered then
+    t.told_unanswered = t.reason
+    notify(('task %s: %s'):format(t.id, t.reason), vim.log.levels.WARN)
   end
   if M.is_terminal(t.state) and not M.is_terminal(was) then
     local level = t.state == 'succeeded' and vim.log.levels.INFO
@@ -328,6 +348,9 @@ end
 --- Empty when what the user needs is on screen (the preview, the choice of
 --- a command approval).
 function M.waiting_hint(t)
+  if M.is_unanswered_review(t) then
+    return ' (:Rein resume)'
+  end
   local kind = t.waiting_for and t.waiting_for.kind
   if kind == 'review' then
     local approval = package.loaded['rein.approval']

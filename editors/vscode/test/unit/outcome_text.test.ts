@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { answerMarkdown, isAnswer, outcomeToast, reinSays } from '../../src/outcome_text';
+import { answerMarkdown, isAnswer, isUnansweredReview, outcomeToast, reinSays } from '../../src/outcome_text';
 import type { TaskState, TaskStatus } from '../../src/protocol';
 import { statusView } from '../../src/status_text';
 
@@ -65,4 +65,15 @@ test('Rein is named once', () => {
     assert.equal(reinSays('Rein could not start the task: no key'), 'Rein could not start the task: no key');
     assert.equal(reinSays('no key'), 'Rein: no key');
     assert.equal(reinSays('Reinforcement'), 'Rein: Reinforcement');
+});
+
+test('a review nobody answered waits to be resumed, and is no failure', () => {
+    const s = status('waiting_user', {
+        reason: 'No answer from you in 10 minutes; the review of app.py is still open — resume the task to see it again',
+    });
+    assert.ok(isUnansweredReview(s));
+    assert.equal(outcomeToast(s), undefined);
+    assert.equal(statusView(s).text, '$(question) Rein: waiting for you');
+    // A review still open is not this.
+    assert.ok(!isUnansweredReview({ ...s, waitingFor: { kind: 'review', detail: 'app.py' } }));
 });
