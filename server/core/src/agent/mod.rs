@@ -16,6 +16,7 @@ mod calls;
 mod claims;
 mod compaction;
 mod ending;
+pub use ending::REJECTED;
 mod model_call;
 mod replies;
 mod search;

@@ -75,6 +75,12 @@ pub fn verdict_message(
         (TaskState::Unverified, _) => Some(format!("**Not verified**: {reason}")),
         (TaskState::Failed, _) => Some(format!("**Not done**: {reason}")),
         (TaskState::BudgetExhausted, _) => Some(format!("**Stopped: a budget ran out**: {reason}")),
+        // The user's own no: not done, and no failure either.
+        (TaskState::Cancelled, _)
+            if reason.starts_with(rein_core::agent::REJECTED.trim_end_matches('.')) =>
+        {
+            Some(format!("**Not done**: {reason}"))
+        }
         (TaskState::Cancelled, _) => Some(format!("**Cancelled**: {reason}")),
         (TaskState::WaitingUser, _) => Some(format!("**Waiting for you**: {reason}")),
         _ => Some(format!("**Ended**: {reason}")),
