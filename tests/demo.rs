@@ -176,10 +176,17 @@ async fn a_rejected_demo_edit_ends_naming_the_rejection() {
 
     let status = until_end(&mut s, &task).await;
     let context = format!("final status: {status}\nlog:\n{}", s.log());
-    assert_eq!(status["state"], "failed", "{context}");
-    let reason = status["reason"].as_str().unwrap();
+    // Issue 35: the user's decision, not a failure ("failed: stopped: the
+    // model gave up (the same answer twice…)").
+    assert_eq!(status["state"], "cancelled", "{context}");
+    assert_eq!(
+        status["reason"], "You rejected the change; Rein stopped.",
+        "{context}"
+    );
+    // The model's own words stay its summary.
+    let summary = status["summary"].as_str().unwrap();
     assert!(
-        reason.contains("You rejected the edit to cart.py, so nothing was changed"),
+        summary.contains("You rejected the edit to cart.py, so nothing was changed"),
         "{context}"
     );
     let said = everything_said(&s);

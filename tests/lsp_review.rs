@@ -237,3 +237,81 @@ async fn keeping_some_changes_applies_only_those_and_tells_the_model_what_was_le
     assert_eq!(s.disk("cart.py"), fixed_cart());
     assert_eq!(s.shutdown().await, 0);
 }
+
+/// A review nobody answers in time is "no answer", never a rejection: the
+/// model hears the edit was not applied and that this is no rejection, the
+/// task waits for the user (not "failed"), and resumed it shows the edit
+/// again, which the user then accepts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_timeout_is_no_answer_not_a_rejection() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut setup = Setup::new(demo_project(), fixture("lsp_tasks/review_timeout.json"));
+    // The user is away for the first review, and accepts the second.
+    let mut reviews = 0;
+    setup.review = reviewing(&seen, move |_| {
+        reviews += 1;
+        (reviews > 1).then(|| json!({"decision": "accept"}))
+    });
+    setup.approval_timeout_secs = 2.0;
+    let (mut s, task) = fix_test_total(setup).await;
+    let held = s.wait_for(0, is_review).await;
+    let status = s.until_end(&task).await;
+    assert_eq!(status["state"], "waiting_user", "{status}");
+    assert_eq!(
+        status["reason"],
+        "No answer from you in 2 seconds; the review of cart.py is still open — resume the task to see it again"
+    );
+    // The review was withdrawn, nothing applied.
+    assert!(
+        s.messages("$/cancelRequest")
+            .iter()
+            .any(|m| m["params"]["id"] == held["id"])
+    );
+    assert!(s.edits_of("cart.py").is_empty());
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), demo_cart());
+    // What the model got: no answer, not a rejection (the trace shows it
+    // cut; the scenario goes on only if the model got the whole text).
+    let trace = std::fs::read_to_string(s.root.join(format!(".rein/traces/{task}.jsonl"))).unwrap();
+    assert!(
+        trace.contains("\"result\":\"The user did not answer the review of this edit to cart.py within 2 seconds, so it was not applied. This is not a reject…\""),
+        "{trace}"
+    );
+    assert!(!trace.contains("The user rejected"), "{trace}");
+
+    // Resumed: the review comes again; accepted, the task succeeds.
+    // (The server forgets the run just after its last status: a resume
+    // sent in between is told it still runs.)
+    let mut mark;
+    let mut tries = 0;
+    loop {
+        mark = s.mark();
+        let answer = s
+            .editor
+            .request(
+                "workspace/executeCommand",
+                json!({"command": "rein.resumeTask", "arguments": [{"taskId": task}]}),
+            )
+            .await
+            .unwrap();
+        let still_running = answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("is already running"));
+        tries += 1;
+        if !still_running || tries > 50 {
+            assert!(answer.get("error").is_none(), "{answer}");
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let status = s.until_end_since(&task, mark).await;
+    let trace = std::fs::read_to_string(s.root.join(format!(".rein/traces/{task}.jsonl"))).unwrap();
+    assert_eq!(status["state"], "succeeded", "{status}\n{trace}");
+    // The resumed model had the whole no-answer text as its last result.
+    assert!(
+        trace.contains("The user was away; reading cart.py again."),
+        "{trace}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 2);
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), fixed_cart());
+    assert_eq!(s.shutdown().await, 0);
+}

@@ -229,7 +229,7 @@ fn a_traced_task_leaks_no_key_and_reads_back_as_a_timeline_and_a_report() {
         // Sentences without their Markdown backticks.
         "goal      Make the failing test TestCart.test_total in tests/test_cart.py pass."
             .to_owned(),
-        "state     succeeded: fixed: TestCart.test_total passes, no regressions in 5 turns"
+        "state     succeeded: fixed: TestCart.test_total passes, no regressions in 5 turns; files changed: cart.py"
             .to_owned(),
         "turns     5 of 20".to_owned(),
         "call      run_tests tests/test_cart.py::TestCart::test_total".to_owned(),

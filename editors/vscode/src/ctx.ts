@@ -7,11 +7,13 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
 
+import { Answers } from './answer';
 import { createClient } from './client';
 import { commandIds } from './command_ids';
 import { Config, SECTION } from './config';
 import { findServer, SERVER_PATH_SETTING } from './discovery';
 import { taskStatus, verification } from './lsp_ext';
+import { isAnswer, isUnansweredReview, outcomeToast, reinSays } from './outcome_text';
 import { RedactingLogChannel } from './output';
 import { isTerminal, type TaskStatus, type Verification } from './protocol';
 import { askInstruction } from './instruction';
@@ -48,6 +50,8 @@ export class Ctx implements vscode.Disposable {
     private readonly disposables: vscode.Disposable[] = [];
     /** Every API key this window has read or stored: redacted everywhere. */
     readonly secrets = new SecretSet();
+    /** The answers of ended "Ask Rein…" tasks, as read-only Markdown. */
+    readonly answers = new Answers();
 
     constructor(readonly extension: vscode.ExtensionContext) {
         this.output = new RedactingLogChannel(vscode.window.createOutputChannel('Rein', { log: true }), this.secrets);
@@ -58,7 +62,7 @@ export class Ctx implements vscode.Disposable {
             () => this.reviewsChanged(),
             (p, outcome) => this.noteReview(p.path, p.taskId, outcome),
         );
-        this.disposables.push(this.output, this.tasksChannel, this.status, this.reviews);
+        this.disposables.push(this.output, this.tasksChannel, this.status, this.reviews, this.answers.register());
     }
 
     get workspaceFolder(): vscode.WorkspaceFolder | undefined {
@@ -279,7 +283,15 @@ export class Ctx implements vscode.Disposable {
             // in case that message was lost with a dying server).
             for (const r of this.reviews.all().filter((r) => r.taskId === s.taskId)) this.reviews.withdrawReview(r.reviewId);
             void this.announceOutcome(s);
+        } else if (isUnansweredReview(s)) {
+            void this.offerResume(s);
         }
+    }
+
+    /** A review nobody answered: the task waits; one click shows it again. */
+    private async offerResume(s: TaskStatus): Promise<void> {
+        const choice = await vscode.window.showWarningMessage(reinSays(plain(s.reason ?? '')), 'Resume Task');
+        if (choice === 'Resume Task') await vscode.commands.executeCommand(commandIds.resumeTask, s.taskId);
     }
 
     private reviewsChanged(): void {
@@ -294,21 +306,20 @@ export class Ctx implements vscode.Disposable {
     }
 
     private async announceOutcome(s: TaskStatus): Promise<void> {
-        const reason = plain(s.reason ?? s.state.replace(/_/g, ' '));
-        const actions = ['Show Trace', ...(this.book.verification(s.taskId) ? ['Show Evidence'] : [])];
-        let choice: string | undefined;
-        if (s.state === 'succeeded') {
-            choice = await vscode.window.showInformationMessage(`Rein: ${reason}`, ...actions);
-        } else if (s.state === 'failed' && s.maxTurns === 0) {
-            // It never started; the server already said why (showMessage).
-            return;
-        } else if (s.state === 'unverified') {
-            // Done, but Rein could not see the test pass: not a success.
-            choice = await vscode.window.showWarningMessage(`Rein: not verified: ${reason}`, ...actions);
-        } else if (s.state === 'failed' || s.state === 'budget_exhausted') {
-            const what = s.state === 'failed' ? 'failed' : 'ran out of budget';
-            choice = await vscode.window.showWarningMessage(`Rein: the task ${what}: ${reason}`, ...actions);
-        }
+        // An answer is shown in full, beside the editor, at once; the
+        // notification only says it came.
+        const answer = isAnswer(s) ? this.answers.keep(s, this.book.progress(s.taskId).goal) : undefined;
+        if (answer) await this.answers.show(answer);
+        const toast = outcomeToast(s);
+        if (!toast) return;
+        const actions = [
+            ...(answer ? ['Show Answer'] : []),
+            'Show Trace',
+            ...(this.book.verification(s.taskId) ? ['Show Evidence'] : []),
+        ];
+        const show = toast.level === 'info' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+        const choice = await show(toast.text, ...actions);
+        if (choice === 'Show Answer' && answer) await this.answers.show(answer);
         if (choice === 'Show Trace') await vscode.commands.executeCommand(commandIds.showTrace, s.taskId);
         if (choice === 'Show Evidence') await vscode.commands.executeCommand(commandIds.showEvidence, s.taskId);
     }
@@ -373,7 +384,7 @@ async function locateBinary(): Promise<void> {
 }
 
 function showError(message: string, ...actions: string[]): Thenable<string | undefined> {
-    return vscode.window.showErrorMessage(`Rein: ${message}`, ...actions);
+    return vscode.window.showErrorMessage(reinSays(message), ...actions);
 }
 
 async function isExecutable(file: string): Promise<boolean> {

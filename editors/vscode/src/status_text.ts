@@ -2,6 +2,7 @@
 // `rein/taskStatus`, unit-tested. The numbers read like the server's own
 // progress line (`turn 3/20 · 12.4k tok · $0.03`).
 
+import { isAlreadyPassing, isAnswer, isRejected } from './outcome_text';
 import { plain } from './plain_text';
 import { isTerminal, type TaskStatus, type WaitingFor } from './protocol';
 
@@ -68,17 +69,16 @@ export function statusView(s: TaskStatus, progress: TaskProgress = {}): StatusVi
             if (s.waitingFor?.kind === 'review') return view('eye', `waiting for you · review ${s.waitingFor.detail}`, 'warning');
             if (s.waitingFor?.kind === 'approval') return view('shield', 'waiting for you · allow a command?', 'warning');
             return view('question', 'waiting for you', 'warning');
-        case 'succeeded':
-            return view(
-                'check',
-                `succeeded · ${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd, s.unpricedCalls ?? 0)}`,
-            );
+        case 'succeeded': {
+            const words = isAnswer(s) ? 'answered' : isAlreadyPassing(s) ? 'already passing' : 'succeeded';
+            return view('check', `${words} · ${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd, s.unpricedCalls ?? 0)}`);
+        }
         case 'unverified':
             return view('warning', 'done, not verified', 'warning');
         case 'failed':
             return view('error', 'failed', 'error');
         case 'cancelled':
-            return view('circle-slash', 'cancelled');
+            return view('circle-slash', isRejected(s) ? 'you rejected the change' : 'cancelled');
         case 'budget_exhausted':
             return view('warning', 'budget exhausted', 'warning');
     }

@@ -46,7 +46,8 @@ pub struct Dispatched {
     /// The result told the model something it had not seen (a refusal by
     /// the loop guard never does).
     pub new_information: bool,
-    /// An `ask_user` question that got no answer: the task must wait.
+    /// Something put to the user (an `ask_user` question, a review) got
+    /// no answer: the task must wait, for this reason.
     pub waiting_for: Option<String>,
 }
 

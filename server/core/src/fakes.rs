@@ -33,6 +33,9 @@ pub struct MemoryWorkspace {
     /// Called with the path of each change that needs confirmation:
     /// `Err(reason)` rejects it. Default: accept.
     review: Mutex<EditReview>,
+    /// Set: every change that needs confirmation goes unanswered for this
+    /// long (the review timed out), before `review` is asked.
+    unanswered: Mutex<Option<std::time::Duration>>,
     proposals: Mutex<Vec<String>>,
     flushes: AtomicU32,
 }
@@ -43,6 +46,7 @@ impl MemoryWorkspace {
             root: root.into(),
             files: Mutex::new(BTreeMap::new()),
             review: Mutex::new(Box::new(|_| Ok(()))),
+            unanswered: Mutex::new(None),
             proposals: Mutex::new(Vec::new()),
             flushes: AtomicU32::new(0),
         }
@@ -84,6 +88,14 @@ impl MemoryWorkspace {
         }
     }
 
+    /// Leaves the review of every change unanswered (`None`: answered by
+    /// `review_with` again), as if the user were away for `waited`.
+    pub fn leave_reviews_unanswered(&self, waited: Option<std::time::Duration>) {
+        if let Ok(mut u) = self.unanswered.lock() {
+            *u = waited;
+        }
+    }
+
     /// Paths of the changes proposed, in order.
     pub fn proposals(&self) -> Vec<String> {
         self.proposals.lock().map(|p| p.clone()).unwrap_or_default()
@@ -100,17 +112,21 @@ impl MemoryWorkspace {
         }
     }
 
-    fn review(&self, path: &str, needs_confirmation: bool) -> Result<(), String> {
+    fn review(&self, path: &str, needs_confirmation: bool) -> Result<(), EditOutcome> {
         if let Ok(mut p) = self.proposals.lock() {
             p.push(path.to_owned());
         }
         if !needs_confirmation {
             return Ok(());
         }
+        if let Some(waited) = self.unanswered.lock().ok().and_then(|u| *u) {
+            return Err(EditOutcome::NoAnswer { waited });
+        }
         self.review
             .lock()
             .map_err(|_| "review unavailable".to_owned())
             .and_then(|r| r(path))
+            .map_err(|reason| EditOutcome::Rejected { reason })
     }
 
     fn suggestions(&self, path: &str) -> Vec<String> {
@@ -235,8 +251,8 @@ impl Workspace for MemoryWorkspace {
             Ok(fitted) => fitted,
             Err(unfit) => return unfit.answer(),
         };
-        if let Err(reason) = self.review(&request.path, request.needs_confirmation) {
-            return Ok(EditOutcome::Rejected { reason });
+        if let Err(outcome) = self.review(&request.path, request.needs_confirmation) {
+            return Ok(outcome);
         }
         self.set(&request.path, &applied.text);
         let version = self.read_file(&request.path).await?.version;
@@ -250,8 +266,8 @@ impl Workspace for MemoryWorkspace {
         if self.text(&request.path).is_some() {
             return Err(WorkspaceError::AlreadyExists { path: request.path });
         }
-        if let Err(reason) = self.review(&request.path, request.needs_confirmation) {
-            return Ok(EditOutcome::Rejected { reason });
+        if let Err(outcome) = self.review(&request.path, request.needs_confirmation) {
+            return Ok(outcome);
         }
         self.set(&request.path, &request.content);
         Ok(EditOutcome::Applied {

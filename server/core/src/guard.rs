@@ -361,6 +361,7 @@ mod tests {
             changed_project: false,
             out_of_time: None,
             unanswered: None,
+            rejected: false,
         }
     }
 

@@ -172,6 +172,10 @@ pub enum EditOutcome {
     },
     /// The user said no.
     Rejected { reason: String },
+    /// Nobody answered the review within `waited`: not applied, and not a
+    /// no either (a coffee break must not rule out the right fix), so the
+    /// task waits for the user instead of being told to look elsewhere.
+    NoAnswer { waited: std::time::Duration },
     /// The file changed since it was read and the edit no longer fits.
     Stale { current: ReadVersion },
     /// Not confirmed either way (the editor said applied but never showed

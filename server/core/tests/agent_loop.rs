@@ -55,7 +55,7 @@ async fn the_five_turn_fix_loop() {
     );
     assert_eq!(
         r.outcome.reason,
-        "fixed: `TestCart.test_total` passes, no regressions in 5 turns"
+        "fixed: `TestCart.test_total` passes, no regressions in 5 turns; files changed: cart.py"
     );
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
     assert_eq!(r.outcome.spent.turns, 5);
@@ -338,6 +338,45 @@ async fn edits_the_user_rejects_come_back_as_errors() {
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
     // The claim is then checked, and the test still fails.
     assert_ne!(r.outcome.state, TaskState::Succeeded);
+}
+
+/// A review nobody answered (the user was away) is no rejection: the
+/// model is told the edit was not applied and why, never to drop it, and
+/// the task waits for the user (resumable) instead of failing.
+#[tokio::test]
+async fn a_review_timeout_is_no_answer_not_a_rejection() {
+    let ws = cart_workspace();
+    ws.leave_reviews_unanswered(Some(std::time::Duration::from_secs(600)));
+
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": "cart.py", "old_text": FIX_OLD, "new_text": FIX_NEW}),
+        ))
+        .reply(Reply::text("never asked: the task waits"));
+    let r = Setup::new(ws)
+        .run(scenario, |c| c.budgets.max_turns = 5)
+        .await;
+    let results = support::tool_results(&r);
+    // (Results are shown cut; the whole text: `tools/no_answer.rs`.)
+    assert!(
+        results[1].starts_with(
+            "ERROR The user did not answer the review of this edit to cart.py within 10 minutes, so it was not applied. This is not a rejec"
+        ),
+        "{}",
+        results[1]
+    );
+    assert!(!results[1].contains("rejected"), "{}", results[1]);
+    assert_eq!(r.outcome.state, TaskState::WaitingUser);
+    assert_eq!(r.outcome.cause, rein_protocol::StopCause::WaitingForUser);
+    assert_eq!(
+        r.outcome.reason,
+        "No answer from you in 10 minutes; the review of cart.py is still open — resume the task to see it again"
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
+    // The model was not asked again after the unanswered review.
+    assert_eq!(r.server.requests().len(), 2);
 }
 
 /// Weakening a test need not touch an assertion: changing its input so

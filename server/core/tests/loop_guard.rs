@@ -238,7 +238,7 @@ async fn a_model_that_gives_up_twice_gets_one_more_try_then_the_task_ends() {
     assert_eq!(r.outcome.spent.turns, 3);
     assert_eq!(
         r.outcome.reason,
-        "stopped: the model gave up (the same answer twice, nothing changed in between): \"My edit was not applied, so I stop here.\""
+        "stopped: the model gave up (the same answer twice, nothing changed in between); not verified: Rein's checks show the task is not done. Its last words: \"My edit was not applied, so I stop here.\""
     );
     assert_eq!(r.outcome.final_text.as_deref(), Some(GIVING_UP));
     let guards = guard_events(&r);
@@ -399,4 +399,34 @@ async fn ordinary_turns_are_sampled_at_the_configured_temperature_and_the_extra_
             serde_json::json!(0.0)
         ]
     );
+}
+
+/// A model that gives up after the user turned its change down stopped
+/// because the user said no: the task ends in the user's words, cancelled
+/// (not failed), its cause typed.
+#[tokio::test]
+async fn a_rejection_then_giving_up_ends_as_the_users_decision() {
+    const GIVING_UP: &str = "You rejected the fix, so I stop here.";
+    let ws = cart_workspace();
+    ws.review_with(|_| Err(String::new()));
+    let mut scenario = Scenario::new()
+        .reply(Reply::tool_call("read_file", json!({"path": "cart.py"})))
+        .reply(Reply::tool_call(
+            "edit_file",
+            json!({"path": "cart.py", "old_text": "    return len(items)", "new_text": "    return sum(item.price * item.qty for item in items)"}),
+        ));
+    for _ in 0..10 {
+        scenario = scenario.reply(Reply::text(GIVING_UP));
+    }
+    let r = Setup::new(ws)
+        .run(scenario, |c| c.budgets.max_turns = 10)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Cancelled,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.outcome.cause, rein_protocol::StopCause::Rejected);
+    assert_eq!(r.outcome.reason, "You rejected the change; Rein stopped.");
 }

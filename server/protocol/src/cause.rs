@@ -34,6 +34,9 @@ pub enum StopCause {
     Budget,
     /// The user or the editor cancelled.
     Cancelled,
+    /// The user turned the change down and the model had nothing else to
+    /// offer: Rein stopped, as the user decided (not a failure).
+    Rejected,
     /// The task waits for the user (an answer, a look at the files).
     WaitingForUser,
     /// Rein itself failed (its task state could not be written).
@@ -53,7 +56,7 @@ impl StopCause {
             | Self::GaveUp
             | Self::Internal => TaskState::Failed,
             Self::Budget => TaskState::BudgetExhausted,
-            Self::Cancelled => TaskState::Cancelled,
+            Self::Cancelled | Self::Rejected => TaskState::Cancelled,
             Self::WaitingForUser => TaskState::WaitingUser,
         }
     }

@@ -705,12 +705,17 @@ async fn stop_server(
 fn summary(o: Out, status: &Value, root: &Path, server_ok: bool, disk_matches: bool) -> ExitCode {
     let state = status["state"].as_str().unwrap_or("unknown");
     let reason = status["reason"].as_str().unwrap_or(state);
+    let turns = status["turn"].as_u64().unwrap_or(0);
+    let unpriced = status["unpricedCalls"]
+        .as_u64()
+        .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
     let spent = format!(
-        "{} turns · {} tokens in, {} out · ${:.2}",
-        status["turn"].as_u64().unwrap_or(0),
+        "{turns} turn{} · {} tokens in, {} out · {}",
+        if turns == 1 { "" } else { "s" },
         status["inputTokens"].as_u64().unwrap_or(0),
         status["outputTokens"].as_u64().unwrap_or(0),
-        status["costUsd"].as_f64().unwrap_or(0.0),
+        // Never "$0.00" for a cost Rein does not know.
+        rein_app::format::cost(status["costUsd"].as_f64().unwrap_or(0.0), unpriced),
     );
     let succeeded = state.parse() == Ok(rein_core::task::TaskState::Succeeded);
     o.line(&o.paint(Style::Dim, &"─".repeat(72)));

@@ -49,12 +49,32 @@ H.run(function()
     not (task.reason or ''):find('OFF SCRIPT', 1, true),
     'the model got the answer: ' .. tostring(task.reason)
   )
-  -- An instruction has no acceptance checks: the model's summary ends it.
+  -- An instruction has no acceptance checks: the model's answer ends it,
+  -- said to be the model's.
   H.eq(task.state, 'succeeded', 'final state')
-  H.contains(task.reason, 'done', 'final reason')
+  H.contains(task.reason, 'answered in ', 'final reason')
+  H.contains(task.reason, "(the answer is the model's; there was nothing to check)", 'final reason')
   H.check(H.notified('answer sent'), 'the answer was acknowledged')
   H.check(
-    require('rein').status():match('^Rein: ' .. task.state),
+    require('rein').status():match('^Rein: answered in '),
     'status line after: ' .. require('rein').status()
   )
+  -- The answer, in full, in a buffer below; the notification is short.
+  local answer = 'Understood: prices are in cents, so total() needs no change for units.'
+  H.check(H.notified('answered (shown below'), 'the answer was announced')
+  H.wait('the answer buffer', function()
+    local b = vim.fn.bufnr('rein://answer/' .. task.id)
+    return b ~= -1 and vim.fn.bufwinid(b) ~= -1
+  end)
+  local buf = vim.fn.bufnr('rein://answer/' .. task.id)
+  H.eq(vim.bo[buf].filetype, 'markdown', 'the answer is Markdown')
+  H.check(
+    vim.tbl_contains(vim.api.nvim_buf_get_lines(buf, 0, -1, false), answer),
+    'the answer in the buffer'
+  )
+  -- :Rein status names it and shows it again.
+  vim.api.nvim_win_close(vim.fn.bufwinid(buf), true)
+  vim.cmd('Rein status')
+  H.check(H.notified('answer: Understood: prices are in cents'), ':Rein status names the answer')
+  H.check(vim.fn.bufwinid(buf) ~= -1, ':Rein status shows the answer again')
 end)

@@ -380,6 +380,7 @@ end
 --- outcome, or what it does), tokens and cost.
 function M.status()
   local lines = {}
+  local answered
   for _, t in ipairs(progress.all()) do
     local what = progress.waiting_text(t)
     if what then
@@ -396,6 +397,14 @@ function M.status()
     end
     what = what or t.message
     table.insert(lines, ('%s  %-16s %s'):format(t.id, t.state, what))
+    if require('rein.answer').is_answer(t) then
+      table.insert(lines, '  ' .. require('rein.answer').status_line(t))
+      answered = answered or t
+    end
+  end
+  if answered then
+    -- The latest answer in full, below (a notification would cut it).
+    pcall(require('rein.answer').open, answered)
   end
   if #lines == 0 then
     lines = { 'no Rein task in this session' }

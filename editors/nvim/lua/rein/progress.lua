@@ -24,9 +24,14 @@ M.tasks = {}
 local seq = 0
 local set_up = false
 
+--- `Rein: …` once: a message that starts with Rein is not prefixed again.
+function M.rein_says(msg)
+  return msg:match('^Rein%f[%W]') and msg or ('Rein: ' .. msg)
+end
+
 local function notify(msg, level)
   if require('rein.config').get().notify then
-    vim.notify('Rein: ' .. msg, level or vim.log.levels.INFO)
+    vim.notify(M.rein_says(msg), level or vim.log.levels.INFO)
   end
 end
 
@@ -98,8 +103,27 @@ function M.spent_text(t)
   return ('%s · %s'):format(tokens(t.tokens), M.cost_text(t))
 end
 
+--- The state in the user's words: an answer, a test that already
+--- passed, a change the user rejected are no "succeeded" / "cancelled".
+local function state_words(t)
+  local reason = t.reason or ''
+  if t.state == 'succeeded' and reason:match('^answered') then
+    return 'answered'
+  elseif t.state == 'succeeded' and reason:match('^already passing') then
+    return 'already passing'
+  elseif t.state == 'cancelled' and reason:match('^You rejected the change') then
+    return 'stopped'
+  end
+  return t.state
+end
+
 local function outcome_text(t)
   local spent = M.spent_text(t)
+  local words = state_words(t)
+  -- Those ends are told in the server's reason, in the user's words.
+  if words ~= t.state then
+    return ('%s · %s'):format(t.reason, spent)
+  end
   local reason = t.reason and t.reason ~= '' and (': ' .. t.reason) or ''
   if t.state == 'succeeded' then
     return ('%s%s · %s'):format(t.state, reason, spent)
@@ -119,7 +143,19 @@ end
 --- user to look at): a `waiting_user` status without `waitingFor`, or one
 --- waiting for an answer. A review or an approval is not a question.
 function M.is_question(t)
-  return t.state == 'waiting_user' and (t.waiting_for == nil or t.waiting_for.kind == 'answer')
+  return t.state == 'waiting_user'
+    and (t.waiting_for == nil or t.waiting_for.kind == 'answer')
+    and not M.is_unanswered_review(t)
+end
+
+--- Whether a task stopped because nobody answered its review in time
+--- (the server's "No answer from you in …"): no rejection, and no
+--- question either: it waits to be resumed.
+function M.is_unanswered_review(t)
+  return t.state == 'waiting_user'
+    and t.waiting_for == nil
+    and type(t.reason) == 'string'
+    and t.reason:match('^No answer from you') ~= nil
 end
 
 --- What a waiting task waits for, in words ("waiting for your review of
@@ -127,6 +163,9 @@ end
 function M.waiting_text(t)
   if t.state ~= 'waiting_user' then
     return nil
+  end
+  if M.is_unanswered_review(t) then
+    return 'no answer to the review'
   end
   local w = t.waiting_for
   local detail = w and text.inert(w.detail) or ''
@@ -160,6 +199,10 @@ function M.on_task_status(_, params, ctx)
   t.cost = number(params.costUsd)
   t.unpriced = number(params.unpricedCalls)
   t.waiting_for = t.state == 'waiting_user' and waiting_for(params.waitingFor) or nil
+  -- The model's last words (untrusted), on the final status only.
+  if type(params.summary) == 'string' then
+    t.summary = params.summary
+  end
   if M.is_question(t) then
     -- The question comes as a plain waiting_user first, then again with
     -- `waitingFor: answer` (reason and all): told once, unless it changed.
@@ -174,11 +217,25 @@ function M.on_task_status(_, params, ctx)
   else
     t.question = nil
   end
+  -- Told once (a later status repeats it).
+  if M.is_unanswered_review(t) and t.reason ~= t.told_unanswered then
+    t.told_unanswered = t.reason
+    notify(('task %s: %s'):format(t.id, t.reason), vim.log.levels.WARN)
+  end
   if M.is_terminal(t.state) and not M.is_terminal(was) then
     local level = t.state == 'succeeded' and vim.log.levels.INFO
       or t.state == 'cancelled' and vim.log.levels.INFO
       or vim.log.levels.WARN
-    notify(('task %s %s'):format(t.id, outcome_text(t)), level)
+    local answer = require('rein.answer')
+    if answer.is_answer(t) then
+      -- The answer in full in a buffer; the notification stays short.
+      notify(('task %s answered (shown below; :Rein status shows it again)'):format(t.id), level)
+      vim.schedule(function()
+        pcall(answer.open, t)
+      end)
+    else
+      notify(('task %s %s'):format(t.id, outcome_text(t)), level)
+    end
     vim.schedule(function()
       local approval = require('rein.approval')
       approval.drop_task(t.id, t.state)
@@ -214,7 +271,7 @@ function M.on_show_message(_, params)
   local level = levels[params.type] or vim.log.levels.INFO
   -- Questions also come as a waiting_user status, which notifies.
   if not message:match('^Rein asks:') then
-    vim.notify('Rein: ' .. message, level)
+    vim.notify(M.rein_says(message), level)
   end
   return vim.NIL
 end
@@ -291,6 +348,9 @@ end
 --- Empty when what the user needs is on screen (the preview, the choice of
 --- a command approval).
 function M.waiting_hint(t)
+  if M.is_unanswered_review(t) then
+    return ' (:Rein resume)'
+  end
   local kind = t.waiting_for and t.waiting_for.kind
   if kind == 'review' then
     local approval = package.loaded['rein.approval']

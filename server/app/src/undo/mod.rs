@@ -394,6 +394,16 @@ where
             "rejected".to_owned(),
             Vec::new(),
         ),
+        Ok(EditOutcome::NoAnswer { waited }) => (
+            Applied::Not(Undone::Cannot {
+                reason: format!(
+                    "nobody answered the editor's question in {} min; undo again",
+                    waited.as_secs().div_ceil(60)
+                ),
+            }),
+            "no_answer".to_owned(),
+            Vec::new(),
+        ),
         Ok(EditOutcome::AppliedInPart { .. }) => (
             Applied::Not(Undone::Cannot {
                 reason: "only part of the undo was kept; look at the file".into(),

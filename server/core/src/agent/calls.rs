@@ -44,10 +44,17 @@ impl Agent {
             learned,
             waiting,
             out_of_time,
+            rejected,
         } = self.dispatch_all(turn, &calls).await?;
+        if rejected {
+            self.user_rejected = true;
+        }
         for r in &results {
             if let crate::context::history::ResultMeta::Edited { path, version } = &r.meta {
                 self.progress.record_edit(path, version.label());
+                // A change the user took after one they turned down: the
+                // model found another way.
+                self.user_rejected = rejected;
             }
             if let crate::context::history::ResultMeta::Command {
                 kind: crate::exec::CommandKind::Test,
@@ -69,12 +76,9 @@ impl Agent {
         if let Some(reason) = out_of_time {
             return Err(Stop::new(StopCause::Budget, reason));
         }
-        if let Some(question) = waiting {
+        if let Some(reason) = waiting {
             // Nobody could answer now: the task waits, its history intact.
-            return Err(Stop::new(
-                StopCause::WaitingForUser,
-                format!("waiting for the user's answer to: {question}"),
-            ));
+            return Err(Stop::new(StopCause::WaitingForUser, reason));
         }
         let stuck = self.guard.lock().ok().and_then(|g| g.stuck());
         if let Some(why) = stuck {
@@ -202,6 +206,7 @@ impl Agent {
         let mut notes = Vec::new();
         let mut learned = false;
         let mut waiting = None;
+        let mut rejected = false;
         for ((call, output), op) in calls.iter().zip(outputs).zip(ops) {
             let (id, name) = match call {
                 Ok(c) => (c.id.clone(), c.name.clone()),
@@ -224,6 +229,7 @@ impl Agent {
                 duration_ms: 0,
             });
             learned |= new_information;
+            rejected |= output.rejected;
             if waiting_for.is_some() {
                 waiting = waiting_for;
             }
@@ -264,6 +270,7 @@ impl Agent {
             learned,
             waiting,
             out_of_time,
+            rejected,
         })
     }
 
@@ -436,6 +443,8 @@ pub(super) struct Batch {
     waiting: Option<String>,
     /// The task's time budget ran out during a call: why the task ends.
     out_of_time: Option<String>,
+    /// The user turned down a change in this batch.
+    rejected: bool,
 }
 
 /// One call's outcome, before it is recorded.

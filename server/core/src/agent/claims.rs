@@ -32,12 +32,14 @@ impl Agent {
                     detail: summary.clone(),
                     evidence: evidence.clone(),
                 });
-                let reason = format!("{summary} in {turn} turns");
                 // Without checks the model's word is all there is.
-                let cause = if self.task.acceptance.is_empty() {
-                    StopCause::Answered
+                let (cause, reason) = if self.task.acceptance.is_empty() {
+                    (StopCause::Answered, ending::answered(turn))
                 } else {
-                    StopCause::Verified
+                    (
+                        StopCause::Verified,
+                        format!("{summary} in {}", ending::turns(turn)),
+                    )
                 };
                 Err(Stop {
                     cause,
@@ -56,7 +58,7 @@ impl Agent {
                 });
                 Err(Stop {
                     cause: StopCause::Unproven,
-                    reason: format!("not verified after {turn} turns: {summary}"),
+                    reason: format!("not verified after {}: {summary}", ending::turns(turn)),
                     evidence,
                     final_text: Some(text),
                 })
@@ -85,9 +87,14 @@ impl Agent {
                 }
                 let keep_going = match self.turned_down(&text) {
                     TurnedDown::GiveUp(why) => {
+                        // Its last words claim what the checks refuted: said
+                        // so, never quoted as if they held.
                         let reason = match text.trim() {
                             "" => format!("stopped: {why}"),
-                            said => format!("stopped: {why}: {}", quote(said)),
+                            said => format!(
+                                "stopped: {why}; not verified: Rein's checks show the task is not done. Its last words: {}",
+                                quote(said)
+                            ),
                         };
                         return Err(self.guard_stop(
                             "gave_up",

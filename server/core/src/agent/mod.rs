@@ -15,6 +15,8 @@
 mod calls;
 mod claims;
 mod compaction;
+mod ending;
+pub use ending::REJECTED;
 mod model_call;
 mod replies;
 mod search;
@@ -252,6 +254,9 @@ struct Agent {
     search_armed: bool,
     /// The search was found unavailable here, and said so.
     search_unavailable_said: bool,
+    /// The user turned down the model's last change (none applied since):
+    /// a model that then stops stops because the user said no.
+    user_rejected: bool,
 }
 
 /// After a call the model wrote wrong in its text, the next request
@@ -347,6 +352,7 @@ impl Agent {
             force_call: ForceCall::No,
             search_armed: false,
             search_unavailable_said: false,
+            user_rejected: false,
             artifacts,
             context,
             task,
@@ -468,6 +474,7 @@ impl Agent {
                 }
             },
         };
+        let stop = self.in_users_words(stop);
         let state = stop.cause.state();
         self.set_state(state, Some(stop.reason.clone()));
         if let Some(lease) = lease {

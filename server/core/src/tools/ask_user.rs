@@ -81,7 +81,10 @@ impl TypedTool for AskUser {
                     "No answer yet: the task is waiting for the user to answer \"{}\".",
                     input.question
                 ))
-                .unanswered(&input.question),
+                .unanswered(format!(
+                    "waiting for the user's answer to: {}",
+                    input.question
+                )),
             },
         )
     }

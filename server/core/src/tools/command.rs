@@ -133,6 +133,7 @@ impl Run {
             changed_project: false,
             out_of_time,
             unanswered: None,
+            rejected: false,
         }
     }
 }

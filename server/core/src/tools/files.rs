@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::no_answer::{self, Proposed};
 use super::{ToolCx, ToolOutput};
 use crate::context::history::ResultMeta;
 use crate::workspace::{CreateRequest, EditOutcome, EditRequest, WorkspaceError};
@@ -103,7 +104,11 @@ pub async fn edit_file(
         Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
             "The user rejected this edit to {path}{}. Do not propose the same change again; take another approach or ask the user what they want.",
             because(&reason)
-        )),
+        ))
+        .rejected(),
+        Ok(EditOutcome::NoAnswer { waited }) => {
+            no_answer::review_unanswered(path, Proposed::Edit, waited)
+        }
         Ok(EditOutcome::Stale { current }) => {
             cx.reads.forget(path);
             ToolOutput::error(format!(
@@ -185,7 +190,11 @@ pub async fn create_file(
         Ok(EditOutcome::Rejected { reason }) => ToolOutput::error(format!(
             "The user rejected creating {path}{}.",
             because(&reason)
-        )),
+        ))
+        .rejected(),
+        Ok(EditOutcome::NoAnswer { waited }) => {
+            no_answer::review_unanswered(path, Proposed::Creation, waited)
+        }
         Ok(EditOutcome::Stale { current }) => ToolOutput::error(format!(
             "{path} appeared while the file was being created ({}); read it and edit it instead.",
             current.label()

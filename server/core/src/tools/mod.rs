@@ -13,6 +13,7 @@ pub mod schema;
 mod builtin;
 mod command;
 mod files;
+mod no_answer;
 
 pub mod ask_user;
 pub mod create_file;
@@ -58,9 +59,12 @@ pub struct ToolOutput {
     /// The task's time budget ran out during the call (a command killed
     /// for it): the task ends, with this reason.
     pub out_of_time: Option<String>,
-    /// The call asked the user this question and got no answer: the task
-    /// stops, waiting for it.
+    /// The call put something to the user (a question, a review) and got
+    /// no answer: the task stops, waiting for it, for this reason (in the
+    /// user's words).
     pub unanswered: Option<String>,
+    /// The user turned this change down (a rejected edit or new file).
+    pub rejected: bool,
 }
 
 impl ToolOutput {
@@ -72,6 +76,7 @@ impl ToolOutput {
             changed_project: false,
             out_of_time: None,
             unanswered: None,
+            rejected: false,
         }
     }
 
@@ -83,6 +88,7 @@ impl ToolOutput {
             changed_project: false,
             out_of_time: None,
             unanswered: None,
+            rejected: false,
         }
     }
 
@@ -91,9 +97,15 @@ impl ToolOutput {
         self
     }
 
-    /// The question asked, unanswered (see [`ToolOutput::unanswered`]).
-    pub(crate) fn unanswered(mut self, question: &str) -> Self {
-        self.unanswered = Some(question.to_owned());
+    /// The user turned the change down (see [`ToolOutput::rejected`]).
+    pub(crate) fn rejected(mut self) -> Self {
+        self.rejected = true;
+        self
+    }
+
+    /// Why the task waits (see [`ToolOutput::unanswered`]).
+    pub(crate) fn unanswered(mut self, reason: String) -> Self {
+        self.unanswered = Some(reason);
         self
     }
 }

@@ -75,6 +75,12 @@ pub fn verdict_message(
         (TaskState::Unverified, _) => Some(format!("**Not verified**: {reason}")),
         (TaskState::Failed, _) => Some(format!("**Not done**: {reason}")),
         (TaskState::BudgetExhausted, _) => Some(format!("**Stopped: a budget ran out**: {reason}")),
+        // The user's own no: not done, and no failure either.
+        (TaskState::Cancelled, _)
+            if reason.starts_with(rein_core::agent::REJECTED.trim_end_matches('.')) =>
+        {
+            Some(format!("**Not done**: {reason}"))
+        }
         (TaskState::Cancelled, _) => Some(format!("**Cancelled**: {reason}")),
         (TaskState::WaitingUser, _) => Some(format!("**Waiting for you**: {reason}")),
         _ => Some(format!("**Ended**: {reason}")),
@@ -94,8 +100,13 @@ pub fn verdict_message(
         ));
     }
     text.push_str(&format!(
-        "Spent: {} turns, {} tokens in, {} out, ${:.4}.\n",
-        spent.turns, spent.usage.input_tokens, spent.usage.output_tokens, spent.cost_usd
+        "Spent: {} turn{}, {} tokens in, {} out, {}.\n",
+        spent.turns,
+        if spent.turns == 1 { "" } else { "s" },
+        spent.usage.input_tokens,
+        spent.usage.output_tokens,
+        // Never "$0.00" for a cost Rein does not know.
+        rein_app::format::cost(spent.cost_usd, spent.unpriced_calls)
     ));
     text
 }
@@ -116,7 +127,7 @@ mod tests {
         expect_test::expect![[r#"
 
             **Done, verified by Rein**: fixed: `test_total` passes
-            Spent: 0 turns, 0 tokens in, 0 out, $0.0000.
+            Spent: 0 turns, 0 tokens in, 0 out, $0.00.
         "#]]
         .assert_eq(&said(
             TaskState::Succeeded,
@@ -125,7 +136,7 @@ mod tests {
         ));
         expect_test::expect![[r#"
 
-            Spent: 0 turns, 0 tokens in, 0 out, $0.0000.
+            Spent: 0 turns, 0 tokens in, 0 out, $0.00.
         "#]]
         .assert_eq(&said(
             TaskState::Succeeded,
@@ -137,7 +148,7 @@ mod tests {
         expect_test::expect![[r#"
 
             **Done, not verified**: no test checks this request, so the changes are the model's word; review them: cart.py, README.md
-            Spent: 0 turns, 0 tokens in, 0 out, $0.0000.
+            Spent: 0 turns, 0 tokens in, 0 out, $0.00.
         "#]]
         .assert_eq(&said(
             TaskState::Succeeded,

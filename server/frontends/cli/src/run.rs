@@ -490,20 +490,16 @@ fn report(
 
     out.push('\n');
     let spent = &outcome.spent;
-    let unpriced = if spent.unpriced_calls > 0 {
-        format!(" ({} unpriced calls not counted)", spent.unpriced_calls)
-    } else {
-        String::new()
-    };
     let _ = writeln!(
         out,
-        "spent:  {} turn{} · {} ({} in, {} out) · ${:.2}{unpriced}",
+        "spent:  {} turn{} · {} ({} in, {} out) · {}",
         spent.turns,
         if spent.turns == 1 { "" } else { "s" },
         fmt_tokens(spent.tokens()),
         fmt_tokens(spent.usage.total_input()).trim_end_matches(" tok"),
         fmt_tokens(spent.usage.output_tokens).trim_end_matches(" tok"),
-        spent.cost_usd
+        // Never "$0.00" for a cost Rein does not know.
+        rein_app::format::cost(spent.cost_usd, spent.unpriced_calls)
     );
     out
 }

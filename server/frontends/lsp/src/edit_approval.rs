@@ -44,6 +44,9 @@ pub enum Verdict {
     Apply,
     /// Not to be applied; why, for the model.
     Reject(String),
+    /// Nobody answered within the approval timeout (this long): not
+    /// applied, and not a rejection either.
+    NoAnswer(std::time::Duration),
 }
 
 /// Asks the user about `proposal` and waits (bounded by the approval
@@ -88,6 +91,7 @@ pub async fn ask(
                 continue;
             }
             Ok(_) => Verdict::Reject("the user dismissed the question".into()),
+            Err(crate::client_requests::Unanswered::Timeout) => Verdict::NoAnswer(timeout),
             Err(why) => Verdict::Reject(questions::unanswered(&why, timeout)),
         };
         break;

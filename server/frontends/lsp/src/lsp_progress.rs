@@ -335,7 +335,8 @@ fn status_params(status: &TaskStatus, waiting: Option<&Waiting>) -> Value {
 
 /// The model's words as a task's summary: bounded (a reply can be long).
 fn summary_of(text: &str) -> String {
-    const MAX_CHARS: usize = 2_000;
+    // An answer is shown in full: only a runaway reply is cut.
+    const MAX_CHARS: usize = 16_000;
     let text = text.trim();
     if text.chars().count() <= MAX_CHARS {
         return text.to_owned();
@@ -357,7 +358,9 @@ fn outcome(status: &TaskStatus) -> String {
     );
     match status.state {
         TaskState::Succeeded | TaskState::Unverified => format!("{reason} · {spent}"),
-        TaskState::Cancelled => "cancelled".to_owned(),
+        // A plain cancellation says so in a word; a task that stopped on
+        // the user's rejection (or with files changed) says what happened.
+        TaskState::Cancelled if reason == rein_core::cancel::BY_THE_USER => "cancelled".to_owned(),
         _ => reason,
     }
 }

@@ -444,6 +444,7 @@ impl LspWorkspace {
                     }));
                 }
                 Reviewed::Reject(reason) => return Ok(Err(EditOutcome::Rejected { reason })),
+                Reviewed::NoAnswer(waited) => return Ok(Err(EditOutcome::NoAnswer { waited })),
                 Reviewed::Superseded => {
                     tracing::info!(path, "the file changed during the review; shown again");
                 }
@@ -683,8 +684,10 @@ impl Workspace for LspWorkspace {
                     new: &applied.text,
                     description: why(&request.reason, &request.description),
                 };
-                if let Verdict::Reject(reason) = self.ask_first(&proposal).await {
-                    return Ok(EditOutcome::Rejected { reason });
+                match self.ask_first(&proposal).await {
+                    Verdict::Apply => {}
+                    Verdict::Reject(reason) => return Ok(EditOutcome::Rejected { reason }),
+                    Verdict::NoAnswer(waited) => return Ok(EditOutcome::NoAnswer { waited }),
                 }
                 // The user approved a change to the text as it was: if it
                 // moved on meanwhile, the model reads it again and proposes
@@ -821,6 +824,7 @@ impl Workspace for LspWorkspace {
             match self.review(&shown, None, &request.content).await {
                 Reviewed::Accept { .. } => {}
                 Reviewed::Reject(reason) => return Ok(EditOutcome::Rejected { reason }),
+                Reviewed::NoAnswer(waited) => return Ok(EditOutcome::NoAnswer { waited }),
                 Reviewed::Superseded => {
                     return Err(WorkspaceError::AlreadyExists {
                         path: path.to_owned(),
@@ -834,8 +838,10 @@ impl Workspace for LspWorkspace {
                 new: &request.content,
                 description: why(&request.reason, &request.description),
             };
-            if let Verdict::Reject(reason) = self.ask_first(&proposal).await {
-                return Ok(EditOutcome::Rejected { reason });
+            match self.ask_first(&proposal).await {
+                Verdict::Apply => {}
+                Verdict::Reject(reason) => return Ok(EditOutcome::Rejected { reason }),
+                Verdict::NoAnswer(waited) => return Ok(EditOutcome::NoAnswer { waited }),
             }
         }
         let annotation = self.annotation_id();

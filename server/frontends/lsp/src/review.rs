@@ -89,6 +89,9 @@ pub enum Reviewed {
     },
     /// Not to be applied; why, for the model.
     Reject(String),
+    /// Nobody answered within the approval timeout (this long): not
+    /// applied, and not a rejection either.
+    NoAnswer(std::time::Duration),
     /// The file changed while the user looked: the proposal no longer
     /// says what it would do, so it was withdrawn.
     Superseded,
@@ -169,6 +172,7 @@ fn read_answer(
 ) -> Reviewed {
     let value = match answer {
         Ok(value) => value,
+        Err(Unanswered::Timeout) => return Reviewed::NoAnswer(timeout),
         Err(why) => return Reviewed::Reject(questions::unanswered(&why, timeout)),
     };
     let answer: ReviewAnswer = match serde_json::from_value(value) {
@@ -374,6 +378,21 @@ mod tests {
             answer(json!({"decision": "reject"})),
             Reviewed::Reject(String::new())
         );
+    }
+
+    #[test]
+    fn a_review_timeout_is_no_answer_not_a_rejection() {
+        let p = params(ORIGINAL, PROPOSED);
+        let waited = std::time::Duration::from_secs(600);
+        assert_eq!(
+            read_answer(Err(Unanswered::Timeout), &p, waited),
+            Reviewed::NoAnswer(waited)
+        );
+        // The editor going away is still no review at all.
+        assert!(matches!(
+            read_answer(Err(Unanswered::Gone), &p, waited),
+            Reviewed::Reject(_)
+        ));
     }
 
     #[test]

@@ -697,7 +697,9 @@ fn edit_block(out: &mut String, i: usize, edit: &Edit) {
     let outcome = edit.outcome.as_str();
     let (block, badge) = match edit.outcome {
         EditOutcome::Applied => ("applied", "c-ok"),
-        EditOutcome::Unknown | EditOutcome::NoResult => ("not-applied", "c-warn"),
+        EditOutcome::Unknown | EditOutcome::NoResult | EditOutcome::NoAnswer => {
+            ("not-applied", "c-warn")
+        }
         EditOutcome::Rejected | EditOutcome::Denied | EditOutcome::Failed => {
             ("not-applied", "c-err")
         }

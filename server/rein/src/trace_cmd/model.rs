@@ -252,6 +252,8 @@ impl Edit {
 pub enum EditOutcome {
     Applied,
     Rejected,
+    /// Reviewed, but nobody answered in time (not a rejection).
+    NoAnswer,
     Denied,
     Failed,
     /// Proposed, but whether the editor applied it is not known.
@@ -265,6 +267,7 @@ impl EditOutcome {
         match self {
             Self::Applied => "applied",
             Self::Rejected => "rejected",
+            Self::NoAnswer => "no answer",
             Self::Denied => "denied",
             Self::Failed => "failed",
             Self::Unknown => "unknown",
@@ -383,9 +386,10 @@ impl Index {
         }
         let outcome = edit_outcome(self.results.get(call_id), self.denied.contains(call_id));
         match outcome {
-            EditOutcome::Applied | EditOutcome::Rejected | EditOutcome::Unknown => {
-                self.latency.get(call_id).copied()
-            }
+            EditOutcome::Applied
+            | EditOutcome::Rejected
+            | EditOutcome::NoAnswer
+            | EditOutcome::Unknown => self.latency.get(call_id).copied(),
             EditOutcome::Denied | EditOutcome::Failed | EditOutcome::NoResult => None,
         }
     }
@@ -932,6 +936,9 @@ fn edit_outcome(result: Option<&(bool, String)>, denied: bool) -> EditOutcome {
         None => EditOutcome::NoResult,
         Some((false, _)) => EditOutcome::Applied,
         Some((true, text)) if text.starts_with("The user rejected") => EditOutcome::Rejected,
+        Some((true, text)) if text.starts_with("The user did not answer the review") => {
+            EditOutcome::NoAnswer
+        }
         Some((true, text)) if text.starts_with("Denied by rule") => EditOutcome::Denied,
         Some((true, text)) if text.starts_with("It is not known whether") => EditOutcome::Unknown,
         Some((true, _)) => EditOutcome::Failed,
@@ -1319,6 +1326,13 @@ mod tests {
         assert_eq!(
             edit_outcome(r(true, "The user rejected this edit").as_ref(), false),
             EditOutcome::Rejected
+        );
+        assert_eq!(
+            edit_outcome(
+                r(true, "The user did not answer the review of this edit").as_ref(),
+                false
+            ),
+            EditOutcome::NoAnswer
         );
         assert_eq!(
             edit_outcome(r(true, "x").as_ref(), true),
