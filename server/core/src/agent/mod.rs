@@ -18,6 +18,7 @@ mod compaction;
 mod model_call;
 mod replies;
 mod search;
+mod test_outcomes;
 mod turn;
 
 use std::borrow::Cow;
@@ -459,6 +460,7 @@ impl Agent {
             .journal
             .as_ref()
             .map(|j| j.keep_lease(self.cancel.clone()));
+        self.baseline_outcomes();
         let stop = match self.already_met().await {
             Some(stop) => stop,
             None => loop {
