@@ -126,7 +126,7 @@ pub fn of_verdict(task: &TaskSpec, verified: bool, evidence: &[Evidence]) -> Opt
 /// pytest's `tests/test_cart.py::TestCart::test_total` and unittest's
 /// `tests.test_cart.TestCart.test_total` are both
 /// `tests.test_cart.TestCart.test_total`; parameters and `()` dropped.
-fn key(name: &str) -> String {
+pub fn key(name: &str) -> String {
     let mut name = name.trim().trim_end_matches("()");
     if name.ends_with(']')
         && let Some(open) = name.find('[')
@@ -144,12 +144,16 @@ fn key(name: &str) -> String {
 /// equal, or one is the other's tail after a module prefix (nextest and
 /// libtest, pytest run from another directory).
 pub fn same_test(a: &str, b: &str) -> bool {
-    let (a, b) = (key(a), key(b));
+    same_key(&key(a), &key(b))
+}
+
+/// [`same_test`] of two names' [`key`]s (for comparing many names).
+pub fn same_key(a: &str, b: &str) -> bool {
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     !short.is_empty()
         && (long == short
             || long
-                .strip_suffix(short.as_str())
+                .strip_suffix(short)
                 .is_some_and(|head| head.ends_with('.')))
 }
 
