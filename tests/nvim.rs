@@ -460,6 +460,15 @@ async fn a_rejected_edit_changes_nothing_and_the_model_is_told() {
     assert_eq!(ran.disk("cart.py"), demo_cart());
 }
 
+/// "▶ Fix with Rein" above the test the task's run saw failing, kept
+/// while it still fails, and run with `vim.lsp.codelens.run()`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_test_gets_a_lens_that_starts_its_fix() {
+    let case = Case::new("lens").scenario(fixture("lsp_tasks/reject.json"));
+    let ran = run(case).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
 /// The server dies right after Neovim applied the accepted edit;
 /// `:Rein restart` starts another, which finishes the task from the
 /// buffers (the applied edit was not saved): the fix is on disk once.

@@ -13,6 +13,7 @@ use rein_models::{BadToolCall, Redactor, ToolCall};
 use serde_json::Value;
 
 use crate::context::history::ResultMeta;
+use crate::exec::CommandKind;
 use crate::guard::{Before, Fingerprint, LoopGuard};
 use crate::permissions::TaskApprovals;
 use crate::ports::{ProgressSink, TaskEvent};
@@ -60,6 +61,16 @@ impl Dispatcher<'_> {
     pub async fn dispatch(&self, call: &Result<ToolCall, BadToolCall>) -> Dispatched {
         let mut dispatched = self.dispatch_unredacted(call).await;
         redact_output(self.redactor, &mut dispatched.output);
+        // A test run's failed and passed tests, for the editor's marks.
+        if let ResultMeta::Command {
+            kind: CommandKind::Test,
+            result,
+            ..
+        } = &dispatched.output.meta
+            && let Some(outcomes) = crate::testing::outcomes::of_run(result)
+        {
+            self.event(outcomes);
+        }
         dispatched
     }
 

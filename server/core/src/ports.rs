@@ -256,6 +256,15 @@ pub enum TaskEvent {
         /// How long its check took (0: not checked).
         check_ms: u64,
     },
+    /// Which tests a run showed failing and which passing (the model's
+    /// `run_tests`, the verifier's checks, the baseline), as the runner
+    /// named them, cleaned and bounded by `testing::outcomes`: for a front
+    /// end that marks the failing tests (a CodeLens). Not traced: the
+    /// command results and the evidence hold them.
+    TestOutcomes {
+        failed: Vec<String>,
+        passed: Vec<String>,
+    },
     /// The verifier's verdict on the claim the model made in `turn`.
     Verification {
         turn: u32,

@@ -150,6 +150,9 @@ pub struct HeadlessEditor<W> {
     encoding: OffsetEncoding,
     /// Documents the server asked to show (`window/showDocument`), as URIs.
     shown: Vec<String>,
+    /// How many times the server asked for the CodeLenses again
+    /// (`workspace/codeLens/refresh`).
+    lens_refreshes: usize,
 }
 
 /// `file://` URI of an absolute path (spaces and `%` escaped).
@@ -204,6 +207,7 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
             timeout: Duration::from_secs(60),
             encoding: OffsetEncoding::Utf16,
             shown: Vec::new(),
+            lens_refreshes: 0,
         }
     }
 
@@ -224,6 +228,11 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
     /// The documents the server asked to show, as URIs.
     pub fn shown(&self) -> &[String] {
         &self.shown
+    }
+
+    /// How many `workspace/codeLens/refresh` requests the server sent.
+    pub fn lens_refreshes(&self) -> usize {
+        self.lens_refreshes
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -288,7 +297,8 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                 "applyEdit": true,
                 "configuration": true,
                 "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create", "delete"], "changeAnnotationSupport": {"groupsOnLabel": true}},
-                "workspaceFolders": true
+                "workspaceFolders": true,
+                "codeLens": {"refreshSupport": true}
             },
             "window": {"workDoneProgress": true, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}}},
             "general": {"positionEncodings": ["utf-16"]},
@@ -556,6 +566,10 @@ impl<W: AsyncWrite + Unpin> HeadlessEditor<W> {
                 if let Some(choice) = choice {
                     self.client.respond(&id, choice).await?
                 }
+            }
+            "workspace/codeLens/refresh" if !self.plain() => {
+                self.lens_refreshes += 1;
+                self.client.respond(&id, Value::Null).await?
             }
             "window/showDocument" => {
                 if let Some(uri) = request["params"]["uri"].as_str() {

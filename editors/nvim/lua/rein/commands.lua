@@ -159,6 +159,26 @@ function M.fix_with(client, bufnr, params)
   end, bufnr)
 end
 
+--- `rein.fixTest` / `rein.fixError` run by Neovim itself: a "▶ Fix with
+--- Rein" lens (`vim.lsp.codelens.run()`) or a code action picked through
+--- `vim.lsp.buf.code_action()`. Like :Rein fix: a provider first, then the
+--- server's command with its own argument, and the task followed.
+function M.fix_command(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return
+  end
+  local arg = type(command.arguments) == 'table' and command.arguments[1] or nil
+  if type(arg) ~= 'table' then
+    notify(command.command .. ' without its argument', vim.log.levels.ERROR)
+    return
+  end
+  local title = type(arg.testName) == 'string' and ('Fix test ' .. arg.testName) or command.title or command.command
+  require('rein.provider_setup').ensure(client, function()
+    lsp.execute(client, command.command, arg, started(client, title), ctx.bufnr)
+  end)
+end
+
 --- The LSP range of lines `line1`..`line2` (1-based, inclusive).
 local function line_range(bufnr, line1, line2, encoding)
   local last = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, false)[1] or ''

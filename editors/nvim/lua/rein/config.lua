@@ -93,6 +93,9 @@ M.defaults = {
   },
   -- vim.notify when a task ends and when the model asks a question.
   notify = true,
+  -- "▶ Fix with Rein" above each test a task's run showed failing
+  -- (vim.lsp.codelens; run it with `vim.lsp.codelens.run()`).
+  codelens = true,
   -- :Rein trace shows the 'text' timeline in a scratch buffer or opens the
   -- 'html' report.
   trace = 'text',

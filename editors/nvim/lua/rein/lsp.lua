@@ -42,6 +42,8 @@ function M.capabilities()
         failureHandling = 'abort',
       },
       configuration = true,
+      -- The failing tests changed: ask for "▶ Fix with Rein" again.
+      codeLens = { refreshSupport = true },
     },
     window = { workDoneProgress = true },
     -- "Fix this error with Rein" on an error Rein cannot check comes
@@ -64,6 +66,7 @@ function M.handlers()
     ['rein/taskStatus'] = progress.on_task_status,
     ['rein/verification'] = progress.on_verification,
     ['window/showMessage'] = progress.on_show_message,
+    ['workspace/codeLens/refresh'] = require('rein.lenses').on_refresh,
   }
 end
 
@@ -90,13 +93,20 @@ function M.config()
     end)
   end
   require('rein.progress').setup()
+  require('rein.lenses').setup()
   return {
     cmd = cmd,
     filetypes = opts.filetypes,
     root_dir = root_dir(opts.root_markers),
     capabilities = M.capabilities(),
     handlers = M.handlers(),
-    commands = { ['rein.runTask'] = require('rein.commands').ask_action },
+    -- Commands a lens or `vim.lsp.buf.code_action()` runs: the words come
+    -- from the user, a fix first checks there is a model.
+    commands = {
+      ['rein.runTask'] = require('rein.commands').ask_action,
+      ['rein.fixTest'] = require('rein.commands').fix_command,
+      ['rein.fixError'] = require('rein.commands').fix_command,
+    },
     init_options = settings,
     settings = { rein = settings },
     -- Before any task can start: the ids of its edits must be known to

@@ -24,6 +24,7 @@ impl Agent {
             () = self.cancel.cancelled() => return Err(Stop::new(StopCause::Cancelled, self.config.cancel_reason.text())),
             verdict = self.ports.verifier.verify(cx) => verdict,
         };
+        self.test_outcomes(&verdict);
         match verdict {
             Verdict::Verified { summary, evidence } => {
                 self.event(TaskEvent::Verification {

@@ -20,6 +20,7 @@ pub use ending::REJECTED;
 mod model_call;
 mod replies;
 mod search;
+mod test_outcomes;
 mod turn;
 
 use std::borrow::Cow;
@@ -465,6 +466,7 @@ impl Agent {
             .journal
             .as_ref()
             .map(|j| j.keep_lease(self.cancel.clone()));
+        self.baseline_outcomes();
         let stop = match self.already_met().await {
             Some(stop) => stop,
             None => loop {

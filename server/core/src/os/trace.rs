@@ -82,10 +82,13 @@ impl TraceWriter {
 impl ProgressSink for TraceWriter {
     fn event(&self, _task: &TaskId, event: &TaskEvent) {
         // The whole text is traced once the reply is complete; the
-        // progress is in every checkpoint.
+        // progress is in every checkpoint; test outcomes are in the
+        // command results and the evidence.
         if matches!(
             event,
-            TaskEvent::TextDelta { .. } | TaskEvent::ProgressNote { .. }
+            TaskEvent::TextDelta { .. }
+                | TaskEvent::ProgressNote { .. }
+                | TaskEvent::TestOutcomes { .. }
         ) {
             return;
         }

@@ -170,6 +170,21 @@ impl Passes {
         None
     }
 
+    /// Whether `id`, a test as a runner named it (failed or passed), is
+    /// the test `name` of the file `path`, by the rules of
+    /// [`Passes::includes`]: how a front end finds a failed test in a file.
+    pub fn names_test(id: &str, path: &str, name: &str) -> bool {
+        let one = Passes {
+            names: vec![Passed {
+                id: id.to_owned(),
+                title_only: false,
+                class: None,
+            }],
+            ..Passes::default()
+        };
+        one.includes(path, name)
+    }
+
     /// Whether the run reported the test `name` of the file `path` (a
     /// workspace-relative path, as the task names it) as passed.
     pub fn includes(&self, path: &str, name: &str) -> bool {

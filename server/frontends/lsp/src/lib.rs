@@ -16,6 +16,7 @@
 
 mod client_requests;
 mod code_actions;
+mod code_lens;
 mod commands;
 mod doubt;
 mod edit_approval;

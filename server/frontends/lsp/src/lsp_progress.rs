@@ -291,6 +291,10 @@ async fn forward(
                     .await;
                 false
             }
+            TaskEvent::TestOutcomes { failed, passed } => {
+                crate::code_lens::outcomes(&client, &session, failed, passed);
+                false
+            }
             TaskEvent::ModelRetry { reason, .. } => {
                 line.activity = format!("retrying the model ({reason})");
                 true

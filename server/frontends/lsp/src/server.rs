@@ -16,7 +16,7 @@ use crate::ext::{self, DocumentState, DocumentStateParams};
 use crate::framing::{self, MalformedFrame};
 pub use crate::session::ServerOptions;
 use crate::session::{ClientCaps, Session};
-use crate::{client_requests, code_actions, commands, guard, proto, provider};
+use crate::{client_requests, code_actions, code_lens, commands, guard, proto, provider};
 
 /// How many client messages the transport works on at once. Handlers are
 /// short (agent work runs in spawned tasks), so this only bounds bursts.
@@ -402,6 +402,9 @@ impl LanguageServer for Backend {
                         ..CodeActionOptions::default()
                     },
                 )),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: ext::commands::ALL.iter().map(|c| (*c).to_owned()).collect(),
                     ..ExecuteCommandOptions::default()
@@ -457,6 +460,14 @@ impl LanguageServer for Backend {
                 &params.context.diagnostics,
             );
             Ok((!actions.is_empty()).then_some(actions))
+        })
+        .await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> jsonrpc::Result<Option<Vec<CodeLens>>> {
+        guard::request("textDocument/codeLens", async {
+            let lenses = code_lens::lenses(&self.shared, &params.text_document.uri);
+            Ok((!lenses.is_empty()).then_some(lenses))
         })
         .await
     }

@@ -100,6 +100,9 @@ pub struct ClientCaps {
     /// `textDocument.codeAction.disabledSupport`: the client shows an
     /// action Rein cannot take, greyed, with the reason.
     pub disabled_actions: bool,
+    /// `workspace.codeLens.refreshSupport`: the client asks for the
+    /// lenses again when told the failed tests changed (`code_lens`).
+    pub code_lens_refresh: bool,
 }
 
 impl ClientCaps {
@@ -158,6 +161,12 @@ impl ClientCaps {
                 .and_then(|t| t.code_action.as_ref())
                 .and_then(|c| c.disabled_support)
                 .unwrap_or(false),
+            code_lens_refresh: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
         }
     }
 }
@@ -191,6 +200,9 @@ pub struct Session {
     /// The MCP servers of this session, kept between its tasks.
     pub mcp: Arc<rein_mcp::McpPool>,
     pub options: ServerOptions,
+    /// The tests this session's task runs last showed failing, for the
+    /// "Fix with Rein" lenses (`code_lens`).
+    pub test_outcomes: crate::code_lens::KnownOutcomes,
     /// The workspace's task service, made on first use.
     service: std::sync::Mutex<Option<Arc<TaskService>>>,
     /// The user's own state: trust decisions, the installation id.
@@ -246,6 +258,7 @@ impl Session {
             tasks: Arc::default(),
             mcp: Arc::default(),
             service: std::sync::Mutex::new(None),
+            test_outcomes: crate::code_lens::KnownOutcomes::default(),
             installation: installation(options.user_state.as_ref()),
             user_state: options.user_state.clone(),
             editor_trust: OnceLock::new(),

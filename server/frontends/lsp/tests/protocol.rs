@@ -41,6 +41,9 @@ async fn initialize_announces_incremental_sync_and_utf8() {
                   ""
                 ]
               },
+              "codeLensProvider": {
+                "resolveProvider": false
+              },
               "executeCommandProvider": {
                 "commands": [
                   "rein.fixTest",

@@ -223,7 +223,9 @@ impl TerminalProgress {
             // The terminal shows each turn's text whole, and the changes
             // as they happen.
             | TaskEvent::TextDelta { .. }
-            | TaskEvent::ProgressNote { .. } => {}
+            | TaskEvent::ProgressNote { .. }
+            // The test runs print their own summary lines.
+            | TaskEvent::TestOutcomes { .. } => {}
         }
         out
     }
