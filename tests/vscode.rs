@@ -569,6 +569,33 @@ async fn cancelling_closes_the_review_in_real_vscode() {
     run.passed();
 }
 
+/// "▶ Fix with Rein" in real VS Code: after a task whose first run saw
+/// test_total fail (cancelled at its review), the lens stands above that
+/// test and no other; clicking it fixes the test, and then it is gone.
+#[tokio::test]
+async fn the_lens_above_a_failing_test_fixes_it_in_real_vscode() {
+    let run = E2e::run(
+        "lens",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+    )
+    .await;
+    let r = &run.result;
+    if r["lenses"] != serde_json::json!(["▶ Fix with Rein"]) {
+        run.fail(&format!("the lenses: {}", r["lenses"]));
+    }
+    if r["lensGone"] != true {
+        run.fail("the lens stayed after the fix");
+    }
+    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
+    if !cart.contains("item.price * item.qty") {
+        run.fail(&format!("cart.py is not fixed:\n{cart}"));
+    }
+    run.keep_screenshots("lens");
+    run.passed();
+}
+
 /// "Fix Test at Cursor" on a test that passes already: it ends at once,
 /// saying so, without a model call or a change.
 #[tokio::test]

@@ -262,7 +262,44 @@ async function firstRun(bench, result, { log, shot }) {
     await shot('3-fixed');
 }
 
+/** "▶ Fix with Rein" above the failing test: the task's first run saw
+ * test_total fail, so after the task is cancelled the lens stands above
+ * it; clicking it starts the fix, and once the check passes it is gone. */
+async function lens(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.statusMenu('Cancel the task');
+    await bench.waitForStatus('Rein: cancelled', { timeoutMs: 60_000, failures: ['Rein: failed'] });
+    await bench.reviewTab('cart.py').waitFor({ state: 'detached', timeout: 30_000 });
+
+    await bench.openFile('tests/test_cart.py');
+    const lensLink = bench.page.locator('.codelens-decoration a', { hasText: 'Fix with Rein' }).first();
+    await lensLink.waitFor({ state: 'visible', timeout: 60_000 });
+    result.lenses = (await bench.page.locator('.codelens-decoration').allTextContents()).map((t) => t.trim()).filter((t) => t);
+    log(`lenses: ${JSON.stringify(result.lenses)}`);
+    await shot('1-lens');
+
+    await lensLink.click();
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'not running'],
+    });
+    await bench.openFile('tests/test_cart.py');
+    await bench.page
+        .locator('.codelens-decoration a', { hasText: 'Fix with Rein' })
+        .first()
+        .waitFor({ state: 'detached', timeout: 60_000 });
+    result.lensGone = true;
+    await shot('2-lens-gone');
+}
+
 export const scenarios = {
+    lens,
     'fix-test': fixTest,
     'first-run': firstRun,
     'starts-bundled': startsBundled,

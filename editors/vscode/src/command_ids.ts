@@ -6,6 +6,7 @@
  * ours live under `rein.vscode.*`. */
 export const commandIds = {
     fixTestAtCursor: 'rein.vscode.fixTestAtCursor',
+    fixTestItem: 'rein.vscode.fixTestItem',
     ask: 'rein.vscode.ask',
     cancelTask: 'rein.vscode.cancelTask',
     resumeTask: 'rein.vscode.resumeTask',

@@ -13,6 +13,7 @@ import { isTerminal, serverCommands, type FixTestArgs, type RunTaskArgs, type Ta
 import { AUTO_PROVIDER, KEYED_PROVIDERS } from './settings';
 import { spentLine, waitingWords } from './status_text';
 import type { TaskAction } from './task_book';
+import { testPlace } from './test_item';
 import { renderTrace, showTraceWebview, tracedTasks } from './trace';
 import { linkFiles } from './trace_links';
 import { undoTask } from './undo';
@@ -21,6 +22,7 @@ type Handler = (ctx: Ctx, ...args: unknown[]) => Promise<void>;
 
 const handlers: Record<string, Handler> = {
     [commandIds.fixTestAtCursor]: fixTestAtCursor,
+    [commandIds.fixTestItem]: fixTestItem,
     [commandIds.ask]: ask,
     [commandIds.cancelTask]: (ctx, id) => cancelTask(ctx, asId(id)),
     [commandIds.resumeTask]: (ctx, id) => resumeTask(ctx, asId(id)),
@@ -109,11 +111,28 @@ function asId(value: unknown): string | undefined {
 async function fixTestAtCursor(ctx: Ctx): Promise<void> {
     const editor = vscode.window.activeTextEditor;
     if (!editor) throw new UserError('Open a test file and put the cursor inside a failing test first.');
+    await fixTestAt(ctx, editor.document, editor.selection);
+}
+
+/** "Fix with Rein" on a test of the Testing view (any extension's): the
+ * test's file opens at the test, then as "Fix Test at Cursor". */
+async function fixTestItem(ctx: Ctx, arg: unknown): Promise<void> {
+    const place = testPlace(arg);
+    if (typeof place === 'string') throw new UserError(place);
+    if (!(place.uri instanceof vscode.Uri)) throw new UserError('This test has no file Rein can open.');
+    const document = await vscode.workspace.openTextDocument(place.uri);
+    const line = Math.min(place.line, Math.max(0, document.lineCount - 1));
+    const at = document.validatePosition(new vscode.Position(line, place.character));
+    const editor = await vscode.window.showTextDocument(document, { selection: new vscode.Range(at, at) });
+    await fixTestAt(ctx, editor.document, editor.selection);
+}
+
+async function fixTestAt(ctx: Ctx, document: vscode.TextDocument, selection: vscode.Range): Promise<void> {
     const client = ctx.requireClient();
     const c2p = client.code2ProtocolConverter;
     const actions = await client.sendRequest(lc.CodeActionRequest.type, {
-        textDocument: c2p.asTextDocumentIdentifier(editor.document),
-        range: c2p.asRange(editor.selection),
+        textDocument: c2p.asTextDocumentIdentifier(document),
+        range: c2p.asRange(selection),
         context: { diagnostics: [], triggerKind: lc.CodeActionTriggerKind.Invoked },
     });
     const fix = (actions ?? [])
