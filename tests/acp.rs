@@ -425,6 +425,36 @@ fn a_cancelled_prompt_ends_cancelled() {
     assert_eq!(t.events("cancel").len(), 1);
 }
 
+/// The client goes away mid-task (its window closed: stdin ends): the
+/// task is cancelled saying so, its history ends there, and the agent
+/// exits on its own.
+#[test]
+fn a_client_that_closes_mid_task_leaves_a_task_that_ended_saying_why() {
+    let s = Session::new();
+    let t = s.run(
+        &support::tests_dir().join("fixtures/lsp_tasks/slow.json"),
+        json!({"permission": "allow_once", "close_after_updates": 3, "steps": [{"prompt": text(FIX_PROMPT)}]}),
+    );
+    assert_eq!(t.events("close").len(), 1, "{:#?}", t.lines);
+    let done = t.events("done");
+    assert_eq!(done[0]["exit_code"], 0, "{:#?}\n{}", done, s.log());
+    assert!(
+        t.events("kill").is_empty(),
+        "the agent did not exit by itself"
+    );
+    let traces: Vec<String> = std::fs::read_dir(s.root().join(".rein/traces"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(traces.len(), 1);
+    assert!(
+        traces[0].contains("cancelled: the client closed the connection"),
+        "{}",
+        traces[0]
+    );
+    assert_eq!(s.cart(), support::demo_cart());
+}
+
 /// A prompt with an embedded file reaches the model with that file; a
 /// secret in the environment that the model repeats reaches the client
 /// only as `<redacted>`.

@@ -254,6 +254,12 @@ async function main() {
         out({ event: "kill", after_updates: updatesThisPrompt });
         child.kill("SIGKILL");
       }
+      if (script.close_after_updates != null && updatesThisPrompt === script.close_after_updates && !stopped) {
+        // The panel closes (its window, the editor): stdin ends, nothing is killed.
+        stopped = true;
+        out({ event: "close", after_updates: updatesThisPrompt });
+        child.stdin.end();
+      }
       if (script.cancel_after_updates != null && updatesThisPrompt === script.cancel_after_updates && agentCx && sessionId) {
         out({ event: "cancel", after_updates: updatesThisPrompt });
         agentCx.notify("session/cancel", { sessionId }).catch((e) => out({ event: "cancel_error", error: errorJson(e) }));

@@ -1,7 +1,9 @@
 //! The tasks a front end is running, by id: what cancels them, answers
 //! their questions and shuts them down. Only the table: a front end
 //! registers each task it starts (with its own tag for it: an LSP progress
-//! token, an ACP session id) and removes it when it is over.
+//! token, an ACP session id) and removes it when it is over. ACP registers
+//! a prompt under its session's id before the prompt's task has one (one
+//! prompt at a time per session: [`RunningTasks::register_unless_tagged`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -49,6 +51,36 @@ impl RunningTasks {
                 },
             );
         }
+    }
+
+    /// Registers like [`register`](Self::register) unless a task tagged
+    /// `tag` is running; whether it did. One check and insert, so two
+    /// starts at once cannot both win.
+    pub fn register_unless_tagged(
+        &self,
+        id: &str,
+        cancel: CancellationToken,
+        reason: CancelReason,
+        tag: String,
+    ) -> bool {
+        let Ok(mut running) = self.running.lock() else {
+            return false;
+        };
+        if running.values().any(|t| t.tag == tag && !t.ended) || running.contains_key(id) {
+            return false;
+        }
+        running.insert(
+            id.to_owned(),
+            Running {
+                cancel,
+                reason,
+                tag,
+                answer: None,
+                handle: None,
+                ended: false,
+            },
+        );
+        true
     }
 
     /// The background task running it (what `shutdown` waits for).
@@ -218,5 +250,38 @@ mod tests {
         assert_eq!(reason.text(), "cancelled: the front end closed");
         // Nothing left to wait for.
         assert!(!RunningTasks::default().shutdown("x").await);
+    }
+
+    #[test]
+    fn one_task_per_tag_when_asked() {
+        let tasks = RunningTasks::default();
+        let tag = || "s-1".to_owned();
+        assert!(tasks.register_unless_tagged(
+            "s-1",
+            CancellationToken::new(),
+            CancelReason::default(),
+            tag()
+        ));
+        assert!(!tasks.register_unless_tagged(
+            "s-1b",
+            CancellationToken::new(),
+            CancelReason::default(),
+            tag()
+        ));
+        assert!(!tasks.register_unless_tagged(
+            "s-1",
+            CancellationToken::new(),
+            CancelReason::default(),
+            "other".into()
+        ));
+        assert!(tasks.cancel_by_tag("s-1"));
+        tasks.remove("s-1");
+        assert!(tasks.register_unless_tagged(
+            "s-1",
+            CancellationToken::new(),
+            CancelReason::default(),
+            tag()
+        ));
+        assert_eq!(tasks.running_count(), 1);
     }
 }

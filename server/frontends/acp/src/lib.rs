@@ -40,6 +40,8 @@ use agent_client_protocol::v1::schema::{
     PromptResponse, SessionCapabilities, SessionListCapabilities,
 };
 use agent_client_protocol::{Agent, Client};
+use rein_core::cancel::CancelReason;
+use rein_core::task_host::RunningTasks;
 use tokio_util::sync::CancellationToken;
 
 use self::run::{ClientOffers, run_prompt};
@@ -76,6 +78,10 @@ struct Sessions {
     client_fs: std::sync::atomic::AtomicBool,
     /// The client runs commands in its terminal (`terminal/*`).
     client_terminal: std::sync::atomic::AtomicBool,
+    /// The running prompts, one per session at most, under the session's
+    /// id (tagged with it too): what `session/cancel` cancels and what
+    /// winds down when the client goes.
+    running: Arc<RunningTasks>,
 }
 
 impl Sessions {
@@ -146,7 +152,7 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
     let cancels = Arc::clone(&sessions);
     let loads = Arc::clone(&sessions);
     let lists = Arc::clone(&sessions);
-    Agent
+    let served = Agent
         .v1()
         .name("rein")
         .on_receive_request(
@@ -235,47 +241,50 @@ async fn serve() -> Result<(), agent_client_protocol::Error> {
                         .client_terminal
                         .load(std::sync::atomic::Ordering::SeqCst),
                 };
-                let cancel = CancellationToken::new();
-                {
-                    let Ok(mut running) = session.running.lock() else {
-                        return responder
-                            .respond_with_error(agent_client_protocol::Error::internal_error());
-                    };
-                    if running.is_some() {
-                        return responder.respond_with_error(invalid_params(
-                            "a prompt is already running in this session".into(),
-                        ));
-                    }
-                    *running = Some(cancel.clone());
+                let (cancel, reason) = (CancellationToken::new(), CancelReason::default());
+                let running = Arc::clone(&prompts.running);
+                if !running.register_unless_tagged(
+                    &session.id,
+                    cancel.clone(),
+                    reason.clone(),
+                    session.id.clone(),
+                ) {
+                    return responder.respond_with_error(invalid_params(
+                        "a prompt is already running in this session".into(),
+                    ));
                 }
                 // Outside the dispatch loop: the task asks the client for
                 // permissions, and `session/cancel` must get through.
-                tokio::spawn(async move {
-                    let stop = run_prompt(&session, &request, cx, cancel, client).await;
-                    if let Ok(mut running) = session.running.lock() {
-                        *running = None;
-                    }
+                let table = Arc::clone(&running);
+                let prompt_id = session.id.clone();
+                let handle = tokio::spawn(async move {
+                    let stop =
+                        run_prompt(&session, &request, cx, (cancel, reason), &table, client).await;
+                    table.remove(&session.id);
                     if let Err(error) = responder.respond(PromptResponse::new(stop)) {
                         tracing::warn!(%error, "the prompt's answer was not sent");
                     }
                 });
+                running.set_handle(&prompt_id, handle);
                 Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_notification(
             async move |notification: CancelNotification, _cx| {
-                if let Ok(session) = cancels.get(&notification.session_id.0)
-                    && let Ok(running) = session.running.lock()
-                    && let Some(cancel) = running.as_ref()
-                {
-                    cancel.cancel();
-                }
+                cancels.running.cancel_by_tag(&notification.session_id.0);
                 Ok(())
             },
             agent_client_protocol::on_receive_notification!(),
         )
         // Not the SDK's own stdio: see transport.rs.
         .connect_to(transport::stdio(lines::LineLimits::default()))
-        .await
+        .await;
+    // The client is gone: its prompts' tasks stop saying why, and their
+    // histories end consistently before the process exits.
+    sessions.running.shutdown(CLIENT_GONE).await;
+    served
 }
+
+/// Why a prompt still running when the client went stopped.
+const CLIENT_GONE: &str = "cancelled: the client closed the connection";

@@ -11,7 +11,7 @@ use rein_core::agent::{Outcome, StopCause};
 use rein_core::cancel::CancelReason;
 use rein_core::os::disk::DiskWorkspace;
 use rein_core::task::{TaskId, TaskSpec};
-use rein_core::task_host::FrontEnd;
+use rein_core::task_host::{FrontEnd, RunningTasks};
 use tokio_util::sync::CancellationToken;
 
 use super::approve::{AcpApprover, AcpConfirm, CurrentCall, Permissions};
@@ -47,7 +47,8 @@ pub async fn run_prompt(
     session: &Arc<AcpSession>,
     request: &PromptRequest,
     cx: Connection,
-    cancel: CancellationToken,
+    (cancel, reason): (CancellationToken, CancelReason),
+    running: &Arc<RunningTasks>,
     client: ClientOffers,
 ) -> StopReason {
     let call = Arc::new(CurrentCall::default());
@@ -156,6 +157,7 @@ pub async fn run_prompt(
         &session.root,
         ServiceOptions {
             mcp: Arc::clone(&session.mcp),
+            running: Arc::clone(running),
             ..ServiceOptions::this_process()
         },
     ) {
@@ -295,7 +297,7 @@ pub async fn run_prompt(
     };
     let task = ready.spec().id.clone();
     let goal = ready.spec().goal.clone();
-    let outcome = ready.run(front, cancel, CancelReason::default()).await;
+    let outcome = ready.run(front, cancel, reason).await;
     let mut reason = outcome.reason.clone();
     let interrupted = progress.interrupted();
     if !interrupted.is_empty() {

@@ -19,7 +19,6 @@ use rein_core::config::Config;
 use rein_core::config::mcp::{self, McpServerSettings};
 use rein_core::trust::{self, Trust, TrustSource};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::approve::{SessionRules, TrustAnswer};
 use rein_app::settings;
@@ -35,8 +34,6 @@ pub struct AcpSession {
     pub notices: Mutex<Vec<String>>,
     pub mcp: Arc<rein_mcp::McpPool>,
     pub rules: Arc<SessionRules>,
-    /// The running prompt's cancel token.
-    pub running: Mutex<Option<CancellationToken>>,
     /// How the session's earlier prompts ended, one line each: a later
     /// instruction ("now rename it") is read with them.
     pub earlier: Mutex<Vec<String>>,
@@ -83,7 +80,6 @@ impl AcpSession {
             notices: Mutex::new(notices),
             mcp: Arc::default(),
             rules: Arc::default(),
-            running: Mutex::new(None),
             earlier: Mutex::new(Vec::new()),
             interrupted: Mutex::new(None),
         })
