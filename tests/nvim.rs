@@ -444,6 +444,15 @@ async fn fix_test_with_the_edit_accepted() {
     assert_eq!(ran.disk("cart.py"), fixed_cart());
 }
 
+/// `:Rein show` while a review waits: the task in a buffer below, kept up
+/// to date by itself; after the accept it shows the verification with what
+/// the test printed, and the window follows the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rein_show_follows_the_task() {
+    let ran = run(Case::new("show")).await;
+    assert_eq!(ran.disk("cart.py"), fixed_cart());
+}
+
 /// `:Rein undo` after the task: the fix taken back in the buffer, the
 /// line the user typed after the task kept, nothing asked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -596,6 +596,35 @@ async fn the_lens_above_a_failing_test_fixes_it_in_real_vscode() {
     run.passed();
 }
 
+/// "Rein: Show Task" in real VS Code: the task's report opens beside the
+/// editor while the task waits for its review, and catches up by itself:
+/// after the accept it shows the verification with what the test printed.
+#[tokio::test]
+async fn the_task_view_follows_the_task_in_real_vscode() {
+    let run = E2e::run(
+        "task-view",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+    )
+    .await;
+    let r = &run.result;
+    let before = r["before"].as_str().unwrap_or_default();
+    if before.contains("✓ verified") {
+        run.fail(&format!("verified before the edit was accepted: {before}"));
+    }
+    let after = r["after"].as_str().unwrap_or_default();
+    if !(after.contains("✓ verified")
+        && after.contains("What it printed")
+        && after.contains("Ran 1 test")
+        && after.contains("OK"))
+    {
+        run.fail(&format!("the verification in the view: {after}"));
+    }
+    run.keep_screenshots("task-view");
+    run.passed();
+}
+
 /// "Fix Test at Cursor" on a test that passes already: it ends at once,
 /// saying so, without a model call or a change.
 #[tokio::test]

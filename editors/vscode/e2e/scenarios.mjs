@@ -298,8 +298,40 @@ async function lens(bench, result, { log, shot }) {
     await shot('2-lens-gone');
 }
 
+/** "Rein: Show Task" while the task waits for its review: the task's
+ * report opens beside the editor and keeps up with it — after the accept
+ * it shows the verification, with what the test printed. */
+async function taskView(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.runCommand('Rein: Show Task');
+    const tab = bench.page.locator('.tab', { hasText: 'Rein: Fix TestCart.test_total' }).first();
+    await tab.waitFor({ state: 'visible', timeout: 60_000 });
+    result.tab = (await tab.textContent())?.trim();
+    const report = bench.page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    await report.locator('#timeline').waitFor({ state: 'attached', timeout: 60_000 });
+    result.before = (await report.locator('#verification').textContent())?.replace(/\s+/g, ' ').trim();
+    log(`verification before the accept: ${result.before}`);
+    await shot('1-task-view-waiting');
+
+    await bench.statusMenu('Accept the proposed edit');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'not running'],
+    });
+    // The view catches up by itself.
+    await report.locator('#verification .c-ok', { hasText: 'verified' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    result.after = (await report.locator('#verification').textContent())?.replace(/\s+/g, ' ').trim();
+    log(`verification after: ${result.after}`);
+    await shot('2-task-view-verified');
+}
+
 export const scenarios = {
     lens,
+    'task-view': taskView,
     'fix-test': fixTest,
     'first-run': firstRun,
     'starts-bundled': startsBundled,

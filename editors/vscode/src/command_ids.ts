@@ -14,6 +14,7 @@ export const commandIds = {
     answer: 'rein.vscode.answer',
     showTrace: 'rein.vscode.showTrace',
     showEvidence: 'rein.vscode.showEvidence',
+    showTask: 'rein.vscode.showTask',
     taskActions: 'rein.vscode.taskActions',
     setApiKey: 'rein.vscode.setApiKey',
     setUp: 'rein.vscode.setUp',

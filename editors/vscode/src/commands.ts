@@ -30,6 +30,7 @@ const handlers: Record<string, Handler> = {
     [commandIds.answer]: (ctx, id) => answer(ctx, asId(id)),
     [commandIds.showTrace]: (ctx, id) => showTrace(ctx, asId(id)),
     [commandIds.showEvidence]: (ctx, id) => showEvidence(ctx, asId(id)),
+    [commandIds.showTask]: (ctx, id) => showTask(ctx, asId(id)),
     [commandIds.taskActions]: taskActions,
     [commandIds.setApiKey]: setApiKey,
     [commandIds.clearApiKey]: clearApiKey,
@@ -228,13 +229,30 @@ async function showTrace(ctx: Ctx, id?: string): Promise<void> {
     showTraceWebview(taskId, linkFiles(html, folder.uri.fsPath, commandIds.openFile), commandIds.openFile);
 }
 
+/** The evidence, rendered: the task's report at its verification (each
+ * check, its command, exit code, the files it ran on and what the tests
+ * printed); the plain lines stay in the "Rein Tasks" channel. */
 async function showEvidence(ctx: Ctx, id?: string): Promise<void> {
     const taskId = id ?? ctx.book.current()?.taskId;
     const v = taskId ? ctx.book.verification(taskId) : undefined;
-    if (!v) throw new UserError('Rein has not verified that task: there is no evidence to show.');
+    if (!taskId || !v) throw new UserError('Rein has not verified that task: there is no evidence to show.');
     // Written when it arrived; written again only if it was not.
     ctx.writeEvidence(v);
-    ctx.tasksChannel.show(true);
+    await ctx.taskView.show(taskId, 'verification');
+}
+
+/** "Rein: Show Task": the current task (or one picked) beside the editor,
+ * kept up to date while it runs. */
+async function showTask(ctx: Ctx, id?: string): Promise<void> {
+    let taskId = id ?? ctx.book.current()?.taskId;
+    if (!taskId) {
+        const known = ctx.book.all();
+        if (known.length === 0) throw new UserError('No Rein task in this window yet: start one (Fix Test at Cursor, Ask Rein…).');
+        taskId = (await vscode.window.showQuickPick(known.map((s) => item(s, ctx.book.name(s.taskId))), { title: 'Show which task?' }))?.taskId;
+        if (!taskId) return;
+    }
+    if (!ctx.workspaceFolder || !ctx.binary) throw new UserError('Rein’s server is not set up for this window; see the “Rein” output.');
+    await ctx.taskView.show(taskId);
 }
 
 /** The status bar's menu: the current task (its goal, where it stands,
@@ -248,7 +266,7 @@ async function taskActions(ctx: Ctx): Promise<void> {
         answer: '$(comment) Answer the question…',
         cancel: '$(circle-slash) Cancel the task',
         resume: '$(debug-continue) Resume the task',
-        trace: '$(list-tree) Show the trace',
+        trace: '$(list-tree) Show the task (its steps, live)',
         evidence: '$(checklist) Show the verification evidence',
     };
     const run: Record<TaskAction, string> = {
@@ -257,7 +275,7 @@ async function taskActions(ctx: Ctx): Promise<void> {
         answer: commandIds.answer,
         cancel: commandIds.cancelTask,
         resume: commandIds.resumeTask,
-        trace: commandIds.showTrace,
+        trace: commandIds.showTask,
         evidence: commandIds.showEvidence,
     };
     type Item = vscode.QuickPickItem & { command?: string; arg?: string };

@@ -17,7 +17,7 @@ import { isAnswer, isUnansweredReview, outcomeToast, reinSays } from './outcome_
 import { RedactingLogChannel } from './output';
 import { isTerminal, type TaskStatus, type Verification } from './protocol';
 import { askInstruction } from './instruction';
-import { plain } from './plain_text';
+import { oneLine, plain } from './plain_text';
 import { reviewEdit, Reviews } from './review';
 import { SecretSet } from './redact';
 import { forLog, type Mapped } from './settings';
@@ -25,6 +25,7 @@ import { runSetUp } from './setup';
 import { providerStatus, type ProviderStatus } from './setup_model';
 import { StatusBar } from './status';
 import { TaskBook } from './task_book';
+import { TaskView } from './task_view';
 import { verificationLines } from './verification_text';
 
 
@@ -52,6 +53,8 @@ export class Ctx implements vscode.Disposable {
     readonly secrets = new SecretSet();
     /** The answers of ended "Ask Rein…" tasks, as read-only Markdown. */
     readonly answers = new Answers();
+    /** "Rein: Show Task": a task's report beside the editor, live. */
+    readonly taskView: TaskView;
 
     constructor(readonly extension: vscode.ExtensionContext) {
         this.output = new RedactingLogChannel(vscode.window.createOutputChannel('Rein', { log: true }), this.secrets);
@@ -62,7 +65,14 @@ export class Ctx implements vscode.Disposable {
             () => this.reviewsChanged(),
             (p, outcome) => this.noteReview(p.path, p.taskId, outcome),
         );
-        this.disposables.push(this.output, this.tasksChannel, this.status, this.reviews, this.answers.register());
+        this.taskView = new TaskView({
+            binary: () => this.serverPath,
+            folder: () => this.folder?.uri.fsPath,
+            title: (taskId) => oneLine(this.book.name(taskId), 60),
+            openCommand: commandIds.openFile,
+            redact: (text) => this.secrets.redact(text),
+        });
+        this.disposables.push(this.output, this.tasksChannel, this.status, this.reviews, this.answers.register(), this.taskView);
     }
 
     get workspaceFolder(): vscode.WorkspaceFolder | undefined {
@@ -273,6 +283,7 @@ export class Ctx implements vscode.Disposable {
     private onTaskStatus(s: TaskStatus): void {
         const news = this.book.update(s);
         this.showCurrent();
+        this.taskView.changed(s.taskId);
         if (!news) return;
         const what = s.waitingFor ? `waiting for you (${s.waitingFor.kind}: ${s.waitingFor.detail})` : s.state.replace(/_/g, ' ');
         const lines = [`[${stamp()}] ${this.book.name(s.taskId)}: ${what}${s.reason ? ` — ${plain(s.reason)}` : ''}`];
@@ -326,6 +337,7 @@ export class Ctx implements vscode.Disposable {
 
     private onVerification(v: Verification): void {
         this.book.verified(v);
+        this.taskView.changed(v.taskId);
         this.writeEvidence(v);
     }
 

@@ -18,6 +18,7 @@
 pub(crate) mod html;
 mod markdown;
 mod model;
+mod output_tail;
 mod read;
 mod timeline;
 
@@ -132,6 +133,7 @@ fn run(args: &TraceArgs) -> Result<(), Failure> {
                 color: std::io::stdout().is_terminal()
                     && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
                 verbose: args.verbose,
+                workspace: Some(root.clone()),
             };
             stdout.write_all(timeline::render(&report, style).as_bytes())
         }

@@ -318,6 +318,24 @@ function M.trace(opts)
   end)
 end
 
+--- :Rein show [task] — the task (the current one, else picked) in a
+--- buffer below, kept up to date while it runs.
+function M.show(opts)
+  local candidates = progress.all()
+  for _, id in ipairs(traced_ids()) do
+    if not progress.tasks[id] then
+      table.insert(candidates, { id = id, state = 'earlier' })
+    end
+  end
+  local current = progress.current()
+  local arg = opts.rest ~= '' and opts.rest or (current and current.id) or nil
+  with_task(arg, candidates, 'show', function(id, task)
+    local client = client_for(task, true)
+    local root = client and client.root_dir or vim.fn.getcwd()
+    require('rein.live').show(id, root)
+  end)
+end
+
 --- :Rein verification [task] — what the verifier checked, with evidence.
 function M.verification(opts)
   local checked = vim.tbl_filter(function(t)
@@ -442,6 +460,7 @@ M.subcommands = {
   cancel = M.cancel,
   resume = M.resume,
   trace = M.trace,
+  show = M.show,
   verification = M.verification,
   review = M.review,
   status = M.status,

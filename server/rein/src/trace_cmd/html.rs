@@ -65,6 +65,8 @@ h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; padding-bottom: .25rem; border-bo
 h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 code, pre, .off, .lbl { font-family: var(--mono); font-size: .86rem; }
 pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.log { background: var(--panel); border: 1px solid var(--line); padding: .5rem .75rem; max-height: 24rem; overflow: auto; }
+details.output { margin: .25rem 0 1rem; }
 a { color: var(--info); }
 nav a { margin-right: 1rem; }
 .goal { font-size: 1.05rem; margin: .25rem 0 1rem; }
@@ -820,6 +822,14 @@ fn check_block(out: &mut String, i: usize, c: &Check, workspace: Option<&Path>) 
             );
         }
         out.push_str("</table>\n");
+        if let Some(tail) = super::output_tail::output_tail(&ev.log_path, workspace) {
+            let _ = writeln!(
+                out,
+                "<details class=\"output\" open><summary>What it printed (the last lines)</summary>\
+                 <pre class=\"log\">{}</pre></details>",
+                esc(&tail)
+            );
+        }
     }
     out.push_str("</div>\n");
 }

@@ -14,10 +14,13 @@ use super::markdown;
 use super::model::{Class, Entry, Report, fmt_count, fmt_ms, fmt_offset, fmt_usd};
 
 /// How to render.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Style {
     pub color: bool,
     pub verbose: bool,
+    /// The workspace whose `.rein/artifacts/` hold the checks' logs: with
+    /// `verbose`, each check shows what it printed (its last lines).
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 const RESET: &str = "\x1b[0m";
@@ -92,7 +95,7 @@ pub fn render(report: &Report, style: Style) -> String {
         };
         let _ = writeln!(out, "{}", p.paint(BOLD, &title));
         for entry in entries {
-            line(&mut out, report, entry, style, &p);
+            line(&mut out, report, entry, &style, &p);
         }
     }
     out
@@ -207,7 +210,7 @@ pub fn cost_line(r: &Report) -> String {
     s
 }
 
-fn line(out: &mut String, r: &Report, e: &Entry, style: Style, p: &Painter) {
+fn line(out: &mut String, r: &Report, e: &Entry, style: &Style, p: &Painter) {
     let offset = fmt_offset(e.offset_ms);
     let label = if e.indent {
         format!("  {}", e.label)
@@ -256,6 +259,14 @@ fn line(out: &mut String, r: &Report, e: &Entry, style: Style, p: &Painter) {
             }
             if !ev.failures.is_empty() {
                 let _ = writeln!(out, "{pad}  failing {}", p.plain(&ev.failures.join(", ")));
+            }
+            if style.verbose
+                && let Some(tail) =
+                    super::output_tail::output_tail(&ev.log_path, style.workspace.as_deref())
+            {
+                for l in tail.lines() {
+                    let _ = writeln!(out, "{pad}  {}", p.paint(DIM, &format!("│ {l}")));
+                }
             }
         }
     }
