@@ -596,6 +596,32 @@ async fn the_lens_above_a_failing_test_fixes_it_in_real_vscode() {
     run.passed();
 }
 
+/// "Fix with Rein" in VS Code's Testing view, on a test another extension
+/// lists (e2e/test-controller/, as the Python or Jest extension would):
+/// the test's fix runs as from the editor.
+#[tokio::test]
+async fn fix_with_rein_from_the_testing_view_in_real_vscode() {
+    let run = E2e::run_on(
+        &repo().join("server/app/demo/project"),
+        "testing-view",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+        &[("REIN_E2E_TEST_CONTROLLER", "1".into())],
+    )
+    .await;
+    let menu = run.result["menu"].to_string();
+    if !menu.contains("Fix with Rein") {
+        run.fail(&format!("the test's context menu: {menu}"));
+    }
+    let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
+    if !cart.contains("item.price * item.qty") {
+        run.fail(&format!("cart.py is not fixed:\n{cart}"));
+    }
+    run.keep_screenshots("testing-view");
+    run.passed();
+}
+
 /// "Rein: Show Task" in real VS Code: the task's report opens beside the
 /// editor while the task waits for its review, and catches up by itself:
 /// after the accept it shows the verification with what the test printed.

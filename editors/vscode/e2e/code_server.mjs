@@ -47,6 +47,22 @@ export async function installExtension(codeServer, p, vsix) {
     if (!/successfully installed/.test(out)) throw new Error(`installing ${vsix} did not say it succeeded:\n${out}`);
 }
 
+/** Packages the extension in `folder` (plain JavaScript, no
+ * dependencies) with the extension's own `vsce`; the `.vsix`'s path. */
+export async function packageFolder(folder, outDir) {
+    const vsce = new URL('../node_modules/.bin/vsce', import.meta.url).pathname;
+    const vsix = path.join(outDir, `${path.basename(folder)}.vsix`);
+    await new Promise((resolve, reject) => {
+        execFile(
+            vsce,
+            ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', vsix],
+            { cwd: folder, timeout: 120_000 },
+            (error, stdout, stderr) => (error ? reject(new Error(`packaging ${folder} failed: ${error.message}\n${stdout}\n${stderr}`)) : resolve()),
+        );
+    });
+    return vsix;
+}
+
 /** Starts code-server and resolves once it listens. */
 export async function start(codeServer, p, { timeoutMs = 60_000, extraArgs = [] } = {}) {
     const log = fs.createWriteStream(p.log);

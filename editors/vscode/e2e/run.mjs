@@ -7,7 +7,9 @@
 // Environment: REIN_E2E_CODE_SERVER, REIN_E2E_VSIX, REIN_E2E_REIN_BIN,
 // REIN_E2E_WORKSPACE, REIN_E2E_OUT, REIN_E2E_SECRET, REIN_E2E_SCENARIO
 // (`fix-test`), REIN_E2E_BUNDLED (set: no `rein.server.path`, the server
-// must come from the package), CHROMIUM (default /usr/bin/chromium).
+// must come from the package), REIN_E2E_TEST_CONTROLLER (set: also install
+// test-controller/, another extension's tests for the Testing view),
+// CHROMIUM (default /usr/bin/chromium).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -61,6 +63,12 @@ async function main() {
     );
     log('installing the extension');
     await codeServer.installExtension(need('REIN_E2E_CODE_SERVER'), p, need('REIN_E2E_VSIX'));
+    if (process.env.REIN_E2E_TEST_CONTROLLER) {
+        // Another extension's tests in the Testing view (test-controller/).
+        log('installing a test controller');
+        const vsix = await codeServer.packageFolder(new URL('./test-controller/', import.meta.url).pathname, out);
+        await codeServer.installExtension(need('REIN_E2E_CODE_SERVER'), p, vsix);
+    }
     // `--log trace`: the extension's output channels log at trace level, so
     // the LSP message trace is on and lands in the log folder.
     const server = await codeServer.start(need('REIN_E2E_CODE_SERVER'), p, { extraArgs: ['--log', 'trace'] });

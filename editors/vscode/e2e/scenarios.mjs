@@ -329,8 +329,33 @@ async function taskView(bench, result, { log, shot }) {
     await shot('2-task-view-verified');
 }
 
+/** Another extension lists the demo project's tests in the Testing view
+ * (test-controller/): right-click test_total, "Fix with Rein", and the
+ * fix runs as from the editor. */
+async function testingView(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.runCommand('Testing: Focus on Test Explorer View');
+    const row = bench.page.locator('.test-explorer .monaco-list-row', { hasText: 'test_total' }).first();
+    await row.waitFor({ state: 'visible', timeout: 60_000 });
+    await row.click({ button: 'right' });
+    const menu = bench.page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ state: 'visible', timeout: 20_000 });
+    result.menu = (await menu.locator('.action-label').allTextContents()).map((t) => t.trim()).filter((t) => t);
+    log(`context menu: ${JSON.stringify(result.menu)}`);
+    await shot('1-testing-view-menu');
+    await menu.locator('.action-label', { hasText: 'Fix with Rein' }).first().click();
+    result.review = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.statusMenu('Accept the proposed edit');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'not running'],
+    });
+    await shot('2-fixed');
+}
+
 export const scenarios = {
     lens,
+    'testing-view': testingView,
     'task-view': taskView,
     'fix-test': fixTest,
     'first-run': firstRun,
