@@ -6,12 +6,23 @@
 // status bar says "Rein: set up" and Rein's commands lead here first.
 
 import * as vscode from 'vscode';
+import type * as lc from 'vscode-languageclient/node';
 
-import type { Ctx } from './ctx';
+import type { Config } from './config';
+import type { SecretSet } from './redact';
 import { checkProvider, choices, type Checked, LOCAL_SERVERS, normalizeAddress, settingsFor, type Choice } from './setup_model';
 
+/** What the set-up needs of the extension (the window's context). */
+export interface SetUpHost {
+    readonly secrets: SecretSet;
+    requireClient(): lc.LanguageClient;
+    settings(): Config;
+    providerConfigured(): boolean;
+    refreshProviderStatus(): Promise<boolean>;
+}
+
 /** Runs the set-up; whether a provider is configured at its end. */
-export async function runSetUp(ctx: Ctx): Promise<boolean> {
+export async function runSetUp(ctx: SetUpHost): Promise<boolean> {
     const client = ctx.requireClient();
     const check = (params: object): Promise<Checked> => Promise.resolve(client.sendRequest<Checked>(checkProvider, params));
     const local = await vscode.window.withProgress(
@@ -64,7 +75,7 @@ export async function runSetUp(ctx: Ctx): Promise<boolean> {
     }
 }
 
-async function withKey(ctx: Ctx, choice: Choice & { kind: 'anthropic' | 'openai' }, check: (p: object) => Promise<Checked>): Promise<boolean> {
+async function withKey(ctx: SetUpHost, choice: Choice & { kind: 'anthropic' | 'openai' }, check: (p: object) => Promise<Checked>): Promise<boolean> {
     const name = choice.kind === 'anthropic' ? 'Anthropic' : 'OpenAI';
     for (;;) {
         const key = await vscode.window.showInputBox({
@@ -88,7 +99,7 @@ async function withKey(ctx: Ctx, choice: Choice & { kind: 'anthropic' | 'openai'
     }
 }
 
-async function withServer(ctx: Ctx, choice: Choice, baseUrl: string, models: string[]): Promise<boolean> {
+async function withServer(ctx: SetUpHost, choice: Choice, baseUrl: string, models: string[]): Promise<boolean> {
     let model: string | undefined = models[0];
     if (models.length > 1) {
         model = await vscode.window.showQuickPick(models, {

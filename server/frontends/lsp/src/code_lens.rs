@@ -13,10 +13,7 @@
 //!
 //! [`TaskEvent::TestOutcomes`]: rein_core::ports::TaskEvent::TestOutcomes
 
-use std::sync::Mutex;
-
 use rein_core::testfind;
-use rein_core::testing::outcomes;
 use rein_core::testing::passes::Passes;
 use serde_json::json;
 use tower_lsp_server::Client;
@@ -25,58 +22,8 @@ use tower_lsp_server::ls_types::{CodeLens, Command, Position, Range, Uri};
 use crate::ext::commands;
 use crate::session::Session;
 
-/// At most this many failed names are remembered (the oldest go first).
-const MAX_KNOWN: usize = 1_000;
-
 /// The lens's title.
 pub const TITLE: &str = "▶ Fix with Rein";
-
-/// The tests this session's runs last showed failing, as their runners
-/// named them (cleaned and bounded by the core).
-#[derive(Debug, Default)]
-pub struct KnownOutcomes {
-    failed: Mutex<Vec<Known>>,
-}
-
-/// A failed name and its key ([`outcomes::key`]), made once: each run's
-/// passes are compared with every known name.
-#[derive(Debug)]
-struct Known {
-    name: String,
-    key: String,
-}
-
-impl KnownOutcomes {
-    /// Notes a run's outcomes; whether the failed set changed.
-    pub fn record(&self, failed: &[String], passed: &[String]) -> bool {
-        let Ok(mut known) = self.failed.lock() else {
-            return false;
-        };
-        let before = known.len();
-        let passed: Vec<String> = passed.iter().map(|p| outcomes::key(p)).collect();
-        known.retain(|k| !passed.iter().any(|p| outcomes::same_key(&k.key, p)));
-        let mut changed = known.len() != before;
-        for name in failed {
-            if !known.iter().any(|k| k.name == *name) {
-                known.push(Known {
-                    key: outcomes::key(name),
-                    name: name.clone(),
-                });
-                changed = true;
-            }
-        }
-        let excess = known.len().saturating_sub(MAX_KNOWN);
-        known.drain(..excess);
-        changed
-    }
-
-    fn failed(&self) -> Vec<String> {
-        self.failed
-            .lock()
-            .map(|k| k.iter().map(|k| k.name.clone()).collect())
-            .unwrap_or_default()
-    }
-}
 
 /// A run's outcomes arrived: remember them and, if the failed set changed
 /// and the client can be asked, have it ask for the lenses again. The
@@ -235,6 +182,9 @@ mod tests {
             let failed: Vec<String> = (0..200).map(|i| format!("t{run}::test_{i}")).collect();
             session.test_outcomes.record(&failed, &[]);
         }
-        assert_eq!(session.test_outcomes.failed().len(), MAX_KNOWN);
+        assert_eq!(
+            session.test_outcomes.failed().len(),
+            crate::known_outcomes::MAX_KNOWN
+        );
     }
 }

@@ -24,6 +24,7 @@ pub mod ext;
 mod fix_error;
 pub mod framing;
 mod guard;
+mod known_outcomes;
 mod lsp_progress;
 mod lsp_trust;
 mod lsp_workspace;

@@ -202,7 +202,7 @@ pub struct Session {
     pub options: ServerOptions,
     /// The tests this session's task runs last showed failing, for the
     /// "Fix with Rein" lenses (`code_lens`).
-    pub test_outcomes: crate::code_lens::KnownOutcomes,
+    pub test_outcomes: crate::known_outcomes::KnownOutcomes,
     /// The workspace's task service, made on first use.
     service: std::sync::Mutex<Option<Arc<TaskService>>>,
     /// The user's own state: trust decisions, the installation id.
@@ -258,7 +258,7 @@ impl Session {
             tasks: Arc::default(),
             mcp: Arc::default(),
             service: std::sync::Mutex::new(None),
-            test_outcomes: crate::code_lens::KnownOutcomes::default(),
+            test_outcomes: crate::known_outcomes::KnownOutcomes::default(),
             installation: installation(options.user_state.as_ref()),
             user_state: options.user_state.clone(),
             editor_trust: OnceLock::new(),
