@@ -105,3 +105,45 @@ async fn check_provider_checks_a_key_before_it_is_stored() {
     assert!(!bad.to_string().contains("wrong-1111"), "{bad}");
     s.shutdown().await;
 }
+
+/// A key the provider turns down ends the task with its cause on the wire
+/// (`model_failed`), so the editor can lead to set-up; a fixed test ends
+/// `verified`. No cause is guessed from words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_ends_with_its_cause_so_the_editor_can_offer_the_fix() {
+    let scenario = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        scenario.path(),
+        json!({"replies": [{"faults": [{"status": 401, "message": "invalid x-api-key"}]}]})
+            .to_string(),
+    )
+    .unwrap();
+    let mut s = Server::start(Setup::new(demo_project(), scenario.path().to_path_buf())).await;
+    s.editor.open("tests/test_cart.py").await.unwrap();
+    let task = s
+        .fix_test("tests/test_cart.py", 6, "TestCart.test_total")
+        .await;
+    let status = s.until_end(&task).await;
+    assert_eq!(status["state"], "failed", "{status}");
+    assert_eq!(status["cause"], "model_failed", "{status}");
+    // Only the final status says why it stopped.
+    assert!(
+        s.statuses(&task)
+            .iter()
+            .rev()
+            .skip(1)
+            .all(|st| st.get("cause").is_none()),
+        "{:#?}",
+        s.statuses(&task)
+    );
+    assert_eq!(s.shutdown().await, 0);
+
+    let mut s = server(vec![]).await;
+    s.editor.open("tests/test_cart.py").await.unwrap();
+    let task = s
+        .fix_test("tests/test_cart.py", 6, "TestCart.test_total")
+        .await;
+    let status = s.until_end(&task).await;
+    assert_eq!(status["cause"], "verified", "{status}");
+    assert_eq!(s.shutdown().await, 0);
+}

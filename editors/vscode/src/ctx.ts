@@ -13,7 +13,7 @@ import { commandIds } from './command_ids';
 import { Config, SECTION } from './config';
 import { findServer, SERVER_PATH_SETTING } from './discovery';
 import { taskStatus, verification } from './lsp_ext';
-import { isAnswer, isUnansweredReview, outcomeToast, reinSays } from './outcome_text';
+import { fixesFor, isAnswer, isUnansweredReview, outcomeToast, reinSays } from './outcome_text';
 import { RedactingLogChannel } from './output';
 import { isTerminal, type TaskStatus, type Verification } from './protocol';
 import { askInstruction } from './instruction';
@@ -323,13 +323,18 @@ export class Ctx implements vscode.Disposable {
         if (answer) await this.answers.show(answer);
         const toast = outcomeToast(s);
         if (!toast) return;
+        const fixes = fixesFor(s);
         const actions = [
+            ...fixes,
             ...(answer ? ['Show Answer'] : []),
             'Show Trace',
             ...(this.book.verification(s.taskId) ? ['Show Evidence'] : []),
         ];
         const show = toast.level === 'info' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
         const choice = await show(toast.text, ...actions);
+        if (choice === 'Set Up…') await vscode.commands.executeCommand(commandIds.setUp);
+        if (choice === 'Show Log') this.output.show();
+        if (choice === 'Raise the Budget…') await vscode.commands.executeCommand('workbench.action.openSettings', 'rein.max');
         if (choice === 'Show Answer' && answer) await this.answers.show(answer);
         if (choice === 'Show Trace') await vscode.commands.executeCommand(commandIds.showTrace, s.taskId);
         if (choice === 'Show Evidence') await vscode.commands.executeCommand(commandIds.showEvidence, s.taskId);

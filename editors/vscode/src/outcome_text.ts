@@ -71,6 +71,25 @@ export function outcomeToast(s: TaskStatus): OutcomeToast | undefined {
     }
 }
 
+/** What fixes the cause of a task's end, as the notification's buttons:
+ * a model that failed (a rejected key, a server not running, an unknown
+ * model) leads to set-up and the server's log; a budget to the settings
+ * that raise it; Rein's own failure to its log. */
+export type Fix = 'Set Up…' | 'Show Log' | 'Raise the Budget…';
+
+export function fixesFor(s: TaskStatus): Fix[] {
+    switch (s.cause) {
+        case 'model_failed':
+            return ['Set Up…', 'Show Log'];
+        case 'budget':
+            return ['Raise the Budget…'];
+        case 'internal':
+            return ['Show Log'];
+        default:
+            return [];
+    }
+}
+
 /** The answer as a Markdown document: the question, then the model's
  * words as they are. Shown as source text in a read-only editor, so
  * nothing in it runs (no HTML, no command links). */

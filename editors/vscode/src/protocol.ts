@@ -13,6 +13,23 @@ export type TaskState =
     | 'cancelled'
     | 'budget_exhausted';
 
+/** Why a task stopped (`rein_protocol::StopCause`, snake_case). */
+export type StopCause =
+    | 'verified'
+    | 'already_met'
+    | 'answered'
+    | 'unproven'
+    | 'refused'
+    | 'model_failed'
+    | 'context_full'
+    | 'stuck'
+    | 'gave_up'
+    | 'budget'
+    | 'cancelled'
+    | 'rejected'
+    | 'waiting_for_user'
+    | 'internal';
+
 /** What a task waits for the user to do, in the middle of its run. */
 export interface WaitingFor {
     kind: 'review' | 'approval' | 'answer';
@@ -37,6 +54,9 @@ export interface TaskStatus {
      * answer is pending; absent once the task goes on (or when it stopped
      * for the user, after a crash). */
     waitingFor?: WaitingFor | null;
+    /** On the final status: why the task stopped (the server's
+     * `StopCause`), for what the notification offers. */
+    cause?: StopCause | null;
     /** On the final status: the model's last words (untrusted text). */
     summary?: string | null;
 }

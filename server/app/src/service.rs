@@ -298,6 +298,7 @@ fn waiting(id: &TaskId, reason: &str) -> TaskStatus {
         output_tokens: 0,
         cost_usd: 0.0,
         unpriced_calls: 0,
+        cause: None,
     }
 }
 

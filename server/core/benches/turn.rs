@@ -194,6 +194,7 @@ impl Harness {
             output_tokens: 3_000,
             cost_usd: 0.4,
             unpriced_calls: 0,
+            cause: None,
         });
         let events = [
             TaskEvent::ModelCall {

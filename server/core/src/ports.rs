@@ -104,6 +104,10 @@ pub struct TaskStatus {
     /// so the real cost is unknown (more than `cost_usd`).
     #[serde(default)]
     pub unpriced_calls: u32,
+    /// On a final status: why the task stopped, typed (a front end offers
+    /// what fixes it: set-up after a model that failed, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<rein_protocol::StopCause>,
 }
 
 /// The activity while a command waits for the user's approval: front ends

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { answerMarkdown, isAnswer, isUnansweredReview, outcomeToast, reinSays } from '../../src/outcome_text';
+import { answerMarkdown, fixesFor, isAnswer, isUnansweredReview, outcomeToast, reinSays } from '../../src/outcome_text';
 import type { TaskState, TaskStatus } from '../../src/protocol';
 import { statusView } from '../../src/status_text';
 
@@ -76,4 +76,24 @@ test('a review nobody answered waits to be resumed, and is no failure', () => {
     assert.equal(statusView(s).text, '$(question) Rein: waiting for you');
     // A review still open is not this.
     assert.ok(!isUnansweredReview({ ...s, waitingFor: { kind: 'review', detail: 'app.py' } }));
+});
+
+test('a task that ended for a reason the user can fix offers the fix', () => {
+    const ended = (state: TaskStatus['state'], cause: TaskStatus['cause']): TaskStatus => ({
+        taskId: 't-1',
+        state,
+        turn: 1,
+        maxTurns: 20,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        cause,
+    });
+    assert.deepEqual(fixesFor(ended('failed', 'model_failed')), ['Set Up…', 'Show Log']);
+    assert.deepEqual(fixesFor(ended('budget_exhausted', 'budget')), ['Raise the Budget…']);
+    assert.deepEqual(fixesFor(ended('failed', 'internal')), ['Show Log']);
+    assert.deepEqual(fixesFor(ended('failed', 'gave_up')), []);
+    assert.deepEqual(fixesFor(ended('succeeded', 'verified')), []);
+    // An older server says no cause: nothing is guessed from the words.
+    assert.deepEqual(fixesFor(ended('failed', undefined)), []);
 });

@@ -236,6 +236,8 @@ struct Agent {
     runs: AtomicU32,
     artifacts: ArtifactDir,
     state: TaskState,
+    /// Why the run stopped, once it has: on the final status.
+    stopped_for: Option<StopCause>,
     compactions: u32,
     resumed: bool,
     /// What the last request changed in the history (stubs, summaries):
@@ -344,6 +346,7 @@ impl Agent {
             history: History::default(),
             progress: Progress::default(),
             state: TaskState::Queued,
+            stopped_for: None,
             compactions: 0,
             resumed: false,
             shown_transformations: HashSet::new(),
@@ -444,6 +447,7 @@ impl Agent {
             output_tokens: spent.usage.output_tokens,
             cost_usd: spent.cost_usd,
             unpriced_calls: spent.unpriced_calls,
+            cause: self.stopped_for,
         }));
     }
 
@@ -478,6 +482,7 @@ impl Agent {
         };
         let stop = self.in_users_words(stop);
         let state = stop.cause.state();
+        self.stopped_for = Some(stop.cause);
         self.set_state(state, Some(stop.reason.clone()));
         if let Some(lease) = lease {
             lease.abort();

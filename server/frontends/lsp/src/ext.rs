@@ -65,7 +65,8 @@ pub struct DocumentState {
 /// waits for the user in the middle of its run, `state: "waiting_user"`
 /// with `waitingFor: {kind: "review" | "approval" | "answer", detail}` (a
 /// status without it follows when the wait ends), and on the final status
-/// `summary`: the model's last words (untrusted text). The core's
+/// `summary`: the model's last words (untrusted text), and `cause`: why it
+/// stopped, typed (`rein_protocol::StopCause`). The core's
 /// `TaskStatus` is the data; this is its shape on the wire.
 pub const TASK_STATUS: &str = "rein/taskStatus";
 
@@ -85,6 +86,11 @@ pub struct TaskStatusParams<'a> {
     pub waiting_for: Option<&'a Waiting>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<&'a str>,
+    /// On a final status: why the task stopped (`model_failed`,
+    /// `budget`, `rejected`, …: `rein_protocol::StopCause`, snake_case),
+    /// so the editor can offer what fixes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<rein_core::agent::StopCause>,
 }
 
 impl<'a> TaskStatusParams<'a> {
@@ -113,6 +119,7 @@ impl<'a> TaskStatusParams<'a> {
             unpriced_calls: status.unpriced_calls,
             waiting_for: waiting,
             summary: summary.filter(|_| final_state),
+            cause: status.cause.filter(|_| final_state),
         }
     }
 }

@@ -472,6 +472,7 @@ mod tests {
             output_tokens: 2,
             cost_usd: 0.0,
             unpriced_calls: 3,
+            cause: None,
         };
         let waiting = Waiting {
             kind: WaitingKind::Review,
@@ -509,6 +510,7 @@ mod tests {
             output_tokens: 1_200,
             cost_usd: 0.04,
             unpriced_calls: 0,
+            cause: None,
         };
         assert_eq!(
             outcome(&status),

@@ -118,6 +118,7 @@ fn final_status(id: &TaskId, state: TaskState, reason: String) -> TaskStatus {
         output_tokens: 0,
         cost_usd: 0.0,
         unpriced_calls: 0,
+        cause: None,
     }
 }
 

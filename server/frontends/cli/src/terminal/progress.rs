@@ -385,6 +385,7 @@ mod tests {
             output_tokens: 0,
             cost_usd: 0.0123,
             unpriced_calls: 0,
+            cause: None,
         })
     }
 
