@@ -8,7 +8,7 @@
 //!
 //! Never: answers `end_turn` before the task's verdict (the final message
 //! carries it, with its evidence); runs anything the LSP path would not;
-//! sends a key in any update (`updates::redacted`).
+//! sends a key in any update (`redact::redacted`).
 
 mod approve;
 mod folder;
