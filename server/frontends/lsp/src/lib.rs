@@ -31,6 +31,7 @@ mod proto;
 mod provider;
 mod questions;
 mod review;
+mod said;
 mod saving;
 mod server;
 mod session;
