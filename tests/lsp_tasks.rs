@@ -1134,11 +1134,13 @@ async fn fixing_a_test_that_already_passes_ends_at_once_without_a_model_call() {
             .starts_with("already passing: `TestCart.test_total` passes"),
         "{end}"
     );
-    let states: Vec<String> = s
+    let mut states: Vec<String> = s
         .statuses(&task)
         .iter()
         .map(|st| st["state"].as_str().unwrap().to_owned())
         .collect();
+    // A state may repeat: a status goes out whenever the step changes.
+    states.dedup();
     assert_eq!(states, ["running", "verifying", "succeeded"]);
     assert!(s.messages("workspace/applyEdit").is_empty());
     assert_eq!(s.disk("cart.py"), fixed_cart());

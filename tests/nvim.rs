@@ -683,3 +683,11 @@ async fn review_the_status_line_says_what_the_task_waits_for() {
 async fn review_texts_are_plain_inert_and_honest_about_cost() {
     run(Case::new("review_texts")).await;
 }
+
+/// The status line says what the task does now (`step`, with the turn),
+/// the server's words for a wait; the model's latest line (`said`) is
+/// kept inert and bounded and shown by :Rein status (issue 35 point 5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_line_shows_the_step_and_the_models_line() {
+    run(Case::new("progress_texts")).await;
+}

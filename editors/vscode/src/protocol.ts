@@ -59,6 +59,13 @@ export interface TaskStatus {
     cause?: StopCause | null;
     /** On the final status: the model's last words (untrusted text). */
     summary?: string | null;
+    /** While it runs: what it does now, in the user's words ("running
+     * tests", "waiting for you · review cart.py"). Untrusted (it names the
+     * model's arguments), one clean line: shown as plain text. */
+    step?: string | null;
+    /** The model's latest line as it streams: untrusted, one clean line
+     * of at most 160 characters, redacted. Plain text, never Markdown. */
+    said?: string | null;
 }
 
 /** `rein/reviewEdit` (server → client): a change to review. Lines are

@@ -1,9 +1,11 @@
 // What the status bar item says about a task: pure formatting of
-// `rein/taskStatus`, unit-tested. The numbers read like the server's own
-// progress line (`turn 3/20 · 12.4k tok · $0.03`).
+// `rein/taskStatus`, unit-tested. The text says what the task does now
+// (the server's `step`: "running tests · turn 2/20"); the tooltip adds the
+// goal, the model's latest line (`said`) and the numbers, which read like
+// the server's own progress line (`turn 3/20 · 12.4k tok · $0.03`).
 
 import { isAlreadyPassing, isAnswer, isRejected } from './outcome_text';
-import { plain } from './plain_text';
+import { cleanLine, noIcons, plain } from './plain_text';
 import { isTerminal, type TaskStatus, type WaitingFor } from './protocol';
 
 export type Severity = 'normal' | 'warning' | 'error';
@@ -50,11 +52,36 @@ export interface TaskProgress {
     activity?: string;
 }
 
+/** The longest step the status bar shows; the tooltip has it whole. */
+const STEP_CHARS = 60;
+/** The longest line of the model's the tooltip shows (the server sends 160). */
+const SAID_CHARS = 200;
+
+/** The server's step as one clean line (`undefined`: none sent). */
+export function stepOf(s: TaskStatus, max = STEP_CHARS): string | undefined {
+    const step = s.step ? cleanLine(s.step, max) : '';
+    return step === '' ? undefined : step;
+}
+
+/** The model's latest line, clean and plain like its other words here
+ * (code spans without their backticks; `undefined`: it said nothing yet). */
+export function saidOf(s: TaskStatus): string | undefined {
+    const said = s.said ? cleanLine(plain(s.said), SAID_CHARS) : '';
+    return said === '' ? undefined : said;
+}
+
+/** `running tests · turn 2/20`: the step, and how far the task is. */
+function working(s: TaskStatus, step: string): string {
+    return s.maxTurns > 0 ? `${step} · turn ${Math.max(1, s.turn)}/${s.maxTurns}` : step;
+}
+
 /** The item for a task's latest status. */
 export function statusView(s: TaskStatus, progress: TaskProgress = {}): StatusView {
     const spent = spentLine(s);
+    const step = stepOf(s);
     const view = (icon: string, words: string, severity: Severity = 'normal'): StatusView => ({
-        text: `$(${icon}) Rein: ${words}`,
+        // Server text never draws an icon.
+        text: `$(${icon}) Rein: ${noIcons(words)}`,
         tooltip: tooltip(s, progress),
         severity,
     });
@@ -62,12 +89,14 @@ export function statusView(s: TaskStatus, progress: TaskProgress = {}): StatusVi
         case 'queued':
             return view('sync~spin', 'starting');
         case 'running':
-            return view('sync~spin', spent);
+            // A server that sends no step: the numbers, as before.
+            return view('sync~spin', step ? working(s, step) : spent);
         case 'verifying':
-            return view('sync~spin', `verifying · ${spent}`);
+            return view('sync~spin', step ? working(s, step) : `verifying · ${spent}`);
         case 'waiting_user':
-            if (s.waitingFor?.kind === 'review') return view('eye', `waiting for you · review ${s.waitingFor.detail}`, 'warning');
-            if (s.waitingFor?.kind === 'approval') return view('shield', 'waiting for you · allow a command?', 'warning');
+            if (s.waitingFor?.kind === 'review') return view('eye', step ?? `waiting for you · review ${s.waitingFor.detail}`, 'warning');
+            if (s.waitingFor?.kind === 'approval') return view('shield', step ?? 'waiting for you · allow a command?', 'warning');
+            if (s.waitingFor?.kind === 'answer' && step) return view('question', step, 'warning');
             return view('question', 'waiting for you', 'warning');
         case 'succeeded': {
             const words = isAnswer(s) ? 'answered' : isAlreadyPassing(s) ? 'already passing' : 'succeeded';
@@ -84,13 +113,19 @@ export function statusView(s: TaskStatus, progress: TaskProgress = {}): StatusVi
     }
 }
 
+/** Plain text (a `string` tooltip renders no Markdown and no links): the
+ * goal, the state or what it does now, the model's latest line, the
+ * numbers. */
 function tooltip(s: TaskStatus, progress: TaskProgress): string {
     const lines = [`Rein: ${progress.goal ? plain(progress.goal) : `task ${s.taskId}`}`];
     const state = s.state.replace(/_/g, ' ');
     if (s.state === 'waiting_user' && s.waitingFor) lines.push(`Waiting for you to ${waitingWords(s.waitingFor)}.`);
     else lines.push(s.reason ? `${state}: ${plain(s.reason)}` : state);
     // What it is doing matters only while it does it (and a wait says so above).
-    if (progress.activity && !isTerminal(s.state) && !s.waitingFor) lines.push(`Now: ${plain(progress.activity)}`);
+    const now = stepOf(s, 200) ?? (progress.activity ? plain(progress.activity) : undefined);
+    if (now && !isTerminal(s.state) && !s.waitingFor) lines.push(`Now: ${now}`);
+    const said = saidOf(s);
+    if (said) lines.push(`The model: ${said}`);
     lines.push(spentLine(s), `Task ${s.taskId} · click for task actions.`);
     return lines.join('\n');
 }

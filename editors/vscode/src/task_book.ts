@@ -21,7 +21,12 @@ export class TaskBook {
         // (statuses are sent in order, but a restart can replay an old one).
         if (before && isTerminal(before.state) && !isTerminal(status.state)) return false;
         // Only the final status carries the summary; keep it.
-        this.statuses.set(status.taskId, { ...status, summary: status.summary ?? before?.summary });
+        // The model's last line is kept too, for a status that has none.
+        this.statuses.set(status.taskId, {
+            ...status,
+            summary: status.summary ?? before?.summary,
+            said: status.said ?? before?.said,
+        });
         this.order = [...this.order.filter((id) => id !== status.taskId), status.taskId];
         return before?.state !== status.state || before?.waitingFor?.kind !== status.waitingFor?.kind;
     }

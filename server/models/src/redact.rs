@@ -239,6 +239,26 @@ impl Redactor {
         StreamRedactor::new(self.clone())
     }
 
+    /// How many bytes at the end of `text` begin a known secret value
+    /// without completing it: what a caller that shows text while it
+    /// streams (the model's words in an editor's status) holds back
+    /// until the rest tells whether it is the secret. 0 when no known
+    /// value starts there. (A key shape is recognised from its prefix,
+    /// which is no secret; a known value is not, so its start is held.)
+    pub fn unfinished(&self, text: &str) -> usize {
+        self.0
+            .forms
+            .iter()
+            .filter_map(|form| {
+                (1..form.len().min(text.len() + 1))
+                    .rev()
+                    .filter(|&k| form.is_char_boundary(k))
+                    .find(|&k| text.as_bytes().ends_with(&form.as_bytes()[..k]))
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The longest known value form, in bytes.
     fn longest(&self) -> usize {
         self.0.forms.iter().map(String::len).max().unwrap_or(0)

@@ -31,7 +31,7 @@ H.run(function()
     'the question (so the command ran and said rein-approved)'
   )
   H.check(H.notified('Are prices in cents or in euros?'), 'the question was shown')
-  H.eq(require('rein').status(), 'Rein: waiting for your answer (:Rein answer)', 'status line')
+  H.eq(require('rein').status(), 'Rein: waiting for you · answer the question (:Rein answer)', 'status line')
 
   H.eq(#asked, 1, 'one command approval')
   H.contains(asked[1].prompt, '“echo rein-approved”', 'the approval names the command')

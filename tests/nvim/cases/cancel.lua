@@ -15,7 +15,8 @@ H.run(function()
     return t and t.state == 'running' and t.title ~= nil
   end)
   H.check(
-    require('rein').status():match('^Rein: turn %d+/20 · '),
+    -- What it does now, and how far it is.
+    require('rein').status():match('^Rein: %a.* · turn %d+/20$'),
     'status while running: ' .. require('rein').status()
   )
 

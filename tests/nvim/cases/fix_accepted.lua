@@ -1,7 +1,8 @@
 -- Fix a test end to end, the edit accepted with the preview's `a` key: the
--- buffer and the disk hold the fix, the status line shows the turn and the
--- tokens while the task runs and the outcome after, and :Rein verification
--- and :Rein trace show what happened.
+-- buffer and the disk hold the fix, the status line shows the step while
+-- the task runs ("waiting for you · review cart.py" while the edit waits)
+-- and the outcome after, :Rein status the model's last line, and :Rein
+-- verification and :Rein trace show what happened.
 local H = dofile(vim.env.REIN_NVIM_TESTS .. '/harness.lua')
 
 local UNFIXED = '    return sum(item.qty for item in items)\n\n\ndef count'
@@ -38,10 +39,13 @@ H.run(function()
 
   -- While the edit waits, the task says it waits for the user, and for what.
   H.wait('the status line to say the task waits for the review', function()
-    return require('rein').status() == 'Rein: waiting for your review of cart.py'
+    return require('rein').status() == 'Rein: waiting for you · review cart.py'
   end)
   local task = H.task()
   H.eq(task.state, 'waiting_user', 'state while the edit waits')
+  H.eq(task.step, 'waiting for you · review cart.py', 'the step while the edit waits')
+  -- The model said why, before it proposed the edit.
+  H.contains(task.said or '', 'It should sum price', 'the model said')
 
   H.keys('a')
 
@@ -61,6 +65,10 @@ H.run(function()
     'status line after: ' .. after
   )
   H.check(H.notified('succeeded'), 'the outcome was notified')
+  -- The model's last line, plain and inert: :Rein status shows it.
+  H.contains(task.said or '', 'Fixed: total() summed the quantities', 'the model said')
+  vim.cmd('Rein status')
+  H.contains(H.notes[#H.notes].msg, '\n  said: Fixed: total() summed', ':Rein status')
 
   vim.cmd('Rein verification')
   local verification = H.wait_scratch('rein://verification/')

@@ -28,7 +28,7 @@ H.run(function()
   H.eq(task.state, 'waiting_user', 'state after the rejection')
   H.contains(task.reason, 'You rejected my edit to cart.py', 'the model was told')
   H.check(H.notified('You rejected my edit to cart.py'), 'the question was shown')
-  H.eq(require('rein').status(), 'Rein: waiting for your answer (:Rein answer)', 'status line')
+  H.eq(require('rein').status(), 'Rein: waiting for you · answer the question (:Rein answer)', 'status line')
 
   H.eq(H.text(cart), original, 'cart.py buffer after the rejection')
   H.eq(vim.api.nvim_buf_get_changedtick(cart), tick, 'cart.py was never touched')

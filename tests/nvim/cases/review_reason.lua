@@ -55,12 +55,12 @@ H.run(function()
 
   -- Waiting for the user's review, while the preview is open.
   H.wait('the status line to say the task waits for the review', function()
-    return require('rein').status() == 'Rein: waiting for your review of cart.py'
+    return require('rein').status() == 'Rein: waiting for you · review cart.py'
   end)
   local task = H.task()
   H.eq(task.state, 'waiting_user', 'the state while the edit waits')
   H.eq(task.waiting_for, { kind = 'review', detail = 'cart.py' }, 'what it waits for')
-  H.contains(rein_status(), 'waiting for your review of cart.py', ':Rein status')
+  H.contains(rein_status(), 'waiting for you · review cart.py', ':Rein status')
   H.check(not H.notified('asks:'), 'a review is not notified as a question')
   vim.cmd('Rein answer')
   H.check(H.notified('no task to answer'), ':Rein answer does not pick a review')
@@ -71,7 +71,7 @@ H.run(function()
   H.check(not require('rein.approval').visible(), 'q hides the preview')
   H.eq(
     require('rein').status(),
-    'Rein: waiting for your review of cart.py (:Rein review)',
+    'Rein: waiting for you · review cart.py (:Rein review)',
     'the status line with the preview hidden'
   )
   vim.cmd('Rein review')

@@ -35,7 +35,7 @@ H.run(function()
   )
   H.eq(
     status({ state = 'waiting_user', waitingFor = { kind = 'approval', detail = '“rm\27[2K”' } }),
-    'Rein: waiting for you to allow “rm\\x1b[2K”',
+    'Rein: waiting for you · allow “rm\\x1b[2K”',
     'an approval, its detail inert'
   )
   H.check(not H.notified('asks:'), 'an approval is no question')

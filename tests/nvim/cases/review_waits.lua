@@ -1,12 +1,12 @@
 -- What the task waits for, in words: while the command approval
--- (vim.ui.select) is open the status line says "waiting for you to allow
+-- (vim.ui.select) is open the status line says "waiting for you · allow
 -- “echo rein-approved”", which is no question (nothing notified as one,
 -- :Rein answer does not pick it); the model's question after it is
 -- notified once (its plain waiting_user and its `waitingFor: answer` are
 -- one question), shown by :Rein status, and answered with :Rein answer.
 local H = dofile(vim.env.REIN_NVIM_TESTS .. '/harness.lua')
 
-local ALLOW = 'Rein: waiting for you to allow “echo rein-approved”'
+local ALLOW = 'Rein: waiting for you · allow “echo rein-approved”'
 local QUESTION = 'Are prices in cents or in euros?'
 
 local function count(part)
@@ -39,7 +39,7 @@ H.run(function()
   vim.cmd('Rein status')
   H.contains(
     H.notes[#H.notes].msg,
-    'waiting for you to allow “echo rein-approved”',
+    'waiting for you · allow “echo rein-approved”',
     ':Rein status'
   )
   H.check(not H.notified('asks:'), 'an approval is not notified as a question')
@@ -56,12 +56,12 @@ H.run(function()
     local t = H.task()
     return t.question == QUESTION and t.waiting_for and t.waiting_for.kind == 'answer'
   end)
-  H.eq(require('rein').status(), 'Rein: waiting for your answer (:Rein answer)', 'status line')
+  H.eq(require('rein').status(), 'Rein: waiting for you · answer the question (:Rein answer)', 'status line')
   H.eq(count(QUESTION), 1, 'the question is notified once')
   vim.cmd('Rein status')
   H.contains(
     H.notes[#H.notes].msg,
-    'waiting for your answer (:Rein answer): ' .. QUESTION,
+    'waiting for you · answer the question (:Rein answer): ' .. QUESTION,
     ':Rein status'
   )
 

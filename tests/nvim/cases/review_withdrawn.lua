@@ -31,7 +31,7 @@ H.run(function()
   end
   H.check(type(accept_key) == 'function', 'the preview maps a')
   H.wait('the status line to say the task waits for the review', function()
-    return require('rein').status() == 'Rein: waiting for your review of cart.py'
+    return require('rein').status() == 'Rein: waiting for you · review cart.py'
   end)
 
   H.wait('the preview to close', function()

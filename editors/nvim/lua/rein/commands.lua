@@ -415,7 +415,7 @@ function M.untrust()
 end
 
 --- :Rein status — every task of this session: what it waits for (or its
---- outcome, or what it does), tokens and cost.
+--- outcome, or what it does), tokens and cost, and the model's latest line.
 function M.status()
   local lines = {}
   local answered
@@ -426,6 +426,8 @@ function M.status()
       if progress.is_question(t) and t.question then
         what = what .. ': ' .. t.question
       end
+    elseif t.step and not progress.is_terminal(t.state) then
+      what = t.step
     elseif t.reason or not t.message then
       what = t.reason or t.title or ''
     end
@@ -435,6 +437,10 @@ function M.status()
     end
     what = what or t.message
     table.insert(lines, ('%s  %-16s %s'):format(t.id, t.state, what))
+    -- The model's latest line (untrusted, kept inert).
+    if t.said then
+      table.insert(lines, '  said: ' .. t.said)
+    end
     if require('rein.answer').is_answer(t) then
       table.insert(lines, '  ' .. require('rein.answer').status_line(t))
       answered = answered or t

@@ -15,10 +15,13 @@ local TERMINAL = {
 }
 
 --- Tasks by id: `{id, client_id, title, state, reason, turn, max_turns,
---- tokens, cost, unpriced, waiting_for, message, question, verification,
---- cancel_requested, seq}`. `waiting_for` (`{kind, detail}`, kind
---- 'review' | 'approval' | 'answer') is set while a running task waits for
---- the user; `reason` and `question` are plain (no Markdown backticks).
+--- tokens, cost, unpriced, waiting_for, step, said, message, question,
+--- verification, cancel_requested, seq}`. `waiting_for` (`{kind, detail}`,
+--- kind 'review' | 'approval' | 'answer') is set while a running task
+--- waits for the user; `reason` and `question` are plain (no Markdown
+--- backticks). `step` is what it does now in the user's words ("running
+--- tests", "waiting for you · review cart.py"; nil once it ended), `said`
+--- the model's latest line: both untrusted, kept inert.
 M.tasks = {}
 
 local seq = 0
@@ -158,8 +161,8 @@ function M.is_unanswered_review(t)
     and t.reason:match('^No answer from you') ~= nil
 end
 
---- What a waiting task waits for, in words ("waiting for your review of
---- cart.py"), or nil when it does not wait.
+--- What a waiting task waits for, in words ("waiting for you · review
+--- cart.py", the server's step), or nil when it does not wait.
 function M.waiting_text(t)
   if t.state ~= 'waiting_user' then
     return nil
@@ -168,17 +171,41 @@ function M.waiting_text(t)
     return 'no answer to the review'
   end
   local w = t.waiting_for
+  -- The server names the wait as every client shows it.
+  if w and t.step then
+    return t.step
+  end
+  -- The same words without the server's (a question's first status).
   local detail = w and text.inert(w.detail) or ''
   if w and w.kind == 'review' then
-    return 'waiting for your review of ' .. (detail ~= '' and detail or 'an edit')
+    return 'waiting for you · review ' .. (detail ~= '' and detail or 'an edit')
   elseif w and w.kind == 'approval' then
-    return 'waiting for you to allow ' .. (detail ~= '' and detail or 'a command')
+    return 'waiting for you · allow ' .. (detail ~= '' and detail or 'a command')
   end
-  return 'waiting for your answer'
+  return 'waiting for you · answer the question'
+end
+
+--- The longest `said` kept (the server sends at most 160 characters).
+local SAID_BYTES = 1024
+
+--- Untrusted one-line text from the server, inert and bounded (nil if
+--- absent or empty).
+local function line_of(v, max_bytes)
+  if type(v) ~= 'string' or v == '' then
+    return nil
+  end
+  local s = text.inert((v:gsub('[\r\n\t]', ' ')))
+  if #s > max_bytes then
+    -- Cut before the character that byte `max_bytes + 1` is part of.
+    local next_char = max_bytes + 1 + vim.str_utf_start(s, max_bytes + 1)
+    s = s:sub(1, next_char - 1) .. '…'
+  end
+  return s
 end
 
 --- `rein/taskStatus {taskId, state, reason?, turn, maxTurns, inputTokens,
---- outputTokens, costUsd, unpricedCalls, waitingFor?}`.
+--- outputTokens, costUsd, unpricedCalls, waitingFor?, step?, said?,
+--- summary?}`.
 function M.on_task_status(_, params, ctx)
   if
     type(params) ~= 'table'
@@ -199,6 +226,12 @@ function M.on_task_status(_, params, ctx)
   t.cost = number(params.costUsd)
   t.unpriced = number(params.unpricedCalls)
   t.waiting_for = t.state == 'waiting_user' and waiting_for(params.waitingFor) or nil
+  -- What it does now: only while it runs (a final status has none).
+  t.step = line_of(params.step, 512)
+  -- The model's latest line, kept for a status that has none; plain like
+  -- its other words here (nothing renders Markdown).
+  t.said = line_of(type(params.said) == 'string' and text.plain(params.said), SAID_BYTES)
+    or t.said
   -- The model's last words (untrusted), on the final status only.
   if type(params.summary) == 'string' then
     t.summary = params.summary
@@ -381,6 +414,14 @@ function M.status()
   end
   if M.is_terminal(t.state) then
     return 'Rein: ' .. outcome_text(t)
+  end
+  -- What it does now ("running tests · turn 2/20"); tokens and cost are
+  -- in :Rein status.
+  if t.step then
+    if t.max_turns > 0 then
+      return ('Rein: %s · turn %d/%d'):format(t.step, math.max(t.turn, 1), t.max_turns)
+    end
+    return 'Rein: ' .. t.step
   end
   if t.message then
     return 'Rein: ' .. t.message

@@ -86,3 +86,65 @@ test('an unknown cost is never shown as $0.00', () => {
     assert.match(view.tooltip, /cost unknown/);
     assert.doesNotMatch(view.tooltip, /\$0\.00/);
 });
+
+test('a running task shows what it does now, not counters', () => {
+    const view = statusView(status('running', { turn: 2, step: 'running tests', said: 'Let me run the failing test first.' }), {
+        goal: 'Fix `test_total`',
+    });
+    assert.equal(view.text, '$(sync~spin) Rein: running tests · turn 2/20');
+    assert.doesNotMatch(view.text, /t-1|tok|\$0/);
+    // The tooltip: the goal, the step, the model's line, the numbers.
+    assert.equal(
+        view.tooltip,
+        [
+            'Rein: Fix test_total',
+            'running',
+            'Now: running tests',
+            'The model: Let me run the failing test first.',
+            'turn 2/20 · 12.4k tok · $0.03',
+            'Task t-1 · click for task actions.',
+        ].join('\n'),
+    );
+    const thinking = statusView(status('running', { step: 'thinking' }));
+    assert.equal(thinking.text, '$(sync~spin) Rein: thinking · turn 3/20');
+    const verifying = statusView(status('verifying', { step: 'verifying' }));
+    assert.equal(verifying.text, '$(sync~spin) Rein: verifying · turn 3/20');
+});
+
+test('a wait shows the server’s step', () => {
+    const review = statusView(
+        status('waiting_user', { waitingFor: { kind: 'review', detail: 'cart.py' }, step: 'waiting for you · review cart.py' }),
+    );
+    assert.equal(review.text, '$(eye) Rein: waiting for you · review cart.py');
+    const approval = statusView(
+        status('waiting_user', { waitingFor: { kind: 'approval', detail: '“make”' }, step: 'waiting for you · allow “make”' }),
+    );
+    assert.equal(approval.text, '$(shield) Rein: waiting for you · allow “make”');
+    const answer = statusView(
+        status('waiting_user', { waitingFor: { kind: 'answer', detail: 'Which?' }, step: 'waiting for you · answer the question' }),
+    );
+    assert.equal(answer.text, '$(question) Rein: waiting for you · answer the question');
+});
+
+test('the model’s words and the step are plain, clean, bounded text', () => {
+    const view = statusView(
+        status('running', {
+            step: 'editing $(bug)\u202e.py\u001b[2K' + 'x'.repeat(200),
+            said: '[run](command:rein.cancelTask) **bold** `code`\u202egnp.exe\u0007 $(zap)' + ' more'.repeat(100),
+        }),
+    );
+    // No icon drawn from server text, no control or bidi character, cut short.
+    assert.match(view.text, /^\$\(sync~spin\) Rein: editing \\\$\(bug\)\.py\[2Kx+… · turn 3\/20$/);
+    assert.doesNotMatch(view.text + view.tooltip, /[\u0000-\u0009\u000b-\u001f\u007f\u202e]/u);
+    const said = view.tooltip.split('\n').find((l) => l.startsWith('The model: ')) ?? '';
+    // Shown as written: a string tooltip renders no Markdown and no links.
+    // Code spans lose their backticks, as the model's words do everywhere here.
+    assert.ok(said.startsWith('The model: [run](command:rein.cancelTask) **bold** codegnp.exe $(zap) more'), said);
+    assert.ok(said.length <= 'The model: '.length + 200, `${said.length}`);
+    assert.ok(said.endsWith('…'));
+});
+
+test('a server that sends no step shows the numbers, as before', () => {
+    assert.equal(statusView(status('running')).text, '$(sync~spin) Rein: turn 3/20 · 12.4k tok · $0.03');
+    assert.match(statusView(status('running'), { activity: 'turn 3/20 · running tests · 12.4k tok · $0.03' }).tooltip, /\nNow: turn 3\/20 · running tests/);
+});

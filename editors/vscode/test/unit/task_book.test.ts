@@ -102,3 +102,13 @@ test('a task is named by its goal once known', () => {
     book.progressed('a', { goal: 'Fix test_total' });
     assert.equal(book.name('a'), 'Fix test_total');
 });
+
+test('the model’s latest line is kept for a status that has none', () => {
+    const book = new TaskBook();
+    book.update({ ...s('a', 'running'), step: 'thinking', said: 'Let me read cart.py.' });
+    book.update({ ...s('a', 'running'), step: 'reading cart.py' });
+    assert.equal(book.get('a')?.said, 'Let me read cart.py.');
+    assert.equal(book.get('a')?.step, 'reading cart.py');
+    book.update({ ...s('a', 'running'), step: 'thinking', said: 'Found it.' });
+    assert.equal(book.get('a')?.said, 'Found it.');
+});

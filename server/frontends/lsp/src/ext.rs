@@ -66,8 +66,19 @@ pub struct DocumentState {
 /// with `waitingFor: {kind: "review" | "approval" | "answer", detail}` (a
 /// status without it follows when the wait ends), and on the final status
 /// `summary`: the model's last words (untrusted text), and `cause`: why it
-/// stopped, typed (`rein_protocol::StopCause`). The core's
-/// `TaskStatus` is the data; this is its shape on the wire.
+/// stopped, typed (`rein_protocol::StopCause`).
+///
+/// While the task runs, `step` says what it does now in the user's words
+/// ("thinking", "running tests", "reading cart.py", "editing cart.py",
+/// "waiting for you · review cart.py", "verifying"): a status is sent
+/// whenever it changes, and it never lags (the model called again after a
+/// tool reads "thinking" at once). `said` is the model's latest line as it
+/// streams (a word at a time, at most about four statuses a second; the
+/// whole reply's last line once it is complete). Both are untrusted text,
+/// redacted, one line without control, bidi or invisible characters,
+/// bounded (`said`: 160 characters): a client shows them as plain text,
+/// never as Markdown or links. The core's `TaskStatus` is the data; this
+/// is its shape on the wire.
 pub const TASK_STATUS: &str = "rein/taskStatus";
 
 #[derive(Debug, Serialize)]
@@ -91,15 +102,23 @@ pub struct TaskStatusParams<'a> {
     /// so the editor can offer what fixes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<rein_core::agent::StopCause>,
+    /// What the task does now (not on a final status).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<&'a str>,
+    /// The model's latest line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub said: Option<&'a str>,
 }
 
 impl<'a> TaskStatusParams<'a> {
     /// The status as sent: shown as `waiting_user` while `waiting` (never
-    /// a final one), with the model's last words on a final one.
+    /// a final one), with the model's last words on a final one; `words`:
+    /// the step and what the model said.
     pub fn of(
         status: &'a rein_core::ports::TaskStatus,
         waiting: Option<&'a Waiting>,
         summary: Option<&'a str>,
+        words: Words<'a>,
     ) -> Self {
         let final_state = status.state.is_end();
         let waiting = waiting.filter(|_| !final_state);
@@ -120,8 +139,17 @@ impl<'a> TaskStatusParams<'a> {
             waiting_for: waiting,
             summary: summary.filter(|_| final_state),
             cause: status.cause.filter(|_| final_state),
+            step: words.step.filter(|_| !final_state),
+            said: words.said,
         }
     }
+}
+
+/// What `rein/taskStatus` says of the work beside the counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Words<'a> {
+    pub step: Option<&'a str>,
+    pub said: Option<&'a str>,
 }
 
 /// What a task waits for the user to do: `rein/taskStatus` says so in

@@ -32,6 +32,7 @@ mod proto;
 mod provider;
 mod questions;
 mod review;
+mod said;
 mod saving;
 mod server;
 mod session;

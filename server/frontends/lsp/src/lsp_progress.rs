@@ -7,11 +7,14 @@
 
 use rein_app::format::cost;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rein_core::ports::{Evidence, ProgressSink, TaskEvent, TaskStatus};
 use rein_core::task::{TaskId, TaskState};
+use rein_models::Redactor;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Progress as ProgressNotification;
 use tower_lsp_server::ls_types::request::WorkDoneProgressCreate;
@@ -20,7 +23,8 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::client_requests;
-use crate::ext::{TASK_STATUS, TaskStatusParams, VERIFICATION, Waiting, WaitingKind};
+use crate::ext::{self, TASK_STATUS, TaskStatusParams, VERIFICATION, Waiting, WaitingKind};
+use crate::said::{self, Said};
 use crate::session::Session;
 
 pub struct LspProgress {
@@ -34,6 +38,9 @@ enum Forward {
     Event(TaskEvent),
     /// The task now waits for the user (`Some`), or no longer does.
     Waiting(Option<Waiting>),
+    /// The task's redactor, once its configuration is known: what the
+    /// model wrote passes it before the editor sees it.
+    Redactor(Redactor),
 }
 
 impl Waiting {
@@ -42,6 +49,15 @@ impl Waiting {
             WaitingKind::Review => format!("waiting for your review of {}", self.detail),
             WaitingKind::Approval => format!("waiting for you to allow {}", self.detail),
             WaitingKind::Answer => "waiting for your answer".into(),
+        }
+    }
+
+    /// The step while the task waits: "waiting for you · review cart.py".
+    fn step(&self) -> String {
+        match self.kind {
+            WaitingKind::Review => format!("waiting for you · review {}", self.detail),
+            WaitingKind::Approval => format!("waiting for you · allow {}", self.detail),
+            WaitingKind::Answer => "waiting for you · answer the question".into(),
         }
     }
 }
@@ -93,6 +109,12 @@ impl LspProgress {
         WaitingGuard {
             tx: self.tx.clone(),
         }
+    }
+
+    /// From now on, what the model wrote (its words, the steps that name
+    /// its arguments, its summary) is redacted with the task's redactor.
+    pub fn redact_with(&self, redactor: Redactor) {
+        let _ = self.tx.send(Forward::Redactor(redactor));
     }
 }
 
@@ -168,115 +190,182 @@ async fn forward(
     let token = NumberOrString::String(token(&task));
     let progress =
         session.caps().work_done_progress && create_token(&client, &session, token.clone()).await;
-    let mut line = Line {
-        activity: "starting".into(),
-        ..Line::default()
+    let mut f = Forwarder {
+        client,
+        session,
+        task,
+        token,
+        progress,
+        line: Line {
+            activity: STARTING.into(),
+            ..Line::default()
+        },
+        // The title is the task (a client shows it next to the server's
+        // name, so not "Rein" again); the message, what it is doing; the
+        // percentage, the turns used of those allowed.
+        last: Report {
+            message: STARTING.into(),
+            percentage: 0,
+        },
+        last_status: None,
+        waiting: None,
+        last_text: None,
+        // Key shapes only until the task's own redactor comes (before
+        // the model says anything).
+        redactor: Redactor::default(),
+        step: STARTING.into(),
+        said: Said::default(),
+        sent: Words::default(),
+        said_sent_at: None,
+        said_due: None,
     };
-    // The title is the task (a client shows it next to the server's name,
-    // so not "Rein" again); the message, what it is doing; the
-    // percentage, the turns used of those allowed.
-    let mut last = Report {
-        message: line.activity.clone(),
-        percentage: 0,
-    };
-    if progress {
+    if f.progress {
         send_progress(
-            &client,
-            &token,
-            json!({"kind": "begin", "title": title, "cancellable": true, "message": last.message, "percentage": 0}),
+            &f.client,
+            &f.token,
+            json!({"kind": "begin", "title": title, "cancellable": true, "message": f.last.message, "percentage": 0}),
         )
         .await;
     }
-    // The last status from the loop, and what the task waits for now: a
-    // wait is shown over the status and taken back when it ends.
-    let mut last_status: Option<TaskStatus> = None;
-    let mut waiting: Option<Waiting> = None;
-    // The model's last words: the final status carries them as the task's
-    // summary, for the editor to show with the outcome.
-    let mut last_text: Option<String> = None;
-    while let Some(message) = rx.recv().await {
-        let event = match message {
-            Forward::Event(event) => event,
-            Forward::Waiting(now) => {
-                if now == waiting {
+    loop {
+        // The model's words wait for their turn (see `said_soon`).
+        let message = match f.said_due {
+            Some(due) => tokio::select! {
+                message = rx.recv() => message,
+                () = tokio::time::sleep_until(due) => {
+                    f.flush_said().await;
                     continue;
                 }
-                waiting = now;
+            },
+            None => rx.recv().await,
+        };
+        let Some(message) = message else { return };
+        if f.handle(message).await == Flow::Ended {
+            return;
+        }
+    }
+}
+
+/// The step before the loop's first.
+const STARTING: &str = "starting";
+/// The most often the model's streaming words send a status: about four
+/// times a second is lively enough to read and cheap for any editor.
+const SAID_EVERY: Duration = Duration::from_millis(250);
+
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Going,
+    /// The final status is sent: nothing more is.
+    Ended,
+}
+
+/// What a status last told the editor of the work, as sent (clean).
+#[derive(Default)]
+struct Words {
+    step: String,
+    said: Option<String>,
+}
+
+/// The forwarding task's state: what the editor was told, and what it is
+/// to be told.
+struct Forwarder {
+    client: Client,
+    session: Arc<Session>,
+    task: TaskId,
+    token: NumberOrString,
+    /// The client takes `$/progress` and the token was created.
+    progress: bool,
+    line: Line,
+    last: Report,
+    /// The last status from the loop, and what the task waits for now: a
+    /// wait is shown over the status and taken back when it ends.
+    last_status: Option<TaskStatus>,
+    waiting: Option<Waiting>,
+    /// The model's last words: the final status carries them as the
+    /// task's summary, for the editor to show with the outcome.
+    last_text: Option<String>,
+    redactor: Redactor,
+    /// The loop's step, as it said it (cleaned when sent).
+    step: String,
+    said: Said,
+    sent: Words,
+    /// When a status last went out, and when the model's newer words are
+    /// due if they wait for their turn.
+    said_sent_at: Option<Instant>,
+    said_due: Option<Instant>,
+}
+
+impl Forwarder {
+    async fn handle(&mut self, message: Forward) -> Flow {
+        match message {
+            Forward::Redactor(redactor) => self.redactor = redactor,
+            Forward::Waiting(now) => {
+                if now == self.waiting {
+                    return Flow::Going;
+                }
+                self.waiting = now;
                 // A wait shows over the loop's last status; when it ends,
                 // that status again — unless it was the loop's own
                 // `waiting_user` (a question), which its next status ends.
-                if let Some(status) = &last_status
-                    && (waiting.is_some() || status.state != TaskState::WaitingUser)
+                if let Some(status) = &self.last_status
+                    && (self.waiting.is_some() || status.state != TaskState::WaitingUser)
                 {
-                    send_status(&client, status, waiting.as_ref()).await;
+                    self.send_status().await;
                 }
-                line.activity = match &waiting {
-                    Some(w) => w.activity(),
-                    None => "thinking".into(),
-                };
-                if progress {
-                    report(&client, &token, &line, &mut last).await;
-                }
-                continue;
+                self.report_line().await;
             }
-        };
-        let report_it = match &event {
+            Forward::Event(event) => return self.event(event).await,
+        }
+        Flow::Going
+    }
+
+    async fn event(&mut self, event: TaskEvent) -> Flow {
+        match event {
+            TaskEvent::Status(status) if status.state.is_end() => {
+                self.end(&status).await;
+                return Flow::Ended;
+            }
             TaskEvent::Status(status) => {
-                // The final status comes last: a client that waits for it
-                // has seen everything else, the end of the progress too.
-                if status.state.is_end() {
-                    if progress {
-                        send_progress(
-                            &client,
-                            &token,
-                            json!({"kind": "end", "message": outcome(status)}),
-                        )
-                        .await;
-                    }
-                    let summary = last_text.take();
-                    let params = serde_json::to_value(TaskStatusParams::of(
-                        status,
-                        None,
-                        summary.as_deref(),
-                    ))
-                    .unwrap_or_else(|_| json!({}));
-                    client
-                        .send_notification::<TaskStatusNotification>(params)
-                        .await;
-                    return;
+                if status.state == TaskState::Verifying {
+                    self.step = "verifying".into();
                 }
-                send_status(&client, status, waiting.as_ref()).await;
-                last_status = Some(status.clone());
-                line.turn = status.turn;
-                line.max_turns = status.max_turns;
-                line.tokens = status.input_tokens.saturating_add(status.output_tokens);
-                line.cost = status.cost_usd;
-                line.unpriced_calls = status.unpriced_calls;
-                match (&waiting, status.state) {
-                    (Some(w), _) => line.activity = w.activity(),
-                    (None, TaskState::WaitingUser) => {
-                        line.activity = "waiting for your answer".into();
-                    }
-                    (None, TaskState::Verifying) => line.activity = "verifying".into(),
-                    _ => {}
-                }
-                true
+                self.line.turn = status.turn;
+                self.line.max_turns = status.max_turns;
+                self.line.tokens = status.input_tokens.saturating_add(status.output_tokens);
+                self.line.cost = status.cost_usd;
+                self.line.unpriced_calls = status.unpriced_calls;
+                self.last_status = Some(status);
+                self.send_status().await;
+                self.report_line().await;
+                return Flow::Going;
+            }
+            TaskEvent::TextDelta { text, .. } => {
+                self.said.push(&text);
+                // Words come only from a model call: whatever came before
+                // it (a compaction) is over.
+                self.step = "thinking".into();
+                self.said_soon().await;
             }
             TaskEvent::Text { text, .. } => {
-                last_text = Some(summary_of(text));
-                false
+                self.last_text = Some(summary_of(&text));
+                self.said.reply(&text);
+                // A reply's last line always reaches the editor.
+                self.flush_said().await;
             }
-            TaskEvent::Activity { text } => {
-                line.activity = text.clone();
-                true
+            // The model is called (again): whatever ran before is over.
+            TaskEvent::ProgressNote { .. } => {
+                self.said.new_reply(&self.redactor);
+                self.step = "thinking".into();
             }
-            TaskEvent::ToolCall { title, .. } => {
-                line.activity = title.clone();
-                true
+            TaskEvent::Compaction { .. } => self.step = "thinking".into(),
+            // The approval itself shows as the wait.
+            TaskEvent::Activity { text } if text != rein_core::ports::APPROVAL_WAIT => {
+                self.step = text;
             }
-            TaskEvent::ToolResult { .. } => {
-                line.activity = "thinking".into();
-                false
+            TaskEvent::ToolCall { title, .. } => self.step = title,
+            TaskEvent::ModelRetry { reason, .. } => {
+                self.said.restart();
+                self.step = format!("retrying the model ({reason})");
             }
             TaskEvent::Verification {
                 passed,
@@ -285,25 +374,137 @@ async fn forward(
                 ..
             } => {
                 let evidence: Vec<Value> = evidence.iter().map(evidence_json).collect();
-                let params = json!({"taskId": task, "passed": passed, "detail": detail, "evidence": evidence});
-                client
+                let params = json!({"taskId": self.task, "passed": passed, "detail": detail, "evidence": evidence});
+                self.client
                     .send_notification::<VerificationNotification>(params)
                     .await;
-                false
+                return Flow::Going;
             }
             TaskEvent::TestOutcomes { failed, passed } => {
-                crate::code_lens::outcomes(&client, &session, failed, passed);
-                false
+                crate::code_lens::outcomes(&self.client, &self.session, &failed, &passed);
+                return Flow::Going;
             }
-            TaskEvent::ModelRetry { reason, .. } => {
-                line.activity = format!("retrying the model ({reason})");
-                true
-            }
-            _ => false,
-        };
-        if report_it && progress {
-            report(&client, &token, &line, &mut last).await;
+            _ => return Flow::Going,
         }
+        // Whenever the step changes, the editor hears of it at once.
+        if self.current_step() != self.sent.step {
+            self.send_words().await;
+        }
+        self.report_line().await;
+        Flow::Going
+    }
+
+    /// The final status comes last: a client that waits for it has seen
+    /// everything else, the end of the progress too.
+    async fn end(&mut self, status: &TaskStatus) {
+        if self.progress {
+            send_progress(
+                &self.client,
+                &self.token,
+                json!({"kind": "end", "message": outcome(status)}),
+            )
+            .await;
+        }
+        let summary = self
+            .last_text
+            .take()
+            .map(|text| self.redactor.redact(&text).into_owned());
+        let said = self.said.shown(&self.redactor);
+        let words = ext::Words {
+            step: None,
+            said: said.as_deref(),
+        };
+        let params = serde_json::to_value(TaskStatusParams::of(
+            status,
+            None,
+            summary.as_deref(),
+            words,
+        ))
+        .unwrap_or_else(|_| json!({}));
+        self.client
+            .send_notification::<TaskStatusNotification>(params)
+            .await;
+    }
+
+    /// The step in the user's words: a wait over whatever the loop does.
+    fn current_step(&self) -> String {
+        let raw = match (&self.waiting, &self.last_status) {
+            (Some(waiting), _) => waiting.step(),
+            (None, Some(status)) if status.state == TaskState::WaitingUser => {
+                "waiting for you".to_owned()
+            }
+            _ => self.step.clone(),
+        };
+        said::step(&raw, &self.redactor)
+    }
+
+    /// The model's newer words, at most every [`SAID_EVERY`]: now if the
+    /// last status is that old, else when it will be.
+    async fn said_soon(&mut self) {
+        let now = Instant::now();
+        match self.said_sent_at {
+            Some(at) if now < at + SAID_EVERY => {
+                self.said_due.get_or_insert(at + SAID_EVERY);
+            }
+            _ => self.flush_said().await,
+        }
+    }
+
+    /// Sends the model's words if they changed since the last status.
+    async fn flush_said(&mut self) {
+        self.said_due = None;
+        if self.said.shown(&self.redactor) != self.sent.said {
+            self.send_words().await;
+        }
+    }
+
+    /// A status for a new step or new words: the loop's last one again,
+    /// unless that was its own `waiting_user` (a question), which only the
+    /// loop's next status ends.
+    async fn send_words(&mut self) {
+        let Some(status) = &self.last_status else {
+            return;
+        };
+        if self.waiting.is_none() && status.state == TaskState::WaitingUser {
+            return;
+        }
+        self.send_status().await;
+    }
+
+    /// `rein/taskStatus`: the loop's last status, shown as `waiting_user`
+    /// with `waitingFor` while the task waits for the user, with the step
+    /// and the model's words.
+    async fn send_status(&mut self) {
+        let Some(status) = &self.last_status else {
+            return;
+        };
+        let words = Words {
+            step: self.current_step(),
+            said: self.said.shown(&self.redactor),
+        };
+        let params = status_params(status, self.waiting.as_ref(), &words);
+        self.client
+            .send_notification::<TaskStatusNotification>(params)
+            .await;
+        self.sent = words;
+        self.said_sent_at = Some(Instant::now());
+        self.said_due = None;
+    }
+
+    /// The `$/progress` report: what it does, in the words it always had
+    /// for a wait.
+    async fn report_line(&mut self) {
+        if !self.progress {
+            return;
+        }
+        self.line.activity = match (&self.waiting, &self.last_status) {
+            (Some(waiting), _) => waiting.activity(),
+            (None, Some(status)) if status.state == TaskState::WaitingUser => {
+                "waiting for your answer".into()
+            }
+            _ => said::step(&self.step, &self.redactor),
+        };
+        report(&self.client, &self.token, &self.line, &mut self.last).await;
     }
 }
 
@@ -325,16 +526,13 @@ async fn report(client: &Client, token: &NumberOrString, line: &Line, last: &mut
     }
 }
 
-/// `rein/taskStatus`: the loop's status, shown as `waiting_user` with
-/// `waitingFor` while the task waits for the user.
-async fn send_status(client: &Client, status: &TaskStatus, waiting: Option<&Waiting>) {
-    client
-        .send_notification::<TaskStatusNotification>(status_params(status, waiting))
-        .await;
-}
-
-fn status_params(status: &TaskStatus, waiting: Option<&Waiting>) -> Value {
-    serde_json::to_value(TaskStatusParams::of(status, waiting, None)).unwrap_or_else(|_| json!({}))
+fn status_params(status: &TaskStatus, waiting: Option<&Waiting>, words: &Words) -> Value {
+    let words = ext::Words {
+        step: Some(words.step.as_str()).filter(|step| !step.is_empty()),
+        said: words.said.as_deref(),
+    };
+    serde_json::to_value(TaskStatusParams::of(status, waiting, None, words))
+        .unwrap_or_else(|_| json!({}))
 }
 
 /// The model's words as a task's summary: bounded (a reply can be long).
@@ -478,14 +676,20 @@ mod tests {
             kind: WaitingKind::Review,
             detail: "cart.py".into(),
         };
-        expect_test::expect![[r#"{"taskId":"t","state":"waiting_user","reason":null,"turn":3,"maxTurns":20,"inputTokens":10,"outputTokens":2,"costUsd":0.0,"unpricedCalls":3,"waitingFor":{"kind":"review","detail":"cart.py"}}"#]]
-            .assert_eq(&status_params(&status, Some(&waiting)).to_string());
-        // A final status is never shown as waiting.
+        let words = Words {
+            step: waiting.step(),
+            said: Some("Let me fix total().".into()),
+        };
+        expect_test::expect![[r#"{"taskId":"t","state":"waiting_user","reason":null,"turn":3,"maxTurns":20,"inputTokens":10,"outputTokens":2,"costUsd":0.0,"unpricedCalls":3,"waitingFor":{"kind":"review","detail":"cart.py"},"step":"waiting for you · review cart.py","said":"Let me fix total()."}"#]]
+            .assert_eq(&status_params(&status, Some(&waiting), &words).to_string());
+        // A final status is never shown as waiting, nor with a step.
         let done = TaskStatus {
             state: TaskState::Cancelled,
             ..status
         };
-        assert_eq!(status_params(&done, Some(&waiting))["state"], "cancelled");
+        let params = status_params(&done, Some(&waiting), &words);
+        assert_eq!(params["state"], "cancelled");
+        assert_eq!(params.get("step"), None);
         assert_eq!(waiting.activity(), "waiting for your review of cart.py");
     }
 

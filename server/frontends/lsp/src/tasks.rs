@@ -274,6 +274,9 @@ async fn run_started(
 ) -> Result<(), String> {
     tell_before_run(session, client, &started.notices).await;
     let id = started.ready.spec().id.clone();
+    // The editor is sent what the model wrote only through the task's
+    // own redactor: the key and the environment's secrets never reach it.
+    progress.redact_with(started.ready.prepared().config.redactor.clone());
     let front = front_end(session, client, workspace, progress);
     let outcome = started.ready.run(front, cancel, reason).await;
     tracing::info!(task = %id, state = %outcome.state, reason = %outcome.reason, "task ended");

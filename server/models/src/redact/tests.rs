@@ -212,3 +212,22 @@ fn whole_lines_without_secrets_pass_through_a_stream_uncopied() {
         b"\xff\xfe <redacted> \xff\n"
     );
 }
+
+#[test]
+fn the_start_of_a_known_value_is_held_back_until_it_completes() {
+    let redactor = Redactor::new([], ["hunter2-is-my-password".to_owned()]);
+    assert_eq!(
+        redactor.unfinished("the key is hunter2-is"),
+        "hunter2-is".len()
+    );
+    assert_eq!(redactor.unfinished("the key is h"), 1);
+    // Complete, it is redacted instead; other text holds nothing back.
+    assert_eq!(redactor.unfinished("the key is hunter2-is-my-password"), 0);
+    assert_eq!(redactor.unfinished("nothing to see"), 0);
+    assert_eq!(redactor.unfinished(""), 0);
+    assert_eq!(Redactor::default().unfinished("sk-ant-"), 0);
+    // Never inside a character.
+    let wide = Redactor::new([], ["ключ-секрет-длинный".to_owned()]);
+    let held = wide.unfinished("а вот ключ-се");
+    assert_eq!(held, "ключ-се".len());
+}
