@@ -444,6 +444,14 @@ async fn fix_test_with_the_edit_accepted() {
     assert_eq!(ran.disk("cart.py"), fixed_cart());
 }
 
+/// A key the provider turns down: the failure's message leads to
+/// `:Rein setup`, from the cause the server sends, not from its words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_that_failed_leads_to_rein_setup() {
+    let ran = run(Case::new("model_failed").scenario(nvim_scenario("unauthorized.json"))).await;
+    assert_eq!(ran.disk("cart.py"), demo_cart());
+}
+
 /// `:Rein show` while a review waits: the task in a buffer below, kept up
 /// to date by itself; after the accept it shows the verification with what
 /// the test printed, and the window follows the end.

@@ -206,6 +206,20 @@ end
 --- `rein/taskStatus {taskId, state, reason?, turn, maxTurns, inputTokens,
 --- outputTokens, costUsd, unpricedCalls, waitingFor?, step?, said?,
 --- summary?}`.
+--- What fixes the cause of a task's end, as a line for its message: set-up
+--- after a model that failed, the budget settings after one ran out.
+--- Never guessed from the words: a server that sends no cause gets none.
+function M.fix_hint(t)
+  if t.cause == 'model_failed' then
+    return '\n(:Rein setup to set up the model; :checkhealth rein)'
+  elseif t.cause == 'budget' then
+    return '\n(raise maxTurns, maxMinutes, maxCostUsd or maxTokens in settings)'
+  elseif t.cause == 'internal' then
+    return '\n(:checkhealth rein; the server log: vim.lsp.log)'
+  end
+  return ''
+end
+
 function M.on_task_status(_, params, ctx)
   if
     type(params) ~= 'table'
@@ -235,6 +249,10 @@ function M.on_task_status(_, params, ctx)
   -- The model's last words (untrusted), on the final status only.
   if type(params.summary) == 'string' then
     t.summary = params.summary
+  end
+  -- Why it stopped, typed (final status only): what fixes it is offered.
+  if type(params.cause) == 'string' then
+    t.cause = params.cause
   end
   if M.is_question(t) then
     -- The question comes as a plain waiting_user first, then again with
@@ -267,7 +285,7 @@ function M.on_task_status(_, params, ctx)
         pcall(answer.open, t)
       end)
     else
-      notify(('task %s %s'):format(t.id, outcome_text(t)), level)
+      notify(('task %s %s%s'):format(t.id, outcome_text(t), M.fix_hint(t)), level)
     end
     vim.schedule(function()
       local approval = require('rein.approval')
