@@ -1,9 +1,15 @@
 // The extension's own review of a proposed edit (`rein/reviewEdit`): the
-// real diff (the text as it is now → the proposal) in a diff editor, the
-// model's reason in a notification that stays while the review is open,
-// Accept / Reject / Choose Changes in the diff's title bar and in the
+// real diff (the text as it is now → the proposal) in a diff editor, with
+// the actions in words above the change (CodeLens: Accept, Keep Some…,
+// Reject…, Accept All Remaining Edits of This Task), where the edit stands
+// ("edit 2 of this task", "change 1 of 3") and the model's reason, shown
+// there only; the same actions as icons in the diff's title bar and in the
 // status bar menu. Nothing is applied here: the answer goes to the server,
 // which applies what was accepted.
+//
+// "Accept all remaining edits of this task" (Neovim's `A`) answers the
+// task's later reviews at once, without a diff; each is said in the status
+// bar and the tasks channel, and the choice ends with the task.
 //
 // A review the server withdraws (`$/cancelRequest`: the task was cancelled
 // or ended, the wait timed out, the file changed under it) closes itself;
@@ -12,9 +18,20 @@
 import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
 
+import { commandIds } from './command_ids';
 import { oneLine } from './plain_text';
 import type { ReviewAnswer, ReviewParams } from './protocol';
-import { firstChangedLine, hunkItems, isReviewParams, keptAnswer, REVIEW_SCHEME, reviewNotice, reviewTitle } from './review_model';
+import {
+    firstChangedLine,
+    hunkItems,
+    inert,
+    isReviewParams,
+    keptAnswer,
+    REVIEW_SCHEME,
+    reviewLenses,
+    reviewNotice,
+    reviewTitle,
+} from './review_model';
 
 export const reviewEdit = new lc.RequestType<ReviewParams, ReviewAnswer, void>('rein/reviewEdit');
 
@@ -22,22 +39,26 @@ interface Pending {
     params: ReviewParams;
     original: vscode.Uri;
     proposed: vscode.Uri;
-    /** The model's reason, next to the change. */
-    why?: vscode.CommentThread;
+    /** Which of its task's edits this is (1: the first). */
+    ordinal: number;
     answer: (answer: ReviewAnswer) => void;
     /** Ends the notification. */
     done: () => void;
 }
 
-export class Reviews implements vscode.Disposable, vscode.TextDocumentContentProvider {
+export class Reviews implements vscode.Disposable, vscode.TextDocumentContentProvider, vscode.CodeLensProvider {
     private readonly pending = new Map<string, Pending>();
     /** Reviews withdrawn or answered, by id: a late action on one is told so. */
     private readonly closed = new Map<string, string>();
     /** The two sides of each open review (they never change). */
     private readonly texts = new Map<string, string>();
     private readonly disposables: vscode.Disposable[];
-    /** Puts the model's reason next to the change, as a comment. */
-    private readonly comments = vscode.comments.createCommentController('rein.review', 'Rein');
+    /** How many edits each running task has put to review so far. */
+    private readonly counts = new Map<string, number>();
+    /** Tasks whose remaining edits the user accepted in advance. */
+    private readonly acceptingRest = new Set<string>();
+    private readonly lensesChanged = new vscode.EventEmitter<void>();
+    readonly onDidChangeCodeLenses = this.lensesChanged.event;
 
     constructor(
         private readonly log: vscode.LogOutputChannel,
@@ -48,12 +69,33 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
     ) {
         this.disposables = [
             vscode.workspace.registerTextDocumentContentProvider(REVIEW_SCHEME, this),
-            this.comments,
+            // The proposed side of the diff (the original side has no lenses).
+            vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, this),
+            this.lensesChanged,
         ];
     }
 
     provideTextDocumentContent(uri: vscode.Uri): string {
         return this.texts.get(uri.toString()) ?? '';
+    }
+
+    /** The actions, where the edit stands and why, above the change. */
+    provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+        const id = reviewIdOf(document.uri);
+        const p = id === undefined ? undefined : this.pending.get(id);
+        if (!p || p.proposed.toString() !== document.uri.toString()) return [];
+        const last = Math.max(0, document.lineCount - 1);
+        return reviewLenses(p.params, p.ordinal).map((lens) => {
+            const range = new vscode.Range(Math.min(lens.line, last), 0, Math.min(lens.line, last), 0);
+            // A lens without a command id is drawn as a plain label.
+            const command = lens.action ? lensCommands[lens.action] : '';
+            return new vscode.CodeLens(range, {
+                title: lens.title,
+                command,
+                tooltip: lens.tooltip,
+                arguments: lens.action ? [{ reviewId: p.params.reviewId }] : undefined,
+            });
+        });
     }
 
     /** Handles `rein/reviewEdit`: resolves with the user's answer. */
@@ -64,6 +106,9 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
         }
         const params = raw;
         const id = params.reviewId;
+        const ordinal = (this.counts.get(params.taskId) ?? 0) + 1;
+        this.counts.set(params.taskId, ordinal);
+        if (this.acceptingRest.has(params.taskId)) return Promise.resolve(this.acceptedInAdvance(params, ordinal));
         const side = (which: string) =>
             vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${encodeURIComponent(id)}/${which}/${params.path}` });
         const original = side('current');
@@ -73,9 +118,9 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
         return new Promise<ReviewAnswer>((resolve) => {
             let done = () => {};
             const ended = new Promise<void>((r) => (done = r));
-            this.pending.set(id, { params, original, proposed, answer: resolve, done, why: this.why(params, proposed) });
+            this.pending.set(id, { params, original, proposed, ordinal, answer: resolve, done });
             token.onCancellationRequested(() => this.withdraw(id));
-            const notice = reviewNotice(params);
+            const notice = reviewNotice(params, ordinal);
             void vscode.window.withProgress(
                 { location: vscode.ProgressLocation.Notification, title: notice.title },
                 async (progress) => {
@@ -84,26 +129,20 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
                 },
             );
             this.onChange();
+            this.lensesChanged.fire();
             void this.show(id).catch((error) => this.log.error(`Showing Rein's proposed edit: ${String(error)}`));
         });
     }
 
-    /** The model's reason as a comment on the first change, rendered as
-     * Markdown (untrusted: no HTML, no command links). */
-    private why(p: ReviewParams, proposed: vscode.Uri): vscode.CommentThread | undefined {
-        const reason = p.reason.trim();
-        if (!reason) return undefined;
-        const body = new vscode.MarkdownString(reason);
-        body.isTrusted = false;
-        body.supportHtml = false;
-        const line = firstChangedLine(p);
-        const thread = this.comments.createCommentThread(proposed, new vscode.Range(line, 0, line, 0), [
-            { body, mode: vscode.CommentMode.Preview, author: { name: 'Rein' }, label: p.summary },
-        ]);
-        thread.label = 'Why this change';
-        thread.canReply = false;
-        thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
-        return thread;
+    /** A review of a task whose remaining edits the user accepted: no
+     * diff, only a word in the status bar and the tasks channel. */
+    private acceptedInAdvance(p: ReviewParams, ordinal: number): ReviewAnswer {
+        const what = `Rein applied edit ${ordinal} of its task to ${inert(p.path, 200)} (you accepted all of the task’s remaining edits)`;
+        this.log.info(what);
+        this.onOutcome(p, 'accepted without review (you accepted all remaining edits of this task)');
+        // Gone by itself after a while: these are news, not questions.
+        vscode.window.setStatusBarMessage(`$(check) ${what}`, 10_000);
+        return { decision: 'accept' };
     }
 
     /** The pending reviews, oldest first. */
@@ -129,6 +168,30 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
     /** Accepts the whole edit. */
     accept(id: string): void {
         this.finish(id, { decision: 'accept' });
+    }
+
+    /** Accepts the edit and every later one of its task, until it ends
+     * (Neovim's `A`). Other reviews of that task already open are accepted
+     * too: the user said "all remaining". */
+    acceptRest(id: string): void {
+        const p = this.pending.get(id);
+        if (!p) return this.tellClosed(id);
+        const task = p.params.taskId;
+        this.acceptingRest.add(task);
+        for (const other of this.all().filter((r) => r.taskId === task)) this.finish(other.reviewId, { decision: 'accept' });
+        // Said where it does not pile up: each later edit is said there too.
+        vscode.window.setStatusBarMessage('$(check-all) Rein applies the rest of this task’s edits without asking, until it ends', 10_000);
+    }
+
+    /** The task ended: its "accept all" and its edit count end with it. */
+    taskEnded(taskId: string): void {
+        this.acceptingRest.delete(taskId);
+        this.counts.delete(taskId);
+    }
+
+    /** Whether the user accepted all remaining edits of `taskId`. */
+    acceptsRestOf(taskId: string): boolean {
+        return this.acceptingRest.has(taskId);
     }
 
     /** Rejects it, with what the user said (for the model), if anything. */
@@ -206,7 +269,7 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
         this.pending.delete(id);
         this.closed.set(id, `${why}; nothing more was changed.`);
         p.done();
-        p.why?.dispose();
+        this.lensesChanged.fire();
         void closeTabs(p.proposed);
         this.texts.delete(p.original.toString());
         this.texts.delete(p.proposed.toString());
@@ -230,6 +293,14 @@ function outcomeWords(p: ReviewParams, answer: ReviewAnswer): string {
     if (answer.hunks) return `accepted ${answer.hunks.length} of ${p.hunks.length} changes`;
     return `accepted: ${p.summary}`;
 }
+
+/** The command each lens action runs (argument: `{ reviewId }`). */
+const lensCommands = {
+    accept: commandIds.acceptEdit,
+    choose: commandIds.chooseChanges,
+    reject: commandIds.rejectEditWithFeedback,
+    acceptRest: commandIds.acceptRemainingEdits,
+} as const;
 
 /** The review id in a review document's URI (`/<id>/<side>/<path>`). */
 export function reviewIdOf(uri: vscode.Uri): string | undefined {
