@@ -206,18 +206,45 @@ fn keep(params: &ReviewParams, kept: Option<&[usize]>) -> Reviewed {
         };
     };
     let original = params.original.as_deref().unwrap_or_default();
-    let all = patch::line_hunks(original, &params.proposed);
-    let keep_hunk = |i: usize| kept.contains(&i);
-    if !(0..all.len()).any(keep_hunk) {
-        return Reviewed::Reject("the user kept none of the changes".into());
-    }
-    if (0..all.len()).all(keep_hunk) {
-        return Reviewed::Accept {
+    match kept_text(original, &params.proposed, kept) {
+        Kept::None => Reviewed::Reject("the user kept none of the changes".into()),
+        Kept::All => Reviewed::Accept {
             text: params.proposed.clone(),
             left_out: None,
-        };
+        },
+        Kept::Some { text, left_out } => Reviewed::Accept {
+            text,
+            left_out: Some(left_out),
+        },
     }
-    let mut text = String::with_capacity(params.proposed.len());
+}
+
+/// What keeping some of the changes from `original` to `proposed` makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// No change kept (a rejection, never an empty edit).
+    None,
+    /// Every change kept: the proposal as it is.
+    All,
+    /// `text`, with the others left out (`left_out` says which, for the
+    /// model).
+    Some { text: String, left_out: String },
+}
+
+/// The text with only the `kept` changes (by index, in the order of
+/// [`patch::line_hunks`], which is also the order of the text edits Rein
+/// sends) applied. Indices out of range are ignored.
+pub fn kept_text(original: &str, proposed: &str, kept: &[usize]) -> Kept {
+    let all = patch::line_hunks(original, proposed);
+    let keep_hunk = |i: usize| kept.contains(&i);
+    if !(0..all.len()).any(keep_hunk) {
+        return Kept::None;
+    }
+    if (0..all.len()).all(keep_hunk) {
+        return Kept::All;
+    }
+    let described = hunks(original, proposed);
+    let mut text = String::with_capacity(proposed.len());
     let mut at = 0;
     let mut dropped = Vec::new();
     for (i, hunk) in all.iter().enumerate() {
@@ -226,21 +253,21 @@ fn keep(params: &ReviewParams, kept: Option<&[usize]>) -> Reviewed {
             text.push_str(&hunk.new_text);
         } else {
             text.push_str(original.get(hunk.start..hunk.end).unwrap_or_default());
-            if let Some(h) = params.hunks.get(i) {
+            if let Some(h) = described.get(i) {
                 dropped.push(describe(h));
             }
         }
         at = hunk.end;
     }
     text.push_str(original.get(at..).unwrap_or_default());
-    Reviewed::Accept {
+    Kept::Some {
         text,
-        left_out: Some(format!(
+        left_out: format!(
             "{} of your {} changes ({})",
             dropped.len(),
             all.len(),
             dropped.join(", ")
-        )),
+        ),
     }
 }
 
@@ -349,6 +376,22 @@ mod tests {
                 left_out: None
             }
         );
+    }
+
+    #[test]
+    fn keeping_some_edits_in_the_editors_own_preview_makes_that_text() {
+        // What an editor that applies the text edits itself (Neovim's
+        // preview, `reinKept`) reports: the same hunks, the same text.
+        assert_eq!(
+            kept_text(ORIGINAL, PROPOSED, &[0]),
+            Kept::Some {
+                text: "a\nB\nc\nd\ne\nf\n".into(),
+                left_out: "1 of your 2 changes (the change at line 6)".into()
+            }
+        );
+        assert_eq!(kept_text(ORIGINAL, PROPOSED, &[1, 0]), Kept::All);
+        assert_eq!(kept_text(ORIGINAL, PROPOSED, &[]), Kept::None);
+        assert_eq!(kept_text(ORIGINAL, PROPOSED, &[2, usize::MAX]), Kept::None);
     }
 
     #[test]
