@@ -791,7 +791,12 @@ async fn rejects_with_a_reason_and_accepts_the_rest_from_the_diff_in_real_vscode
     let first = r["first"]["lenses"].as_str().unwrap_or_default();
     // The hostile reason: its link and icon syntax shown as text, no
     // control characters, cut to one short line.
-    let why = first.split("Why: ").nth(1).unwrap_or_default();
+    // The lens rows come joined with " || ".
+    let why = first
+        .split("Why: ")
+        .nth(1)
+        .and_then(|w| w.split(" || ").next())
+        .unwrap_or_default();
     if !(why.starts_with("total() ignores the prices.")
         && why.contains("[Accept it](command:rein.vscode.acceptEdit)")
         && why.contains("(bug)")

@@ -192,9 +192,10 @@ export class Workbench {
         await diff.locator('.line-insert, .char-insert').first().waitFor({ state: 'visible', timeout: 30_000 });
         // Above the change: the actions in words, where the edit stands and
         // the model's reason (CodeLens on the proposed side).
-        const lens = diff.locator('.editor.modified .codelens-decoration').first();
-        await lens.locator('a', { hasText: 'Accept' }).first().waitFor({ state: 'visible', timeout: 30_000 });
-        const lenses = (await lens.textContent())?.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim();
+        const rows = diff.locator('.editor.modified .codelens-decoration');
+        await rows.locator('a', { hasText: 'Accept' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+        // Each row's text, rows joined with " || ".
+        const lenses = (await rows.allTextContents()).map((t) => t.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim()).join(' || ');
         // Nothing in the Comments panel (it used to open with the reason).
         const commentsPanel = await this.page.locator('.pane-header', { hasText: 'Comments' }).count();
         // The editor draws spaces as non-breaking ones.

@@ -247,6 +247,10 @@ export class Reviews implements vscode.Disposable, vscode.TextDocumentContentPro
         if (!p) return;
         this.log.info(`Rein withdrew its proposed edit to ${p.params.path} (${id})`);
         this.onOutcome(p.params, 'withdrawn by Rein');
+        // A withdrawn edit is shown again as the same edit (the file changed
+        // under it, or nobody answered and the task resumes): not counted.
+        const n = this.counts.get(p.params.taskId);
+        if (n !== undefined) this.counts.set(p.params.taskId, Math.max(0, n - 1));
         this.close(id, p, 'Rein withdrew that proposal');
     }
 

@@ -73,7 +73,11 @@ export function reviewLenses(p: ReviewParams, ordinal = 1): ReviewLens[] {
         tooltip: 'Accept this edit, and apply the task’s later edits without asking, until it ends',
     });
     const why = plain(p.reason).trim();
-    if (why) lenses.push({ line: first, title: `Why: ${inert(why, WHY_IN_LENS)}`, tooltip: inert(why, WHY_IN_TOOLTIP) });
+    // A row of its own above the line before the change (lenses on one
+    // line share a row, where the actions would push it out of a narrow
+    // side-by-side diff); above the change itself when that is line 1.
+    const whyLine = first > 0 ? first - 1 : first;
+    if (why) lenses.push({ line: whyLine, title: `Why: ${inert(why, WHY_IN_LENS)}`, tooltip: inert(why, WHY_IN_TOOLTIP) });
     p.hunks.forEach((h, i) => {
         if (i > 0 && h.proposedStart !== first) lenses.push({ line: h.proposedStart, title: `Rein: change ${i + 1} of ${n}` });
     });

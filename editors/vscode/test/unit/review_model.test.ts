@@ -41,7 +41,7 @@ test('the diff shows the actions in words, where the edit stands and the reason,
             [1, 'Keep Some…', 'choose'],
             [1, '✗ Reject…', 'reject'],
             [1, 'Accept All Remaining Edits of This Task', 'acceptRest'],
-            [1, 'Why: total() sums the qty and ignores the prices. It should sum price × quantity.', null],
+            [0, 'Why: total() sums the qty and ignores the prices. It should sum price × quantity.', null],
             [5, 'Rein: change 2 of 2', null],
         ],
     );
