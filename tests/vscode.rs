@@ -844,8 +844,17 @@ async fn rejects_with_a_reason_and_accepts_the_rest_from_the_diff_in_real_vscode
     if !trace.contains("the user said: use price times quantity, and say so in the docstring") {
         run.fail("the trace does not show the model reading the user's reason");
     }
+    // The second edit was accepted as the person edited it, and the model
+    // was told so (the trace keeps the start of the result; the diff it
+    // carries is checked in review.rs's unit tests).
+    if !trace.contains("Edited cart.py (#")
+        || !trace.contains("as the user changed it: they edited your proposal")
+    {
+        run.fail("the trace does not show the model told the person edited its proposal");
+    }
     let cart = std::fs::read_to_string(run.workspace.join("cart.py")).unwrap();
     if !(cart.contains("return sum(item.price * item.qty for item in items)")
+        && cart.contains("# the person typed this\n")
         && cart.contains("total() is the sum of price × quantity."))
     {
         run.fail(&format!(

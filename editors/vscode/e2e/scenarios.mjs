@@ -278,12 +278,28 @@ async function reviewFlow(bench, result, { log, shot }) {
     await shot('1-first-review');
     await bench.reviewLens('cart.py', 'Reject…');
     await bench.answerInputBox('Reject Rein’s edit to cart.py', 'use price times quantity, and say so in the docstring');
-    await bench.reviewTab('cart.py').waitFor({ state: 'detached', timeout: 30_000 });
     log('first edit rejected with a reason');
-    // The model read the reason and proposes again: the second edit of the task.
+    // The model read the reason and proposes again: the second edit of the
+    // task. (Its tab has the first one's title, so the first tab closing may
+    // not be seen in between: the new review is waited for by its words.)
+    await bench.page
+        .locator('.monaco-diff-editor .editor.modified .codelens-decoration', { hasText: 'Edit 2 of this task' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 120_000 });
     result.second = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
     log(`second review: ${JSON.stringify(result.second).slice(0, 600)}`);
     await shot('2-second-review');
+    // The person edits the proposal before accepting it: a comment line of
+    // their own under the fix. Rein applies the text as they left it.
+    await bench.page
+        .locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'return sum(item.price' })
+        .first()
+        .click();
+    await bench.page.keyboard.press('End');
+    await bench.page.keyboard.press('Enter');
+    await bench.page.keyboard.type('# the person typed this');
+    await bench.page.locator('.tab.dirty', { hasText: "Rein's proposed edit" }).waitFor({ state: 'visible', timeout: 20_000 });
+    await shot('2b-edited-proposal');
     await bench.reviewLens('cart.py', 'Accept All Remaining Edits of This Task');
     await bench.reviewTab('cart.py').waitFor({ state: 'detached', timeout: 30_000 });
     // The third edit is applied without a review; the status bar says so.

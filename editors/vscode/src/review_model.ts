@@ -24,7 +24,7 @@ export function reviewNotice(p: ReviewParams, ordinal = 1): { title: string; mes
     const which = ordinal > 1 ? `Edit ${ordinal} of this task: ` : '';
     return {
         title: `Rein proposes a change to ${inert(p.path, 200)}`,
-        message: `${which}${what}. Accept or reject it above the change in the diff, or from Rein’s status bar item.`,
+        message: `${which}${what}. Accept or reject it above the change in the diff (you may edit the proposal first), or from Rein’s status bar item.`,
     };
 }
 

@@ -105,6 +105,8 @@ struct Accepted {
     rebased_from: Option<ReadVersion>,
     /// The hunks the user dropped, for the model.
     left_out: Option<String>,
+    /// What the user changed in the proposal before accepting it.
+    edited: Option<String>,
 }
 
 /// What the user reads next to a change: the model's reason if it gave
@@ -448,12 +450,17 @@ impl LspWorkspace {
             };
             let original = Some((current.text.as_str(), current.version.hash));
             match self.review(&shown, original, &applied.text).await {
-                Reviewed::Accept { text, left_out } => {
+                Reviewed::Accept {
+                    text,
+                    left_out,
+                    edited,
+                } => {
                     return Ok(Ok(Accepted {
                         current,
                         text,
                         rebased_from,
                         left_out,
+                        edited,
                     }));
                 }
                 Reviewed::Reject(reason) => return Ok(Err(EditOutcome::Rejected { reason })),
@@ -676,6 +683,7 @@ impl Workspace for LspWorkspace {
             text: proposed,
             rebased_from,
             left_out,
+            edited,
         } = if reviewing {
             match self.review_edit(&request).await? {
                 Ok(accepted) => accepted,
@@ -717,6 +725,7 @@ impl Workspace for LspWorkspace {
                 text: applied.text,
                 rebased_from,
                 left_out: None,
+                edited: None,
             }
         };
         let decided = asked_first || reviewing;
@@ -804,9 +813,10 @@ impl Workspace for LspWorkspace {
         };
         self.mark_edited(path);
         match self.confirm(path, expected).await {
-            Some(version) => Ok(match left_out {
-                Some(left_out) => EditOutcome::AppliedInPart { version, left_out },
-                None => EditOutcome::Applied {
+            Some(version) => Ok(match (edited, left_out) {
+                (Some(changes), _) => EditOutcome::AppliedAsEdited { version, changes },
+                (None, Some(left_out)) => EditOutcome::AppliedInPart { version, left_out },
+                (None, None) => EditOutcome::Applied {
                     version,
                     rebased_from,
                 },
@@ -847,6 +857,8 @@ impl Workspace for LspWorkspace {
         }
         let uri = self.uri_of(path)?;
         let reviewing = request.needs_confirmation && caps.reviews_edits;
+        let mut content = request.content.clone();
+        let mut user_changes = None;
         if reviewing {
             let shown = Shown {
                 path,
@@ -856,7 +868,11 @@ impl Workspace for LspWorkspace {
                 reason: &request.reason,
             };
             match self.review(&shown, None, &request.content).await {
-                Reviewed::Accept { .. } => {}
+                // The content as the user left it (their edits, if any).
+                Reviewed::Accept { text, edited, .. } => {
+                    content = text;
+                    user_changes = edited;
+                }
                 Reviewed::Reject(reason) => return Ok(EditOutcome::Rejected { reason }),
                 Reviewed::NoAnswer(waited) => return Ok(EditOutcome::NoAnswer { waited }),
                 Reviewed::Superseded => {
@@ -888,7 +904,7 @@ impl Workspace for LspWorkspace {
         let mut edit = json!({"documentChanges": [
             with_annotation(json!({"kind": "create", "uri": uri.as_str(), "options": {"overwrite": false, "ignoreIfExists": false}})),
             {"textDocument": {"uri": uri.as_str(), "version": null}, "edits": [
-                with_annotation(json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": request.content}))
+                with_annotation(json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": content}))
             ]}
         ]});
         if caps.change_annotations {
@@ -910,11 +926,14 @@ impl Workspace for LspWorkspace {
             return Ok(EditOutcome::Rejected { reason });
         }
         self.mark_edited(path);
-        let expected = ContentHash::of_str(&request.content);
+        let expected = ContentHash::of_str(&content);
         match self.confirm(path, expected).await {
-            Some(version) => Ok(EditOutcome::Applied {
-                version,
-                rebased_from: None,
+            Some(version) => Ok(match user_changes {
+                Some(changes) => EditOutcome::AppliedAsEdited { version, changes },
+                None => EditOutcome::Applied {
+                    version,
+                    rebased_from: None,
+                },
             }),
             None => Ok(self.in_doubt(path, Before::Unsynced(None), expected).await),
         }
