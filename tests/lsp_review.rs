@@ -238,6 +238,28 @@ async fn keeping_some_changes_applies_only_those_and_tells_the_model_what_was_le
     assert_eq!(s.shutdown().await, 0);
 }
 
+/// The user edits the proposal before accepting it (issue 35 point 6):
+/// the server applies the text as they left it, confirms that text, and
+/// the model is told the edit landed as the user changed it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposal_the_user_edited_is_applied_as_they_left_it() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut setup = Setup::new(demo_project(), demo_scenario());
+    setup.review = reviewing(&seen, |params| {
+        let mine = format!("{}# checked by hand\n", params["proposed"].as_str()?);
+        Some(json!({"decision": "accept", "text": mine}))
+    });
+    let (mut s, task) = fix_test_total(setup).await;
+    let status = s.until_end(&task).await;
+    assert_eq!(status["state"], "succeeded", "{status}");
+    let expected = format!("{}# checked by hand\n", fixed_cart());
+    assert_eq!(s.editor.buffer("cart.py").unwrap(), expected);
+    assert_eq!(s.disk("cart.py"), expected);
+    let trace = std::fs::read_to_string(s.root.join(format!(".rein/traces/{task}.jsonl"))).unwrap();
+    assert!(trace.contains("as the user changed it"), "{trace}");
+    assert_eq!(s.shutdown().await, 0);
+}
+
 /// A review nobody answers in time is "no answer", never a rejection: the
 /// model hears the edit was not applied and that this is no rejection, the
 /// task waits for the user (not "failed"), and resumed it shows the edit

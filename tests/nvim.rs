@@ -645,6 +645,17 @@ async fn accept_all_applies_the_rest_of_the_task() {
     assert_eq!(ran.disk("cart.py"), expected);
 }
 
+/// `R` in the preview rejects with a reason the model reads; `s` keeps
+/// some of an edit's changes, and the server confirms that text and tells
+/// the model what was left out (issue 35 point 6).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_reject_with_a_reason_and_keep_some_changes() {
+    let case = Case::new("review_keep_some").scenario(nvim_scenario("keep_some.json"));
+    let ran = run(case).await;
+    let disk = ran.disk("cart.py");
+    assert_eq!(disk, fixed_cart());
+}
+
 /// The review of an edit: the preview shows the model's reason ("Why: …")
 /// above the diff, the task shows as waiting for the user's review (not
 /// as a question), and the scripted model's cost reads "cost unknown".

@@ -34,6 +34,12 @@ local plug = {
   { 'n', '<Plug>(rein-accept)', "<Cmd>lua require('rein').accept()<CR>" },
   { 'n', '<Plug>(rein-reject)', "<Cmd>lua require('rein').reject()<CR>" },
   { 'n', '<Plug>(rein-accept-all)', "<Cmd>lua require('rein').accept_all()<CR>" },
+  { 'n', '<Plug>(rein-keep-some)', "<Cmd>lua require('rein').keep_some()<CR>" },
+  {
+    'n',
+    '<Plug>(rein-reject-with-reason)',
+    "<Cmd>lua require('rein').reject_with_reason()<CR>",
+  },
 }
 for _, m in ipairs(plug) do
   vim.keymap.set(m[1], m[2], m[3], { silent = true, desc = 'Rein' })

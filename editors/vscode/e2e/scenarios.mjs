@@ -353,10 +353,67 @@ async function testingView(bench, result, { log, shot }) {
     await shot('2-fixed');
 }
 
+/** tests/vscode/review_flow.json: the review from the diff itself. The
+ * first edit is rejected with a reason typed from the "✗ Reject…" above
+ * the change (its own reason is hostile: shown inert and cut); the model
+ * proposes again, "Edit 2 of this task", which the person accepts with
+ * "Accept All Remaining Edits of This Task"; the third edit lands without
+ * a review and the status bar says so. */
+async function reviewFlow(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    result.first = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    log(`first review: ${JSON.stringify(result.first).slice(0, 600)}`);
+    await shot('1-first-review');
+    await bench.reviewLens('cart.py', 'Reject…');
+    await bench.answerInputBox('Reject Rein’s edit to cart.py', 'use price times quantity, and say so in the docstring');
+    log('first edit rejected with a reason');
+    // The model read the reason and proposes again: the second edit of the
+    // task. (Its tab has the first one's title, so the first tab closing may
+    // not be seen in between: the new review is waited for by its words.)
+    await bench.page
+        .locator('.monaco-diff-editor .editor.modified .codelens-decoration', { hasText: 'Edit 2 of this task' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 120_000 });
+    result.second = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    log(`second review: ${JSON.stringify(result.second).slice(0, 600)}`);
+    await shot('2-second-review');
+    // The person edits the proposal before accepting it: a comment line of
+    // their own under the fix. Rein applies the text as they left it.
+    await bench.page
+        .locator('.monaco-diff-editor .editor.modified .view-line', { hasText: 'return sum(item.price' })
+        .first()
+        .click();
+    await bench.page.keyboard.press('End');
+    await bench.page.keyboard.press('Enter');
+    await bench.page.keyboard.type('# the person typed this');
+    await bench.page.locator('.tab.dirty', { hasText: "Rein's proposed edit" }).waitFor({ state: 'visible', timeout: 20_000 });
+    await shot('2b-edited-proposal');
+    await bench.reviewLens('cart.py', 'Accept All Remaining Edits of This Task');
+    await bench.reviewTab('cart.py').waitFor({ state: 'detached', timeout: 30_000 });
+    // The third edit is applied without a review; the status bar says so.
+    const applied = bench.page.locator('.statusbar-item', { hasText: 'Rein applied edit 3 of its task to cart.py' }).first();
+    await applied.waitFor({ state: 'visible', timeout: 60_000 });
+    result.appliedMessage = (await applied.textContent())?.trim();
+    await shot('3-applied-without-review');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
+    });
+    result.taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    result.reviewTabs = await bench.page.locator('.tab', { hasText: "Rein's proposed edit" }).count();
+    result.toasts = await bench.notifications();
+    log(`toasts at the end: ${JSON.stringify(result.toasts)}`);
+    await shot('4-succeeded');
+}
+
 export const scenarios = {
     lens,
     'testing-view': testingView,
     'task-view': taskView,
+    'review-flow': reviewFlow,
     'fix-test': fixTest,
     'first-run': firstRun,
     'starts-bundled': startsBundled,

@@ -190,17 +190,20 @@ export class Workbench {
         // The diff editor marks what was removed and what was added.
         const diff = this.page.locator('.monaco-diff-editor').first();
         await diff.locator('.line-insert, .char-insert').first().waitFor({ state: 'visible', timeout: 30_000 });
-        // The model's reason, as a comment next to the change.
-        const why = diff.locator('.review-widget').first();
-        await why.waitFor({ state: 'visible', timeout: 30_000 });
-        const text = async (l) => (await l.first().textContent())?.replace(/\s+/g, ' ').trim();
-        const reason = `${await text(why.locator('.head'))} | ${await text(why.locator('.comment-body'))}`;
+        // Above the change: the actions in words, where the edit stands and
+        // the model's reason (CodeLens on the proposed side).
+        const rows = diff.locator('.editor.modified .codelens-decoration');
+        await rows.locator('a', { hasText: 'Accept' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+        // Each row's text, rows joined with " || ".
+        const lenses = (await rows.allTextContents()).map((t) => t.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim()).join(' || ');
+        // Nothing in the Comments panel (it used to open with the reason).
+        const commentsPanel = await this.page.locator('.pane-header', { hasText: 'Comments' }).count();
         // The editor draws spaces as non-breaking ones.
         const lines = async (side) =>
             (await diff.locator(`.editor.${side} .view-line`).allTextContents()).map((l) => l.replace(/\u00a0/g, ' ')).join('\n');
         const removed = await lines('original');
         const added = await lines('modified');
-        return { tab: (await tab.textContent())?.trim(), notice, status, reason, removed, added };
+        return { tab: (await tab.textContent())?.trim(), notice, status, lenses, commentsPanel, removed, added };
     }
 
     /** Clicks one of the review's title bar actions ("Accept Proposed
@@ -209,6 +212,15 @@ export class Workbench {
         this.log(`review of ${file}: ${title}`);
         await this.page.locator(`.editor-actions .action-label[aria-label^="${title}"]`).first().click();
         await this.reviewTab(file).waitFor({ state: 'detached', timeout: 30_000 });
+    }
+
+    /** Clicks one of the actions written above the change in the review
+     * of `file` ("✓ Accept", "✗ Reject…", "Accept All Remaining Edits of
+     * This Task"). */
+    async reviewLens(file, title) {
+        this.log(`review of ${file}: lens ${title}`);
+        const diff = this.page.locator('.monaco-diff-editor').first();
+        await diff.locator('.editor.modified .codelens-decoration a', { hasText: title }).first().click();
     }
 
     /** Texts of the notifications on screen. */

@@ -26,6 +26,7 @@ export const commandIds = {
     rejectEdit: 'rein.vscode.rejectEdit',
     rejectEditWithFeedback: 'rein.vscode.rejectEditWithFeedback',
     chooseChanges: 'rein.vscode.chooseChanges',
+    acceptRemainingEdits: 'rein.vscode.acceptRemainingEdits',
     showNotifications: 'rein.vscode.showNotifications',
     openFile: 'rein.vscode.openFile',
 } as const;

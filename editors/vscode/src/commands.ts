@@ -9,6 +9,7 @@ import { commandIds } from './command_ids';
 import { Ctx, UserError } from './ctx';
 import { askInstruction } from './instruction';
 import { oneLine, plain } from './plain_text';
+import { inert } from './review_model';
 import { isTerminal, serverCommands, type FixTestArgs, type RunTaskArgs, type TaskStarted, type TaskStatus } from './protocol';
 import { AUTO_PROVIDER, KEYED_PROVIDERS } from './settings';
 import { spentLine, waitingWords } from './status_text';
@@ -41,13 +42,15 @@ const handlers: Record<string, Handler> = {
     [commandIds.rejectEdit]: (ctx, arg) => withReview(ctx, arg, async (id) => ctx.reviews.reject(id)),
     [commandIds.rejectEditWithFeedback]: (ctx, arg) =>
         withReview(ctx, arg, async (id) => {
+            const file = ctx.reviews.all().find((r) => r.reviewId === id)?.path;
             const words = await vscode.window.showInputBox({
-                title: 'Reject Rein’s edit',
-                prompt: 'What should Rein do instead? (optional; the model reads it)',
+                title: file ? `Reject Rein’s edit to ${inert(file, 200)}` : 'Reject Rein’s edit',
+                prompt: 'Why, or what should Rein do instead? Optional: Rein’s model reads it. Escape keeps the review open.',
                 ignoreFocusOut: true,
             });
             if (words !== undefined) ctx.reviews.reject(id, words);
         }),
+    [commandIds.acceptRemainingEdits]: (ctx, arg) => withReview(ctx, arg, async (id) => ctx.reviews.acceptRest(id)),
     [commandIds.chooseChanges]: (ctx, arg) => withReview(ctx, arg, (id) => ctx.reviews.choose(id)),
     [commandIds.openFile]: (ctx, file) => openWorkspaceFile(ctx, file),
     [commandIds.showNotifications]: async () => {
@@ -74,6 +77,7 @@ async function withReview(ctx: Ctx, arg: unknown, act: (reviewId: string) => Pro
     let id: string | undefined;
     if (arg instanceof vscode.Uri) id = ctx.reviews.current(arg);
     else if (typeof arg === 'string') id = ctx.reviews.forTask(arg)?.reviewId;
+    else if (isReviewRef(arg)) id = arg.reviewId;
     id ??= ctx.reviews.current();
     if (!id) {
         const all = ctx.reviews.all();
@@ -85,6 +89,11 @@ async function withReview(ctx: Ctx, arg: unknown, act: (reviewId: string) => Pro
         id = picked?.id;
     }
     if (id) await act(id);
+}
+
+/** A lens's argument: `{ reviewId }`. */
+function isReviewRef(arg: unknown): arg is { reviewId: string } {
+    return typeof arg === 'object' && arg !== null && typeof (arg as { reviewId?: unknown }).reviewId === 'string';
 }
 
 export function registerCommands(ctx: Ctx): vscode.Disposable[] {
@@ -289,6 +298,11 @@ async function taskActions(ctx: Ctx): Promise<void> {
                 items.push(
                     { label: '$(check) Accept the proposed edit', command: commandIds.acceptEdit, arg: current.taskId },
                     { label: '$(close) Reject the proposed edit…', command: commandIds.rejectEditWithFeedback, arg: current.taskId },
+                    {
+                        label: '$(check-all) Accept all remaining edits of this task',
+                        command: commandIds.acceptRemainingEdits,
+                        arg: current.taskId,
+                    },
                 );
             }
         }

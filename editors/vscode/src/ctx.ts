@@ -293,6 +293,8 @@ export class Ctx implements vscode.Disposable {
             // Its reviews are over too (the server withdraws them; this is
             // in case that message was lost with a dying server).
             for (const r of this.reviews.all().filter((r) => r.taskId === s.taskId)) this.reviews.withdrawReview(r.reviewId);
+            // "Accept all remaining edits" ends with the task.
+            this.reviews.taskEnded(s.taskId);
             void this.announceOutcome(s);
         } else if (isUnansweredReview(s)) {
             void this.offerResume(s);

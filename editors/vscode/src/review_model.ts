@@ -13,15 +13,75 @@ export function reviewTitle(p: ReviewParams): string {
     return `${basename(p.path)}: Rein's proposed edit`;
 }
 
-/** The notification's heading and message while the review is open. */
-export function reviewNotice(p: ReviewParams): { title: string; message: string } {
-    const why = plain(p.reason).trim();
-    const what = plain(p.summary).trim();
-    const message = why ? `Why: ${oneLine(why, 400)}` : `${oneLine(what, 200)}.`;
+/** The notification's heading and message while the review is open. The
+ * model's reason is not repeated here: the diff shows it, once, above the
+ * change (see `reviewLenses`). `ordinal` is which of its task's edits this
+ * is (1 for the first). */
+export function reviewNotice(p: ReviewParams, ordinal = 1): { title: string; message: string } {
+    // "change cart.py: 1 line changed" under "… a change to cart.py" says
+    // the file twice.
+    const what = inert(plain(p.summary), 200).replace(/^change \S+: /, '');
+    const which = ordinal > 1 ? `Edit ${ordinal} of this task: ` : '';
     return {
-        title: `Rein proposes a change to ${p.path}`,
-        message: `${message} Accept (✓) or reject (✗) it in the diff’s title bar, or from Rein’s status bar item.`,
+        title: `Rein proposes a change to ${inert(p.path, 200)}`,
+        message: `${which}${what}. Accept or reject it above the change in the diff (you may edit the proposal first), or from Rein’s status bar item.`,
     };
+}
+
+/** Text from the model or the server made inert for a one-line label:
+ * control and bidirectional-override characters dropped (they could hide
+ * or reorder what the user reads), whitespace folded, `$(name)` icon
+ * syntax broken up (CodeLens titles render it), cut at `max` characters. */
+export function inert(text: string, max: number): string {
+    const bare = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '');
+    // A 50 kB reason is cut early: only `max` characters are ever shown.
+    const head = bare.length > max * 4 ? bare.slice(0, max * 4) : bare;
+    return oneLine(head.replace(/\$\(/g, '$\u200b('), max);
+}
+
+/** One CodeLens of a review: a line of the proposed text, its title, and
+ * the action it runs (none: a label). */
+export interface ReviewLens {
+    line: number;
+    title: string;
+    action?: 'accept' | 'choose' | 'reject' | 'acceptRest';
+    tooltip?: string;
+}
+
+/** The longest reason shown in the lens (the rest is in its tooltip). */
+const WHY_IN_LENS = 160;
+/** The longest reason in the tooltip: the model's text is bounded. */
+const WHY_IN_TOOLTIP = 2000;
+
+/** What the diff shows above the change: where this edit stands ("edit 2
+ * of this task", "change 1 of 3"), the actions as words, and the model's
+ * reason (the one place it is shown); then "change i of n" above each
+ * later change. `ordinal` is which of its task's edits this is. */
+export function reviewLenses(p: ReviewParams, ordinal = 1): ReviewLens[] {
+    const first = firstChangedLine(p);
+    const n = p.hunks.length;
+    const lenses: ReviewLens[] = [];
+    const where = [ordinal > 1 ? `Edit ${ordinal} of this task` : '', n > 1 ? `change 1 of ${n}` : ''].filter(Boolean).join(', ');
+    if (where) lenses.push({ line: first, title: `Rein: ${where}` });
+    lenses.push({ line: first, title: '✓ Accept', action: 'accept', tooltip: `Apply Rein’s change to ${inert(p.path, 200)}` });
+    if (n > 1) lenses.push({ line: first, title: 'Keep Some…', action: 'choose', tooltip: `Choose which of the ${n} changes to keep` });
+    lenses.push({ line: first, title: '✗ Reject…', action: 'reject', tooltip: 'Reject it, saying why if you like (Rein’s model reads it)' });
+    lenses.push({
+        line: first,
+        title: 'Accept All Remaining Edits of This Task',
+        action: 'acceptRest',
+        tooltip: 'Accept this edit, and apply the task’s later edits without asking, until it ends',
+    });
+    const why = plain(p.reason).trim();
+    // A row of its own above the line before the change (lenses on one
+    // line share a row, where the actions would push it out of a narrow
+    // side-by-side diff); above the change itself when that is line 1.
+    const whyLine = first > 0 ? first - 1 : first;
+    if (why) lenses.push({ line: whyLine, title: `Why: ${inert(why, WHY_IN_LENS)}`, tooltip: inert(why, WHY_IN_TOOLTIP) });
+    p.hunks.forEach((h, i) => {
+        if (i > 0 && h.proposedStart !== first) lenses.push({ line: h.proposedStart, title: `Rein: change ${i + 1} of ${n}` });
+    });
+    return lenses;
 }
 
 export interface HunkItem {

@@ -170,6 +170,13 @@ pub enum EditOutcome {
         version: ReadVersion,
         left_out: String,
     },
+    /// The user changed the proposal before accepting it: the file is now
+    /// at `version`, holding their text. `changes` is what they changed
+    /// (a unified diff from the proposal), for the model.
+    AppliedAsEdited {
+        version: ReadVersion,
+        changes: String,
+    },
     /// The user said no.
     Rejected { reason: String },
     /// Nobody answered the review within `waited`: not applied, and not a

@@ -8,6 +8,11 @@
 --
 -- Edits wait in a queue and are shown one at a time. "Accept all" accepts
 -- the rest of that task's edits (by annotation label, which names the task).
+-- "Keep some" asks about each change of a one-file edit and applies only
+-- those kept, telling the server which (`reinKept`, the indices of the text
+-- edits applied: the server confirms that text and tells the model what was
+-- left out). "Reject with reason" asks why; the reason is the answer's
+-- `failureReason`, which the model reads.
 -- Edits the server marks `needsConfirmation = false` (the user allowed them
 -- in the permissions) are applied without a preview, still version-checked.
 --
@@ -61,14 +66,15 @@ local function check(plan)
   return ok, reason
 end
 
-local function try_apply(item)
+--- Applies `item`'s plan, or `plan` (a part of it) when given.
+local function try_apply(item, plan)
   local ok, reason = check(item.plan)
   if not ok then
     -- The server must see the user's change before it reads the answer.
     lsp.flush(item.client)
     return { applied = false, failureReason = reason }
   end
-  local applied, err = pcall(edits.apply, item.plan, item.client)
+  local applied, err = pcall(edits.apply, plan or item.plan, item.client)
   -- The server confirms the edit by the didChange; send it now.
   lsp.flush(item.client)
   if not applied then
@@ -129,8 +135,24 @@ function M.visible()
   return item ~= nil and item.win ~= nil and vim.api.nvim_win_is_valid(item.win)
 end
 
---- Decides on `item` (default: the first in line).
-local function decide(how, item)
+--- The longest reason the user's words may make (the model reads it).
+local MAX_REASON = 2000
+
+--- The user's reason as one inert line, at most MAX_REASON bytes (cut on a
+--- character boundary).
+local function user_reason(words)
+  local line = require('rein.text').inert(vim.trim((words or ''):gsub('%s+', ' ')))
+  if #line > MAX_REASON then
+    line = line:sub(1, MAX_REASON + vim.str_utf_start(line, MAX_REASON + 1)) .. '…'
+  end
+  return line
+end
+
+--- Decides on `item` (default: the first in line). `opts.reason`: what the
+--- user said with a rejection; `opts.kept`: the (1-based) text edits kept
+--- of a one-file edit ('kept some').
+local function decide(how, item, opts)
+  opts = opts or {}
   if item and item.done then
     -- A key of a preview whose edit was withdrawn meanwhile.
     notify('that edit was withdrawn; nothing was applied', vim.log.levels.WARN)
@@ -143,7 +165,28 @@ local function decide(how, item)
   end
   local result
   if how == 'rejected' then
-    result = { applied = false, failureReason = 'rejected in the Neovim preview' }
+    local words = user_reason(opts.reason)
+    result = {
+      applied = false,
+      failureReason = words == '' and 'rejected in the Neovim preview'
+        or ('rejected in the Neovim preview; the user said: ' .. words),
+    }
+  elseif how == 'kept some' then
+    local plan = vim.deepcopy(item.plan)
+    local step = plan.steps[1]
+    local kept, indices = {}, {}
+    for _, i in ipairs(opts.kept or {}) do
+      table.insert(kept, step.edits[i])
+      -- The server counts the edits it sent from 0.
+      table.insert(indices, i - 1)
+    end
+    step.edits = kept
+    result = try_apply(item, plan)
+    if result.applied then
+      result.reinKept = indices
+    else
+      notify('the edit was not applied: ' .. result.failureReason, vim.log.levels.WARN)
+    end
   else
     result = try_apply(item)
     if not result.applied then
@@ -175,6 +218,99 @@ function M.accept_all(item)
     accept_all[item.plan.label] = item.plan.task_id or true
   end
   return decide('accepted all', item)
+end
+
+--- Rejects the edit after asking why (`vim.ui.input`); the model reads the
+--- answer. Cancelling the question leaves the edit waiting.
+function M.reject_with_reason(item)
+  item = item or queue[1]
+  if not item then
+    notify('no edit is waiting for approval', vim.log.levels.WARN)
+    return
+  end
+  vim.ui.input({ prompt = 'Reject: why, or what should Rein do instead? ' }, function(words)
+    if words == nil then
+      notify('not rejected; the edit still waits (:Rein review)')
+      return
+    end
+    decide('rejected', item, { reason = words })
+  end)
+end
+
+--- The changes of a one-file edit, one per text edit (the server sends one
+--- per changed region), as `{label}` for the user's choice; nil for an
+--- edit that is not one file's text edits.
+function M.changes(item)
+  local steps = item.plan.steps
+  if #steps ~= 1 or steps[1].create or #steps[1].edits < 2 then
+    return nil
+  end
+  local ok, files = pcall(edits.texts, item.plan, item.client.offset_encoding)
+  local old = ok and files[1] and vim.split(files[1].old, '\n', { plain = true }) or {}
+  local inert = require('rein.text').inert
+  local function cut(line)
+    line = inert(vim.trim(line or ''))
+    return #line > 60 and (line:sub(1, 58 + vim.str_utf_start(line, 59)) .. '…') or line
+  end
+  local out = {}
+  for i, e in ipairs(steps[1].edits) do
+    local first = e.range.start.line
+    local removed = e.range['end'].line > first or e.range['end'].character > e.range.start.character
+    local parts = {}
+    if removed and old[first + 1] then
+      table.insert(parts, '− ' .. cut(old[first + 1]))
+    end
+    if e.newText ~= '' then
+      table.insert(parts, '+ ' .. cut(vim.split(e.newText, '\n', { plain = true })[1]))
+    end
+    local where = ('change %d of %d (line %d)'):format(i, #steps[1].edits, first + 1)
+    table.insert(out, { label = where .. ': ' .. table.concat(parts, '  ') })
+  end
+  return out
+end
+
+--- Keeps some of the edit's changes: asks about each (`vim.ui.select`),
+--- then applies those kept. Keeping all accepts it; keeping none rejects it.
+--- Cancelling a question leaves the edit waiting.
+function M.keep_some(item)
+  item = item or queue[1]
+  if not item then
+    notify('no edit is waiting for approval', vim.log.levels.WARN)
+    return
+  end
+  local changes = M.changes(item)
+  if not changes then
+    notify('this edit is one change: accept (a) or reject (r) it')
+    return
+  end
+  local kept = {}
+  local function ask(i)
+    if item.done then
+      notify('that edit was withdrawn; nothing was applied', vim.log.levels.WARN)
+      return
+    end
+    if i > #changes then
+      if #kept == 0 then
+        decide('rejected', item, { reason = 'I kept none of the changes' })
+      elseif #kept == #changes then
+        decide('accepted', item)
+      else
+        decide('kept some', item, { kept = kept })
+      end
+      return
+    end
+    vim.ui.select({ 'Keep', 'Leave out' }, { prompt = 'Rein: ' .. changes[i].label }, function(choice)
+      if choice == nil then
+        notify('nothing decided; the edit still waits (:Rein review)')
+        return
+      end
+      if choice == 'Keep' then
+        table.insert(kept, i)
+      end
+      ask(i + 1)
+    end)
+  end
+  ask(1)
 end
 
 --- Hides the preview; the edit keeps waiting (:Rein review shows it again).
@@ -219,6 +355,12 @@ local function open(item)
     end,
     r = function()
       decide('rejected', item)
+    end,
+    R = function()
+      M.reject_with_reason(item)
+    end,
+    s = function()
+      M.keep_some(item)
     end,
     A = function()
       M.accept_all(item)

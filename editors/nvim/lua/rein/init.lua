@@ -41,6 +41,16 @@ function M.accept_all()
   return require('rein.approval').accept_all()
 end
 
+--- Asks which of the edit's changes to keep, and applies those.
+function M.keep_some()
+  return require('rein.approval').keep_some()
+end
+
+--- Asks why, then rejects the edit; the model reads the reason.
+function M.reject_with_reason()
+  return require('rein.approval').reject_with_reason()
+end
+
 function M.review()
   return require('rein.approval').review()
 end

@@ -6,7 +6,8 @@ local text = require('rein.text')
 
 local M = {}
 
-local KEYS = ' a accept · r reject · A accept all for this task · q hide '
+local KEYS =
+  ' a accept · s keep some · r reject · R reject with reason · A accept all for this task · q hide '
 
 local function diff(old, new)
   local fn = (vim.text and vim.text.diff) or vim.diff

@@ -404,7 +404,7 @@ where
             "no_answer".to_owned(),
             Vec::new(),
         ),
-        Ok(EditOutcome::AppliedInPart { .. }) => (
+        Ok(EditOutcome::AppliedInPart { .. } | EditOutcome::AppliedAsEdited { .. }) => (
             Applied::Not(Undone::Cannot {
                 reason: "only part of the undo was kept; look at the file".into(),
             }),

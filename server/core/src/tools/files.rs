@@ -93,6 +93,14 @@ pub async fn edit_file(
             }
             edited(cx, path, args.new_text, version, out).await
         }
+        Ok(EditOutcome::AppliedAsEdited { version, changes }) => {
+            let out = format!(
+                "Edited {path} ({} → {}) as the user changed it: they edited your proposal before accepting it. What they changed, from your proposal to what the file holds now:\n{changes}\nBuild on their version; do not undo their changes unless they ask.",
+                base.label(),
+                version.label()
+            );
+            edited(cx, path, args.new_text, version, out).await
+        }
         Ok(EditOutcome::AppliedInPart { version, left_out }) => {
             let out = format!(
                 "Edited {path} in part ({} → {}): the user kept some of your changes and left out {left_out}. Do not propose what they left out again unless they ask.",
@@ -176,6 +184,20 @@ pub async fn create_file(
     };
     match cx.workspace.create_file(request).await {
         // A new file has one hunk: kept in part is not a thing it can be.
+        Ok(EditOutcome::AppliedAsEdited { version, changes }) => {
+            cx.reads.set(path, version.clone());
+            ToolOutput::ok(
+                format!(
+                    "Created {path} ({}) as the user changed it: they edited your proposed content before accepting it. What they changed, from your proposal to what the file holds now:\n{changes}\nBuild on their version.",
+                    version.label()
+                ),
+                ResultMeta::Edited {
+                    path: path.to_owned(),
+                    version,
+                },
+            )
+            .changed()
+        }
         Ok(EditOutcome::Applied { version, .. } | EditOutcome::AppliedInPart { version, .. }) => {
             cx.reads.set(path, version.clone());
             ToolOutput::ok(

@@ -26,6 +26,7 @@ use rein_core::workspace::{
 };
 use rein_fsroot::{Links, Root};
 use rein_text::{ContentHash, Rope, Snapshot, char_to_position, patch};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{ApplyWorkspaceEditResponse, MessageType, Uri};
@@ -86,12 +87,26 @@ struct Shown<'a> {
 
 /// What the user accepted: `text` replaces `current` (the text it was
 /// fitted to and shown against).
+/// `workspace/applyEdit`'s answer, with Rein's one extension: `reinKept`,
+/// sent by an editor that let the user keep some of a change's text edits
+/// (Rein's Neovim plugin): the indices of the edits it applied. Any other
+/// editor never sends it, and the answer reads as plain LSP.
+#[derive(Debug, Deserialize)]
+struct ApplyAnswer {
+    #[serde(flatten)]
+    response: ApplyWorkspaceEditResponse,
+    #[serde(default, rename = "reinKept")]
+    kept: Option<Vec<usize>>,
+}
+
 struct Accepted {
     current: Current,
     text: String,
     rebased_from: Option<ReadVersion>,
     /// The hunks the user dropped, for the model.
     left_out: Option<String>,
+    /// What the user changed in the proposal before accepting it.
+    edited: Option<String>,
 }
 
 /// What the user reads next to a change: the model's reason if it gave
@@ -271,7 +286,7 @@ impl LspWorkspace {
         edit: Value,
         label: &str,
         shown_for: Option<&str>,
-    ) -> Result<ApplyWorkspaceEditResponse, String> {
+    ) -> Result<ApplyAnswer, String> {
         let params = json!({"edit": edit, "label": label});
         // The editor shows it to the user first (its own preview): the
         // task waits for them meanwhile, and says so.
@@ -435,12 +450,17 @@ impl LspWorkspace {
             };
             let original = Some((current.text.as_str(), current.version.hash));
             match self.review(&shown, original, &applied.text).await {
-                Reviewed::Accept { text, left_out } => {
+                Reviewed::Accept {
+                    text,
+                    left_out,
+                    edited,
+                } => {
                     return Ok(Ok(Accepted {
                         current,
                         text,
                         rebased_from,
                         left_out,
+                        edited,
                     }));
                 }
                 Reviewed::Reject(reason) => return Ok(Err(EditOutcome::Rejected { reason })),
@@ -663,6 +683,7 @@ impl Workspace for LspWorkspace {
             text: proposed,
             rebased_from,
             left_out,
+            edited,
         } = if reviewing {
             match self.review_edit(&request).await? {
                 Ok(accepted) => accepted,
@@ -704,6 +725,7 @@ impl Workspace for LspWorkspace {
                 text: applied.text,
                 rebased_from,
                 left_out: None,
+                edited: None,
             }
         };
         let decided = asked_first || reviewing;
@@ -728,10 +750,11 @@ impl Workspace for LspWorkspace {
             Before::Unsynced(Some(current.version.hash))
         };
         let shown_for = (note.confirm && caps.shows_confirmations()).then_some(path);
-        let response = match self.apply(payload, &request.label, shown_for).await {
-            Ok(response) => response,
-            Err(detail) => return Ok(EditOutcome::Unknown { detail }),
-        };
+        let ApplyAnswer { response, kept } =
+            match self.apply(payload, &request.label, shown_for).await {
+                Ok(answer) => answer,
+                Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+            };
         if !response.applied {
             // A client refuses a versioned edit when the buffer moved on
             // while the user looked at it: that is staleness, not a no.
@@ -768,11 +791,32 @@ impl Workspace for LspWorkspace {
             let reason = response.failure_reason.unwrap_or_default();
             return Ok(EditOutcome::Rejected { reason });
         }
+        // The user kept only some of the text edits in the editor's own
+        // preview (an edit sent without asking is applied whole, so only
+        // one the editor confirmed counts): the buffer should hold that
+        // text, and the model hears what was left out.
+        let (expected, left_out) = match kept.filter(|_| note.confirm) {
+            None => (expected, left_out),
+            Some(kept) => match review::kept_text(&current.text, &proposed, &kept) {
+                review::Kept::All => (expected, left_out),
+                review::Kept::Some { text, left_out } => {
+                    (ContentHash::of_str(&text), Some(left_out))
+                }
+                // "Applied, keeping nothing" is a slip of the editor's: it
+                // should have said not applied. Nothing was meant to land.
+                review::Kept::None => {
+                    return Ok(EditOutcome::Rejected {
+                        reason: "the user kept none of the changes".into(),
+                    });
+                }
+            },
+        };
         self.mark_edited(path);
         match self.confirm(path, expected).await {
-            Some(version) => Ok(match left_out {
-                Some(left_out) => EditOutcome::AppliedInPart { version, left_out },
-                None => EditOutcome::Applied {
+            Some(version) => Ok(match (edited, left_out) {
+                (Some(changes), _) => EditOutcome::AppliedAsEdited { version, changes },
+                (None, Some(left_out)) => EditOutcome::AppliedInPart { version, left_out },
+                (None, None) => EditOutcome::Applied {
                     version,
                     rebased_from,
                 },
@@ -813,6 +857,8 @@ impl Workspace for LspWorkspace {
         }
         let uri = self.uri_of(path)?;
         let reviewing = request.needs_confirmation && caps.reviews_edits;
+        let mut content = request.content.clone();
+        let mut user_changes = None;
         if reviewing {
             let shown = Shown {
                 path,
@@ -822,7 +868,11 @@ impl Workspace for LspWorkspace {
                 reason: &request.reason,
             };
             match self.review(&shown, None, &request.content).await {
-                Reviewed::Accept { .. } => {}
+                // The content as the user left it (their edits, if any).
+                Reviewed::Accept { text, edited, .. } => {
+                    content = text;
+                    user_changes = edited;
+                }
                 Reviewed::Reject(reason) => return Ok(EditOutcome::Rejected { reason }),
                 Reviewed::NoAnswer(waited) => return Ok(EditOutcome::NoAnswer { waited }),
                 Reviewed::Superseded => {
@@ -854,7 +904,7 @@ impl Workspace for LspWorkspace {
         let mut edit = json!({"documentChanges": [
             with_annotation(json!({"kind": "create", "uri": uri.as_str(), "options": {"overwrite": false, "ignoreIfExists": false}})),
             {"textDocument": {"uri": uri.as_str(), "version": null}, "edits": [
-                with_annotation(json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": request.content}))
+                with_annotation(json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": content}))
             ]}
         ]});
         if caps.change_annotations {
@@ -868,7 +918,7 @@ impl Workspace for LspWorkspace {
         let shown_for = (request.needs_confirmation && !reviewing && caps.shows_confirmations())
             .then_some(path);
         let response = match self.apply(edit, &request.label, shown_for).await {
-            Ok(response) => response,
+            Ok(answer) => answer.response,
             Err(detail) => return Ok(EditOutcome::Unknown { detail }),
         };
         if !response.applied {
@@ -876,11 +926,14 @@ impl Workspace for LspWorkspace {
             return Ok(EditOutcome::Rejected { reason });
         }
         self.mark_edited(path);
-        let expected = ContentHash::of_str(&request.content);
+        let expected = ContentHash::of_str(&content);
         match self.confirm(path, expected).await {
-            Some(version) => Ok(EditOutcome::Applied {
-                version,
-                rebased_from: None,
+            Some(version) => Ok(match user_changes {
+                Some(changes) => EditOutcome::AppliedAsEdited { version, changes },
+                None => EditOutcome::Applied {
+                    version,
+                    rebased_from: None,
+                },
             }),
             None => Ok(self.in_doubt(path, Before::Unsynced(None), expected).await),
         }
@@ -929,7 +982,7 @@ impl Workspace for LspWorkspace {
         edit["documentChanges"] = json!([delete]);
         let label = "Rein: undo the task's changes";
         let response = match self.apply(edit, label, None).await {
-            Ok(response) => response,
+            Ok(answer) => answer.response,
             Err(detail) => return Ok(EditOutcome::Unknown { detail }),
         };
         if !response.applied {
@@ -1172,4 +1225,27 @@ async fn read_disk(fs: &Root, path: &str) -> Option<Vec<u8>> {
         .await
         .ok()
         .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_apply_answer_reads_as_lsp_with_reins_kept_edits_when_sent() {
+        let plain: ApplyAnswer =
+            serde_json::from_value(json!({"applied": false, "failureReason": "no"})).unwrap();
+        assert!(!plain.response.applied);
+        assert_eq!(plain.response.failure_reason.as_deref(), Some("no"));
+        assert_eq!(plain.kept, None);
+        let kept: ApplyAnswer =
+            serde_json::from_value(json!({"applied": true, "reinKept": [1]})).unwrap();
+        assert!(kept.response.applied);
+        assert_eq!(kept.kept, Some(vec![1]));
+        // A malformed extension is an unreadable answer, never a guess.
+        assert!(
+            serde_json::from_value::<ApplyAnswer>(json!({"applied": true, "reinKept": [-1]}))
+                .is_err()
+        );
+    }
 }

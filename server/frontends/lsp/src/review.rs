@@ -70,6 +70,10 @@ pub struct ReviewAnswer {
     /// With `reject`: what the user said about it, if anything.
     #[serde(default)]
     pub comment: Option<String>,
+    /// With `accept`: the text as the user left it, when they edited the
+    /// proposal before accepting (then `hunks` is not read).
+    #[serde(default)]
+    pub text: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -82,10 +86,13 @@ pub enum Decision {
 /// What became of a review.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reviewed {
-    /// Apply `text`; `left_out` describes the hunks the user dropped.
+    /// Apply `text`; `left_out` describes the hunks the user dropped;
+    /// `edited`, what the user changed in the proposal before accepting
+    /// it (a unified diff from the proposal to `text`), for the model.
     Accept {
         text: String,
         left_out: Option<String>,
+        edited: Option<String>,
     },
     /// Not to be applied; why, for the model.
     Reject(String),
@@ -191,7 +198,43 @@ fn read_answer(
                 .map(|c| format!("the user said: {c}"))
                 .unwrap_or_default(),
         ),
-        Decision::Accept => keep(params, answer.hunks.as_deref()),
+        Decision::Accept => match answer.text {
+            Some(text) if text != params.proposed => as_edited(params, text),
+            _ => keep(params, answer.hunks.as_deref()),
+        },
+    }
+}
+
+/// The longest text a user's edited proposal may be: the file is theirs,
+/// but an answer this large is a client's slip, not an edit.
+const MAX_EDITED_TEXT: usize = 16 * 1024 * 1024;
+/// The longest diff of the user's changes the model reads at once.
+const MAX_EDITED_DIFF: usize = 8000;
+
+/// The proposal as the user left it: applied as it is, and the model told
+/// exactly what they changed (a unified diff from its proposal).
+fn as_edited(params: &ReviewParams, text: String) -> Reviewed {
+    if text.len() > MAX_EDITED_TEXT {
+        return Reviewed::Reject(format!(
+            "the editor sent an edited proposal of {} bytes, more than Rein takes ({MAX_EDITED_TEXT})",
+            text.len()
+        ));
+    }
+    let mut diff =
+        rein_app::format::diff::unified_diff(&params.path, Some(&params.proposed), &text);
+    if diff.len() > MAX_EDITED_DIFF {
+        // On a character boundary (the user's text may be any UTF-8).
+        let cut = (0..=MAX_EDITED_DIFF)
+            .rev()
+            .find(|&i| diff.is_char_boundary(i))
+            .unwrap_or(0);
+        diff.truncate(cut);
+        diff.push_str("\n… (the rest of the diff is left out: read the file)\n");
+    }
+    Reviewed::Accept {
+        text,
+        left_out: None,
+        edited: Some(diff),
     }
 }
 
@@ -203,21 +246,51 @@ fn keep(params: &ReviewParams, kept: Option<&[usize]>) -> Reviewed {
         return Reviewed::Accept {
             text: params.proposed.clone(),
             left_out: None,
+            edited: None,
         };
     };
     let original = params.original.as_deref().unwrap_or_default();
-    let all = patch::line_hunks(original, &params.proposed);
-    let keep_hunk = |i: usize| kept.contains(&i);
-    if !(0..all.len()).any(keep_hunk) {
-        return Reviewed::Reject("the user kept none of the changes".into());
-    }
-    if (0..all.len()).all(keep_hunk) {
-        return Reviewed::Accept {
+    match kept_text(original, &params.proposed, kept) {
+        Kept::None => Reviewed::Reject("the user kept none of the changes".into()),
+        Kept::All => Reviewed::Accept {
             text: params.proposed.clone(),
             left_out: None,
-        };
+            edited: None,
+        },
+        Kept::Some { text, left_out } => Reviewed::Accept {
+            text,
+            left_out: Some(left_out),
+            edited: None,
+        },
     }
-    let mut text = String::with_capacity(params.proposed.len());
+}
+
+/// What keeping some of the changes from `original` to `proposed` makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// No change kept (a rejection, never an empty edit).
+    None,
+    /// Every change kept: the proposal as it is.
+    All,
+    /// `text`, with the others left out (`left_out` says which, for the
+    /// model).
+    Some { text: String, left_out: String },
+}
+
+/// The text with only the `kept` changes (by index, in the order of
+/// [`patch::line_hunks`], which is also the order of the text edits Rein
+/// sends) applied. Indices out of range are ignored.
+pub fn kept_text(original: &str, proposed: &str, kept: &[usize]) -> Kept {
+    let all = patch::line_hunks(original, proposed);
+    let keep_hunk = |i: usize| kept.contains(&i);
+    if !(0..all.len()).any(keep_hunk) {
+        return Kept::None;
+    }
+    if (0..all.len()).all(keep_hunk) {
+        return Kept::All;
+    }
+    let described = hunks(original, proposed);
+    let mut text = String::with_capacity(proposed.len());
     let mut at = 0;
     let mut dropped = Vec::new();
     for (i, hunk) in all.iter().enumerate() {
@@ -226,21 +299,21 @@ fn keep(params: &ReviewParams, kept: Option<&[usize]>) -> Reviewed {
             text.push_str(&hunk.new_text);
         } else {
             text.push_str(original.get(hunk.start..hunk.end).unwrap_or_default());
-            if let Some(h) = params.hunks.get(i) {
+            if let Some(h) = described.get(i) {
                 dropped.push(describe(h));
             }
         }
         at = hunk.end;
     }
     text.push_str(original.get(at..).unwrap_or_default());
-    Reviewed::Accept {
+    Kept::Some {
         text,
-        left_out: Some(format!(
+        left_out: format!(
             "{} of your {} changes ({})",
             dropped.len(),
             all.len(),
             dropped.join(", ")
-        )),
+        ),
     }
 }
 
@@ -332,22 +405,82 @@ mod tests {
             answer(json!({"decision": "accept"})),
             Reviewed::Accept {
                 text: PROPOSED.into(),
-                left_out: None
+                left_out: None,
+                edited: None
             }
         );
         assert_eq!(
             answer(json!({"decision": "accept", "hunks": [1]})),
             Reviewed::Accept {
                 text: "a\nb\nc\nd\ne\nF1\nF2\n".into(),
-                left_out: Some("1 of your 2 changes (the change at line 2)".into())
+                left_out: Some("1 of your 2 changes (the change at line 2)".into()),
+                edited: None
             }
         );
         assert_eq!(
             answer(json!({"decision": "accept", "hunks": [0, 1, 7]})),
             Reviewed::Accept {
                 text: PROPOSED.into(),
-                left_out: None
+                left_out: None,
+                edited: None
             }
+        );
+    }
+
+    #[test]
+    fn keeping_some_edits_in_the_editors_own_preview_makes_that_text() {
+        // What an editor that applies the text edits itself (Neovim's
+        // preview, `reinKept`) reports: the same hunks, the same text.
+        assert_eq!(
+            kept_text(ORIGINAL, PROPOSED, &[0]),
+            Kept::Some {
+                text: "a\nB\nc\nd\ne\nf\n".into(),
+                left_out: "1 of your 2 changes (the change at line 6)".into()
+            }
+        );
+        assert_eq!(kept_text(ORIGINAL, PROPOSED, &[1, 0]), Kept::All);
+        assert_eq!(kept_text(ORIGINAL, PROPOSED, &[]), Kept::None);
+        assert_eq!(kept_text(ORIGINAL, PROPOSED, &[2, usize::MAX]), Kept::None);
+    }
+
+    #[test]
+    fn a_proposal_the_user_edited_is_applied_as_left_and_the_model_sees_the_diff() {
+        let p = params(ORIGINAL, PROPOSED);
+        let answer = |v: Value| read_answer(Ok(v), &p, std::time::Duration::from_secs(1));
+        let Reviewed::Accept {
+            text,
+            left_out: None,
+            edited: Some(diff),
+        } = answer(
+            json!({"decision": "accept", "text": "a\nB\nc\nd\ne\nF1\nmine\n", "hunks": [0]}),
+        )
+        else {
+            panic!("not an accept of the edited text")
+        };
+        assert_eq!(text, "a\nB\nc\nd\ne\nF1\nmine\n");
+        assert!(diff.contains("-F2\n+mine\n"), "{diff}");
+        assert!(diff.starts_with("--- a/cart.py\n+++ b/cart.py\n"), "{diff}");
+        // The proposal left as it was is a plain accept.
+        assert_eq!(
+            answer(json!({"decision": "accept", "text": PROPOSED})),
+            Reviewed::Accept {
+                text: PROPOSED.into(),
+                left_out: None,
+                edited: None
+            }
+        );
+        // A huge diff reaches the model cut.
+        let big = format!("{}\n", "z".repeat(20_000));
+        let Reviewed::Accept {
+            edited: Some(diff), ..
+        } = answer(json!({"decision": "accept", "text": big}))
+        else {
+            panic!("not an accept")
+        };
+        assert!(
+            diff.len() < 8100 && diff.ends_with("read the file)\n"),
+            "{}",
+            diff.len()
         );
     }
 
