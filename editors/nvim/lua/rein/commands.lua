@@ -19,7 +19,7 @@ local function started(client, what)
       return
     end
     progress.started(id, client.id, what)
-    notify(('started task %s: %s'):format(id, what))
+    notify(('started: %s'):format(what))
   end
 end
 

@@ -32,6 +32,19 @@ function M.rein_says(msg)
   return msg:match('^Rein%f[%W]') and msg or ('Rein: ' .. msg)
 end
 
+--- The task as the user knows it: its goal ("Fix TestCart.test_total"),
+--- one line, short; the id only when the goal is not known yet.
+function M.name(t)
+  local title = type(t.title) == 'string' and vim.trim(t.title:gsub('%s+', ' ')) or ''
+  if title == '' then
+    return 'task ' .. t.id
+  end
+  if #title > 60 then
+    title = vim.fn.strcharpart(title, 0, 59) .. '…'
+  end
+  return title
+end
+
 local function notify(msg, level)
   if require('rein.config').get().notify then
     vim.notify(M.rein_says(msg), level or vim.log.levels.INFO)
@@ -260,7 +273,7 @@ function M.on_task_status(_, params, ctx)
     local question = t.reason or t.question
     if not was_question or question ~= t.question then
       notify(
-        ('task %s asks: %s\n(answer with :Rein answer)'):format(t.id, question or '(no question)'),
+        ('%s — the model asks: %s\n(answer with :Rein answer)'):format(M.name(t), question or '(no question)'),
         vim.log.levels.WARN
       )
     end
@@ -271,7 +284,7 @@ function M.on_task_status(_, params, ctx)
   -- Told once (a later status repeats it).
   if M.is_unanswered_review(t) and t.reason ~= t.told_unanswered then
     t.told_unanswered = t.reason
-    notify(('task %s: %s'):format(t.id, t.reason), vim.log.levels.WARN)
+    notify(('%s: %s'):format(M.name(t), t.reason), vim.log.levels.WARN)
   end
   if M.is_terminal(t.state) and not M.is_terminal(was) then
     local level = t.state == 'succeeded' and vim.log.levels.INFO
@@ -280,12 +293,12 @@ function M.on_task_status(_, params, ctx)
     local answer = require('rein.answer')
     if answer.is_answer(t) then
       -- The answer in full in a buffer; the notification stays short.
-      notify(('task %s answered (shown below; :Rein status shows it again)'):format(t.id), level)
+      notify(('%s: answered (shown below; :Rein status shows it again)'):format(M.name(t)), level)
       vim.schedule(function()
         pcall(answer.open, t)
       end)
     else
-      notify(('task %s %s%s'):format(t.id, outcome_text(t), M.fix_hint(t)), level)
+      notify(('%s: %s%s'):format(M.name(t), outcome_text(t), M.fix_hint(t)), level)
     end
     vim.schedule(function()
       local approval = require('rein.approval')
