@@ -444,6 +444,14 @@ async fn fix_test_with_the_edit_accepted() {
     assert_eq!(ran.disk("cart.py"), fixed_cart());
 }
 
+/// `:Rein install` builds the server from the plugin's sources (a
+/// stand-in `cargo`) and restarts with it; without sources it says what to
+/// do instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rein_install_builds_the_server_and_uses_it() {
+    run(Case::new("install")).await;
+}
+
 /// A key the provider turns down: the failure's message leads to
 /// `:Rein setup`, from the cause the server sends, not from its words.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -461,6 +461,9 @@ M.subcommands = {
   setup = function()
     require('rein.provider_setup').run()
   end,
+  install = function()
+    require('rein.install').run()
+  end,
   ask = M.ask,
   answer = M.answer,
   cancel = M.cancel,

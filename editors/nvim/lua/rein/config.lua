@@ -99,6 +99,9 @@ M.defaults = {
   -- :Rein trace shows the 'text' timeline in a scratch buffer or opens the
   -- 'html' report.
   trace = 'text',
+  -- Where :Rein install builds the server: a clone of Rein. Unset: the
+  -- repository this plugin is part of.
+  install_root = nil,
 }
 
 local user_opts = nil --- @type table?
@@ -147,8 +150,8 @@ function M.cmd()
   local exe = vim.fn.exepath('rein')
   if exe == '' then
     return nil,
-      'the `rein` binary is not on PATH: build it (`cargo build --release -p rein`) and put '
-        .. 'target/release/rein on PATH, or set vim.g.rein = { cmd = { "/path/to/rein", "lsp" } }'
+      'the `rein` binary is not on PATH: run :Rein install (builds it from the plugin\'s '
+        .. 'sources), or put a rein binary on PATH, or set vim.g.rein = { cmd = { "/path/to/rein", "lsp" } }'
   end
   return { exe, 'lsp' }, 'PATH'
 end
