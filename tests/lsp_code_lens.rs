@@ -14,8 +14,8 @@ use support::{Server, Setup, demo_project, demo_scenario, fixed_cart};
 
 const CART_TEST: &str = "tests/test_cart.py";
 
-/// The lenses of `rel` as "line title command testName".
-async fn lenses(s: &mut Server, rel: &str) -> Vec<String> {
+/// The lenses of `rel`, as the server sent them.
+async fn code_lenses(s: &mut Server, rel: &str) -> Vec<Value> {
     let uri = s.editor.uri(rel);
     let answer = s
         .editor
@@ -26,10 +26,13 @@ async fn lenses(s: &mut Server, rel: &str) -> Vec<String> {
         .await
         .unwrap();
     assert!(answer.get("error").is_none(), "{answer}");
-    answer["result"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    answer["result"].as_array().cloned().unwrap_or_default()
+}
+
+/// The lenses of `rel` as "line title command testName".
+async fn lenses(s: &mut Server, rel: &str) -> Vec<String> {
+    code_lenses(s, rel)
+        .await
         .iter()
         .map(|lens| {
             let command = &lens["command"];
@@ -66,17 +69,7 @@ async fn a_failing_test_gets_a_lens_until_a_run_shows_it_passing() {
         vec![r#"6 ▶ Fix with Rein rein.fixTest "TestCart.test_total""#.to_owned()]
     );
     let uri = s.editor.uri(CART_TEST);
-    let lens_argument = {
-        let answer = s
-            .editor
-            .request(
-                "textDocument/codeLens",
-                json!({"textDocument": {"uri": uri}}),
-            )
-            .await
-            .unwrap();
-        answer["result"][0]["command"]["arguments"][0].clone()
-    };
+    let lens_argument = code_lenses(&mut s, CART_TEST).await[0]["command"]["arguments"][0].clone();
     assert_eq!(lens_argument["uri"], json!(uri));
     assert_eq!(lens_argument["testName"], "TestCart.test_total");
     // Another file's buffer has none.
@@ -110,17 +103,8 @@ async fn the_lens_starts_the_fix() {
     let fix = s.fix_test_action(CART_TEST, 7).await;
     let first = s.start_task(fix["command"]["arguments"].clone()).await;
     s.nth_edit_of("cart.py", 1).await;
-    let uri = s.editor.uri(CART_TEST);
-    let answer = s
-        .editor
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .unwrap();
-    let command: Value = answer["result"][0]["command"].clone();
-    assert_eq!(command["command"], "rein.fixTest", "{answer}");
+    let command: Value = code_lenses(&mut s, CART_TEST).await[0]["command"].clone();
+    assert_eq!(command["command"], "rein.fixTest", "{command}");
 
     // The user gives up on the first task and clicks the lens.
     let mark = s.mark();

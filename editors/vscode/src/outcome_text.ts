@@ -4,24 +4,31 @@
 // user stopped by rejecting its change). Pure, unit-tested.
 
 import { oneLine, plain } from './plain_text';
-import type { TaskStatus } from './protocol';
+import type { StopCause, TaskStatus } from './protocol';
 
 /** What a task that ends after the user turned its change down says (the server's words). */
 const REJECTED = 'You rejected the change';
 
+/** Whether the task ended for `cause`: the server's typed cause decides;
+ * the reason's words only for a server that sends no cause. */
+function endedFor(s: TaskStatus, cause: StopCause, words: (reason: string) => boolean): boolean {
+    if (s.cause) return s.cause === cause;
+    return words(s.reason ?? '');
+}
+
 /** An instruction or question that ended with the model's answer (no checks ran). */
 export function isAnswer(s: TaskStatus): boolean {
-    return s.state === 'succeeded' && !!s.summary?.trim() && /^answered\b/.test(s.reason ?? '');
+    return s.state === 'succeeded' && !!s.summary?.trim() && endedFor(s, 'answered', (r) => /^answered\b/.test(r));
 }
 
 /** A test that passed before anything changed. */
 export function isAlreadyPassing(s: TaskStatus): boolean {
-    return s.state === 'succeeded' && /^already passing\b/.test(s.reason ?? '');
+    return s.state === 'succeeded' && endedFor(s, 'already_met', (r) => /^already passing\b/.test(r));
 }
 
 /** The user rejected the change and Rein stopped. */
 export function isRejected(s: TaskStatus): boolean {
-    return s.state === 'cancelled' && (s.reason ?? '').startsWith(REJECTED);
+    return s.state === 'cancelled' && endedFor(s, 'rejected', (r) => r.startsWith(REJECTED));
 }
 
 /** A task that stopped because nobody answered its review (the server's

@@ -13,8 +13,7 @@ function M.is_answer(t)
   return t.state == 'succeeded'
     and type(t.summary) == 'string'
     and t.summary:match('%S') ~= nil
-    and type(t.reason) == 'string'
-    and t.reason:match('^answered') ~= nil
+    and require('rein.progress').ended_for(t, 'answered', '^answered')
 end
 
 --- The buffer's lines: the question, the answer as it is (each line inert:

@@ -121,13 +121,21 @@ end
 
 --- The state in the user's words: an answer, a test that already
 --- passed, a change the user rejected are no "succeeded" / "cancelled".
+--- Whether `t` ended for `cause`: the server's typed cause decides; the
+--- reason's words (`pattern`) only for a server that sends no cause.
+function M.ended_for(t, cause, pattern)
+  if type(t.cause) == 'string' then
+    return t.cause == cause
+  end
+  return type(t.reason) == 'string' and t.reason:match(pattern) ~= nil
+end
+
 local function state_words(t)
-  local reason = t.reason or ''
-  if t.state == 'succeeded' and reason:match('^answered') then
+  if t.state == 'succeeded' and M.ended_for(t, 'answered', '^answered') then
     return 'answered'
-  elseif t.state == 'succeeded' and reason:match('^already passing') then
+  elseif t.state == 'succeeded' and M.ended_for(t, 'already_met', '^already passing') then
     return 'already passing'
-  elseif t.state == 'cancelled' and reason:match('^You rejected the change') then
+  elseif t.state == 'cancelled' and M.ended_for(t, 'rejected', '^You rejected the change') then
     return 'stopped'
   end
   return t.state
@@ -264,9 +272,7 @@ function M.on_task_status(_, params, ctx)
     t.summary = params.summary
   end
   -- Why it stopped, typed (final status only): what fixes it is offered.
-  if type(params.cause) == 'string' then
-    t.cause = params.cause
-  end
+  t.cause = type(params.cause) == 'string' and params.cause or nil
   if M.is_question(t) then
     -- The question comes as a plain waiting_user first, then again with
     -- `waitingFor: answer` (reason and all): told once, unless it changed.

@@ -143,22 +143,7 @@ impl LspWorkspace {
         task: TaskId,
         waits: Arc<LspProgress>,
     ) -> Result<Self, WorkspaceError> {
-        let fs = Root::open(&root, Links::Within).map_err(|e| WorkspaceError::Io {
-            path: root.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        Ok(Self {
-            disk: DiskWorkspace::new(&root)?,
-            fs,
-            root,
-            client,
-            session,
-            task,
-            edited: Mutex::new(BTreeSet::new()),
-            disk_seen: Mutex::new(HashMap::new()),
-            annotations: AtomicU32::new(0),
-            waits: Some(waits),
-        })
+        Self::build(root, client, session, task, Some(waits))
     }
 
     /// The workspace an undo of `task` goes through: the live buffers,
@@ -169,6 +154,16 @@ impl LspWorkspace {
         client: Client,
         session: Arc<Session>,
         task: TaskId,
+    ) -> Result<Self, WorkspaceError> {
+        Self::build(root, client, session, task, None)
+    }
+
+    fn build(
+        root: PathBuf,
+        client: Client,
+        session: Arc<Session>,
+        task: TaskId,
+        waits: Option<Arc<LspProgress>>,
     ) -> Result<Self, WorkspaceError> {
         let fs = Root::open(&root, Links::Within).map_err(|e| WorkspaceError::Io {
             path: root.display().to_string(),
@@ -184,7 +179,7 @@ impl LspWorkspace {
             edited: Mutex::new(BTreeSet::new()),
             disk_seen: Mutex::new(HashMap::new()),
             annotations: AtomicU32::new(0),
-            waits: None,
+            waits,
         })
     }
 
