@@ -283,6 +283,8 @@ async fn a_review_timeout_is_no_answer_not_a_rejection() {
         status["reason"],
         "No answer from you in 2 seconds; the review of cart.py is still open — resume the task to see it again"
     );
+    // Typed, so an editor offers "Resume" by the cause, not by the words.
+    assert_eq!(status["cause"], "unanswered_review", "{status}");
     // The review was withdrawn, nothing applied. (The withdrawal is sent
     // from its own task: it may come just after the final status.)
     let id = held["id"].clone();

@@ -97,6 +97,17 @@ async fn fixes_the_demo_test_in_real_vscode() {
     if !toast.starts_with("Rein: fixed: TestCart.test_total passes") {
         run.fail(&format!("unexpected success notification: {toast:?}"));
     }
+    if run.result["successToastClosed"] != true {
+        run.fail("the success notification did not close itself");
+    }
+    // (The item's accessible label: its text, then its tooltip.)
+    let tooltip = run.result["tooltip"].as_str().unwrap_or_default();
+    let names_an_id = tooltip
+        .match_indices("t-")
+        .any(|(i, _)| tooltip[i + 2..].starts_with(|c: char| c.is_ascii_hexdigit()));
+    if !tooltip.contains("Rein: Fix TestCart.test_total") || names_an_id {
+        run.fail(&format!("the status bar's tooltip: {tooltip:?}"));
+    }
     // The review showed the real change and the model's reason, and the
     // task said it was waiting for the user meanwhile.
     let review = &run.result["review"];
@@ -944,5 +955,146 @@ async fn rejects_with_a_reason_and_accepts_the_rest_from_the_diff_in_real_vscode
         ));
     }
     run.keep_screenshots("review-flow");
+    run.passed();
+}
+
+/// "Ask Rein…" in real VS Code (issue 35 point 1): the answer is shown
+/// beside the editor, whole, as Markdown, and the notification that says
+/// it came closes itself.
+#[tokio::test]
+async fn ask_shows_the_whole_answer_beside_the_editor_in_real_vscode() {
+    let scenario = repo().join("tests/vscode/ask_answer.json");
+    let run = E2e::run(
+        "ask-answer",
+        serde_json::json!({"rein.provider": "scripted", "rein.scenario": scenario}),
+        None,
+        None,
+    )
+    .await;
+    let answer = run.result["answer"].as_str().unwrap_or_default();
+    if !(answer.contains("## What `total()` computes")
+        && answer.contains("return sum(item.qty for item in items)")
+        && answer.contains("The last line of the answer: multiply by the price."))
+    {
+        run.fail(&format!("the answer beside the editor: {answer:?}"));
+    }
+    if run.result["toastClosed"] != true {
+        run.fail("the notification that the answer came did not close itself");
+    }
+    run.keep_screenshots("ask-answer");
+    run.passed();
+}
+
+/// A running task as the user sees it (issue 35 point 5): while the model
+/// thinks, the status bar's text says so with the turn, its tooltip has
+/// the model's latest words, and the task view shows them.
+#[tokio::test]
+async fn a_running_task_shows_its_step_and_words_in_real_vscode() {
+    let scenario = repo().join("tests/vscode/live.json");
+    let run = E2e::run(
+        "live",
+        serde_json::json!({"rein.provider": "scripted", "rein.scenario": scenario}),
+        None,
+        None,
+    )
+    .await;
+    // (The item's accessible label: its text, then its tooltip.)
+    let thinking = run.result["thinking"].as_str().unwrap_or_default();
+    if !(thinking.contains("Rein: thinking · turn ")
+        && thinking.contains("The model: I'll run the failing test first to see how it fails."))
+    {
+        run.fail(&format!(
+            "the status bar while the model thinks: {thinking:?}"
+        ));
+    }
+    if thinking.contains("$0.00") {
+        run.fail(&format!(
+            "a cost guessed before any was known: {thinking:?}"
+        ));
+    }
+    let timeline = run.result["timeline"].as_str().unwrap_or_default();
+    if !timeline.contains("I'll run the failing test first to see how it fails.") {
+        run.fail(&format!("the task view's timeline: {timeline:?}"));
+    }
+    run.assert_fixed_once();
+    run.keep_screenshots("live");
+    run.passed();
+}
+
+/// A review nobody answers (issue 35 point 4) in real VS Code: "no
+/// answer", not a rejection — the task waits, the notification offers
+/// "Resume Task", which shows the review again; accepted, the test is
+/// fixed.
+#[tokio::test]
+async fn a_review_nobody_answered_is_reopened_and_accepted_in_real_vscode() {
+    let scenario = repo().join("tests/vscode/review_timeout.json");
+    let run = E2e::run(
+        "review-timeout",
+        serde_json::json!({
+            "rein.provider": "scripted",
+            "rein.scenario": scenario,
+            "rein.approvalTimeoutSecs": 8,
+        }),
+        None,
+        None,
+    )
+    .await;
+    let r = &run.result;
+    let said = r["noAnswer"].as_str().unwrap_or_default();
+    if !said.starts_with(
+        "Rein: No answer from you in 8 seconds; the review of cart.py is still open — resume the task to see it again",
+    ) || r["buttons"] != serde_json::json!(["Resume Task"])
+    {
+        run.fail(&format!("the no-answer notification: {said:?} {}", r["buttons"]));
+    }
+    let waiting = r["waiting"].as_str().unwrap_or_default();
+    if !waiting.contains("Rein: waiting for you")
+        || waiting.contains("failed")
+        || waiting.contains("rejected")
+    {
+        run.fail(&format!("the status bar after no answer: {waiting:?}"));
+    }
+    if !r["reopened"]["added"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("return sum(item.price * item.qty for item in items)")
+    {
+        run.fail(&format!("the reopened review: {}", r["reopened"]));
+    }
+    run.assert_fixed_once();
+    run.keep_screenshots("review-timeout");
+    run.passed();
+}
+
+/// Undo a task in real VS Code (issue 35, "Undo a task"): the fix goes,
+/// the line typed after the task stays, in the buffer the user has open.
+#[tokio::test]
+async fn undo_takes_the_fix_back_and_keeps_a_typed_line_in_real_vscode() {
+    let run = E2e::run(
+        "undo",
+        serde_json::json!({"rein.provider": "scripted"}),
+        None,
+        None,
+    )
+    .await;
+    let r = &run.result;
+    let typed = r["typed"].as_str().unwrap_or_default();
+    if !typed.contains("return sum(item.price * item.qty for item in items)") {
+        run.fail(&format!(
+            "the fix was not in cart.py before the undo: {typed:?}"
+        ));
+    }
+    let after = r["after"].as_str().unwrap_or_default();
+    if !(after.starts_with("# typed by the user after the task")
+        && after.contains("return sum(item.qty for item in items)")
+        && !after.contains("item.price * item.qty"))
+    {
+        run.fail(&format!("cart.py after the undo: {after:?}"));
+    }
+    let undone = r["undone"].as_str().unwrap_or_default();
+    if !undone.starts_with("Undid Rein's changes to 1 file.") {
+        run.fail(&format!("what the undo said: {undone:?}"));
+    }
+    run.keep_screenshots("undo");
     run.passed();
 }

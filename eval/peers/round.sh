@@ -12,7 +12,9 @@
 # OUT gets full.toml and naive.toml (8 turns, 5 minutes; the naive loop
 # with harness = "naive"), out/<harness>/<task>/ and a progress log.
 # `holdout`: the suite's held-out split only; `all`: held out first, then
-# the rest. Sum it up with eval/peers/table.py OUT.
+# the rest. HARNESSES (default "full naive aider") picks which run. The
+# server's --seed is the round's seed: say it in SEED to have it logged.
+# Sum it up with eval/peers/table.py OUT.
 set -euo pipefail
 out=${1:?usage: round.sh OUT [holdout|all]}
 split=${2:-holdout}
@@ -22,7 +24,9 @@ rein=${REIN:?set REIN to a rein binary (copy it out of target/: a rebuild mid-ro
 : "${AIDER:?set AIDER to the aider executable}"
 : "${OPENAI_BASE_URL:?set OPENAI_BASE_URL to the model server}" "${REIN_MODEL:?set REIN_MODEL}"
 export REIN_PROVIDER=openai OPENAI_BASE_URL REIN_MODEL AIDER AIDER_TASK_TIMEOUT=${AIDER_TASK_TIMEOUT:-300}
+harnesses=${HARNESSES:-full naive aider}
 mkdir -p "$out/out"
+echo "$(date +%T) round: split $split, harnesses $harnesses, seed ${SEED:-unknown}, $("$rein" --version 2>/dev/null || echo rein)" >> "$out/progress"
 printf 'max_turns = 8\nmax_minutes = 5\n' > "$out/full.toml"
 printf 'max_turns = 8\nmax_minutes = 5\nharness = "naive"\n' > "$out/naive.toml"
 
@@ -34,11 +38,13 @@ tasks() {
 
 for t in $(tasks); do
   for h in full naive; do
+    case " $harnesses " in *" $h "*) ;; *) continue ;; esac
     [ -f "$out/out/$h/$t/report.json" ] && continue
     echo "$(date +%T) $t $h" >> "$out/progress"
     "$rein" eval run "$suite" --task "$t" --config "$out/$h.toml" --label "rein-$h" \
       --out "$out/out/$h/$t" > "$out/out/$h-$t.log" 2>&1 || true
   done
+  case " $harnesses " in *" aider "*) ;; *) continue ;; esac
   [ -f "$out/out/aider/$t/aider-results.json" ] && continue
   echo "$(date +%T) $t aider" >> "$out/progress"
   python3 "$here/aider.py" "openai/$REIN_MODEL" "$out/out/aider/$t" "$t" --suite "$suite" \

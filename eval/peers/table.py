@@ -45,6 +45,10 @@ def main():
     out = sys.argv[1]
     runs = {"Rein, full harness": rein(out, "full"), "Rein, naive loop": rein(out, "naive"),
             "Aider 0.86.2": aider(out)}
+    # A round may leave a harness out (round.sh's HARNESSES).
+    runs = {name: r for name, r in runs.items() if r}
+    if not runs:
+        sys.exit(f"{out}: no finished task")
     common = sorted(set.intersection(*[set(v) for v in runs.values()]))
     print(f"{len(common)} tasks: {' '.join(common)}\n")
     print("| harness | fixed | false claims | turns | candidates tried (won) | tokens in | tokens out | wall time |")
@@ -74,7 +78,7 @@ def main():
                 won = f", won #{x['won']}" if x["won"] is not None else ""
                 searched = f", {x['candidates']} candidates{won}"
             cells.append(f"{verdict} ({x['wall']:.0f} s{searched})")
-        print(f"| {t} | " + " | ".join(cells) + f" | {runs['Rein, full harness'][t]['reason'][:110]} |")
+        print(f"| {t} | " + " | ".join(cells) + f" | {runs.get('Rein, full harness', {}).get(t, {}).get('reason', '')[:110]} |")
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ async function main() {
     try {
         await bench.open(server.url, workspace);
         const shot = (name) => page.screenshot({ path: path.join(out, `${name}.png`) });
-        await scenario(bench, result, { secret: process.env.REIN_E2E_SECRET, log, shot });
+        await scenario(bench, result, { secret: process.env.REIN_E2E_SECRET, log, shot, newestTask: () => newestTask(workspace) });
         await shot('done');
         result.ok = true;
     } catch (error) {
@@ -113,3 +113,14 @@ main().then(
         process.exit(2);
     },
 );
+
+/** The id of the task that started last in `workspace`, from its trace
+ * file (`.rein/traces/<id>.jsonl`): the user-facing texts no longer name
+ * tasks by id. */
+function newestTask(workspace) {
+    const dir = path.join(workspace, '.rein', 'traces');
+    const traces = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^t-[0-9a-f-]+\.jsonl$/.test(f)) : [];
+    const started = (f) => fs.statSync(path.join(dir, f)).birthtimeMs || fs.statSync(path.join(dir, f)).ctimeMs;
+    traces.sort((a, b) => started(a) - started(b));
+    return traces.at(-1)?.replace(/\.jsonl$/, '');
+}

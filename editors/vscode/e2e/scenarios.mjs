@@ -6,7 +6,7 @@ import { REIN_STATUS } from './workbench.mjs';
 
 /** The demo project: cart.py's total() sums quantities instead of
  * price × quantity; tests/test_cart.py::TestCart::test_total fails. */
-async function fixTest(bench, result, { secret, log, shot }) {
+async function fixTest(bench, result, { secret, log, shot, newestTask }) {
     await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
 
     if (secret) {
@@ -40,7 +40,7 @@ async function fixTest(bench, result, { secret, log, shot }) {
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
     });
     log(`status bar: ${result.statusBar}`);
-    const taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    const taskId = newestTask();
     result.taskId = taskId;
     const toast = await bench.waitForNotification('Rein: fixed');
     result.successToast = (await toast.locator('.notification-list-item-message').textContent())?.trim();
@@ -57,6 +57,12 @@ async function fixTest(bench, result, { secret, log, shot }) {
     await tab.waitFor({ state: 'visible', timeout: 60_000 });
     result.traceTab = (await tab.textContent())?.trim();
     log(`trace: ${result.traceTab}`);
+    // The success needs nothing from the user: its notification closes
+    // itself (the status bar keeps the outcome).
+    await toast.waitFor({ state: 'hidden', timeout: 30_000 });
+    result.successToastClosed = true;
+    // No task id in what the user reads.
+    result.tooltip = await bench.reinStatus();
 }
 
 /** tests/vscode/ask_approve.json: the model asks a question (answered from
@@ -64,7 +70,7 @@ async function fixTest(bench, result, { secret, log, shot }) {
  * approval notification, then fixes the test. A second task, from the
  * light bulb's "Ask Rein…", is cancelled from the status bar menu while it
  * waits for its answer. */
-async function askApproveCancel(bench, result, { log }) {
+async function askApproveCancel(bench, result, { log, newestTask }) {
     await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
     await bench.openFile('tests/test_cart.py');
     await bench.gotoLine(8);
@@ -81,7 +87,7 @@ async function askApproveCancel(bench, result, { log }) {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running', 'OFF SCRIPT'],
     });
-    result.firstTask = /Task (t-[0-9a-f-]+)/.exec(result.firstStatus)?.[1];
+    result.firstTask = newestTask();
     log(`first task: ${result.firstTask}`);
 
     // "Ask Rein…" by command (the light bulb offers it on a selection only).
@@ -93,7 +99,7 @@ async function askApproveCancel(bench, result, { log }) {
         timeoutMs: 120_000,
         failures: ['Rein: failed', 'not running'],
     });
-    result.secondTask = /Task (t-[0-9a-f-]+)/.exec(waiting)?.[1];
+    result.secondTask = newestTask();
     if (!result.secondTask || result.secondTask === result.firstTask) {
         throw new Error(`the status bar does not show a second task: ${waiting}`);
     }
@@ -105,7 +111,7 @@ async function askApproveCancel(bench, result, { log }) {
 /** The server dies (REIN_CRASH_AT=apply_edit, once) right after VS Code
  * applied the accepted edit. The language client restarts it by itself;
  * the task goes on in the new server and the status bar reports it. */
-async function crashRecover(bench, result, { log }) {
+async function crashRecover(bench, result, { log, newestTask }) {
     await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
     await bench.openFile('tests/test_cart.py');
     await bench.gotoLine(8);
@@ -118,7 +124,7 @@ async function crashRecover(bench, result, { log }) {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted'],
     });
-    result.taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    result.taskId = newestTask();
     log(`status bar: ${result.statusBar}`);
 }
 
@@ -126,7 +132,7 @@ async function crashRecover(bench, result, { log }) {
  * starts (REIN_CRASH_AT=op_started:run_command, once). The restarted server
  * cannot know what the command did, so the task waits for the user; it is
  * resumed from the status bar menu and finishes. */
-async function crashResume(bench, result, { log }) {
+async function crashResume(bench, result, { log, newestTask }) {
     await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
     await bench.openFile('tests/test_cart.py');
     await bench.gotoLine(8);
@@ -144,7 +150,7 @@ async function crashResume(bench, result, { log }) {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
     });
-    result.taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    result.taskId = newestTask();
     log(`status bar: ${result.statusBar}`);
 }
 
@@ -359,7 +365,7 @@ async function testingView(bench, result, { log, shot }) {
  * proposes again, "Edit 2 of this task", which the person accepts with
  * "Accept All Remaining Edits of This Task"; the third edit lands without
  * a review and the status bar says so. */
-async function reviewFlow(bench, result, { log, shot }) {
+async function reviewFlow(bench, result, { log, shot, newestTask }) {
     await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
     await bench.openFile('tests/test_cart.py');
     await bench.gotoLine(8);
@@ -402,14 +408,140 @@ async function reviewFlow(bench, result, { log, shot }) {
         timeoutMs: 180_000,
         failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
     });
-    result.taskId = /Task (t-[0-9a-f-]+)/.exec(result.statusBar)?.[1];
+    result.taskId = newestTask();
     result.reviewTabs = await bench.page.locator('.tab', { hasText: "Rein's proposed edit" }).count();
     result.toasts = await bench.notifications();
     log(`toasts at the end: ${JSON.stringify(result.toasts)}`);
     await shot('4-succeeded');
 }
 
+/** tests/vscode/ask_answer.json: "Ask Rein…" on total(); the answer opens
+ * beside the editor as Markdown, whole, down to its last line, and the
+ * notification that says it came closes itself. */
+async function askAnswer(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('cart.py');
+    await bench.gotoLine(4, 9);
+    await bench.runCommand('Rein: Ask Rein…');
+    await bench.answerInputBox('Ask Rein', 'Explain what total() computes');
+    result.statusBar = await bench.waitForStatus('Rein: answered', {
+        timeoutMs: 120_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: waiting for you', 'not running'],
+    });
+    const tab = bench.page.locator('.tab', { hasText: 'answer.md' }).first();
+    await tab.waitFor({ state: 'visible', timeout: 30_000 });
+    result.answer = await bench.editorLines('[data-uri^="rein-answer:"]');
+    log(`answer: ${result.answer}`);
+    await shot('1-answer-beside-the-editor');
+    const toast = await bench.waitForNotification('Rein answered', 30_000);
+    await toast.waitFor({ state: 'hidden', timeout: 30_000 });
+    result.toastClosed = true;
+}
+
+/** tests/vscode/live.json: while the model streams its first words and
+ * then thinks for 20 s, the status bar says what Rein does now and the
+ * model's latest line; the task view shows the words. Then the demo's fix. */
+async function live(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    // The second reply takes 20 s: the model's first words stay while it thinks.
+    // (Its words come as they stream: first a part, then the whole line.)
+    result.streaming = await bench.waitForStatus("The model: I'll run the failing test first", {
+        timeoutMs: 60_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: succeeded', 'not running'],
+    });
+    await bench.waitForStatus('to see how it fails.', {
+        timeoutMs: 60_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: succeeded', 'not running'],
+    });
+    result.thinking = await bench.waitForStatus('Rein: thinking · turn ', {
+        timeoutMs: 30_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: succeeded', 'waiting for you', 'not running'],
+    });
+    log(`while the model thinks: ${result.thinking}`);
+    await bench.runCommand('Rein: Show Task');
+    const report = bench.page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    await report.locator('#timeline', { hasText: 'run the failing test first' }).waitFor({ state: 'visible', timeout: 30_000 });
+    result.timeline = (await report.locator('#timeline').textContent())?.replace(/\s+/g, ' ').trim();
+    // The tooltip, as a person hovering the item sees it.
+    await bench.page.locator(REIN_STATUS).hover();
+    await bench.page.waitForTimeout(1_500);
+    await shot('1-running-live-step-and-words');
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
+    });
+    await shot('2-succeeded');
+}
+
+/** tests/vscode/review_timeout.json with rein.approvalTimeoutSecs = 8:
+ * nobody answers the review; the task waits ("no answer", no failure),
+ * "Resume Task" shows the review again, and accepting it fixes the test. */
+async function reviewTimeout(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    log('review open; nobody answers it');
+    const toast = await bench.waitForNotification('No answer from you in 8 seconds', 60_000);
+    result.noAnswer = (await toast.locator('.notification-list-item-message').textContent())?.trim();
+    result.buttons = (await toast.locator('.monaco-button').allTextContents()).map((b) => b.trim());
+    result.waiting = await bench.reinStatus();
+    await bench.reviewTab('cart.py').waitFor({ state: 'detached', timeout: 30_000 });
+    await shot('1-no-answer');
+    await toast.locator('.monaco-button', { hasText: 'Resume Task' }).first().click();
+    result.reopened = await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await shot('2-review-reopened');
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
+    });
+    await shot('3-fixed');
+}
+
+/** The demo's fix accepted, then a line typed at the top of cart.py, then
+ * "Undo Rein’s changes" from the status bar: the fix is gone, the typed
+ * line stays, and the server says what it undid. */
+async function undo(bench, result, { log, shot }) {
+    await bench.waitForStatus('Rein is ready', { timeoutMs: 90_000, failures: ['not running'] });
+    await bench.openFile('tests/test_cart.py');
+    await bench.gotoLine(8, 9);
+    await bench.runCommand('Rein: Fix Test at Cursor');
+    await bench.waitForReview({ file: 'cart.py', timeoutMs: 120_000 });
+    await bench.reviewAction('cart.py', 'Accept Proposed Edit');
+    result.statusBar = await bench.waitForStatus('Rein: succeeded', {
+        timeoutMs: 180_000,
+        failures: ['Rein: failed', 'Rein: cancelled', 'Rein: budget exhausted', 'not running'],
+    });
+    await bench.openFile('cart.py');
+    await bench.gotoLine(1);
+    await bench.page.keyboard.type('# typed by the user after the task');
+    await bench.page.keyboard.press('Enter');
+    result.typed = await bench.editorLines('[data-uri$="/cart.py"]');
+    log(`typed: ${result.typed}`);
+    await bench.statusMenu('Undo Rein’s changes');
+    const toast = await bench.waitForNotification('Undid Rein', 60_000);
+    result.undone = (await toast.locator('.notification-list-item-message').textContent())?.trim();
+    for (const deadline = Date.now() + 60_000; ; ) {
+        result.after = await bench.editorLines('[data-uri$="/cart.py"]');
+        if (!result.after.includes('item.price * item.qty') || Date.now() > deadline) break;
+        await bench.page.waitForTimeout(250);
+    }
+    log(`after the undo: ${result.after}`);
+    await shot('1-undone-keeping-the-typed-line');
+}
+
 export const scenarios = {
+    'ask-answer': askAnswer,
+    live,
+    'review-timeout': reviewTimeout,
+    undo,
     lens,
     'testing-view': testingView,
     'task-view': taskView,

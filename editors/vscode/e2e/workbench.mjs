@@ -223,6 +223,22 @@ export class Workbench {
         await diff.locator('.editor.modified .codelens-decoration a', { hasText: title }).first().click();
     }
 
+    /** The visible lines of the editor whose document `which` picks (an
+     * attribute selector on its `data-uri`: `[data-uri$="/cart.py"]`), as
+     * the user reads them. */
+    async editorLines(which, timeoutMs = 30_000) {
+        const editor = this.page.locator(`.monaco-editor${which}`).first();
+        await editor.locator('.view-line').first().waitFor({ state: 'visible', timeout: timeoutMs });
+        // The editor reuses line elements: their order on screen is their `top`.
+        const lines = await editor
+            .locator('.view-line')
+            .evaluateAll((els) => els.map((e) => [parseFloat(e.style.top) || 0, e.textContent ?? '']));
+        return lines
+            .sort((a, b) => a[0] - b[0])
+            .map(([, text]) => text.replace(/\u00a0/g, ' '))
+            .join('\n');
+    }
+
     /** Texts of the notifications on screen. */
     async notifications() {
         return this.page.locator('.notification-toast .notification-list-item-message').allTextContents();

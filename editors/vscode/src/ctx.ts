@@ -326,6 +326,14 @@ export class Ctx implements vscode.Disposable {
         const toast = outcomeToast(s);
         if (!toast) return;
         const fixes = fixesFor(s);
+        // Outcomes must not pile up: one that needs nothing from the user
+        // (a success, an answer shown beside the editor) or that the task
+        // view already shows closes itself; the status bar keeps it, and
+        // its menu has the evidence, the trace and undo.
+        if (fixes.length === 0 && (toast.level === 'info' || this.taskView.shows(s.taskId))) {
+            await passingNotification(toast.text);
+            return;
+        }
         const actions = [
             ...fixes,
             ...(answer ? ['Show Answer'] : []),
@@ -374,6 +382,18 @@ export class Ctx implements vscode.Disposable {
         void this.stop();
         for (const d of this.disposables) d.dispose();
     }
+}
+
+/** How long an outcome that needs nothing from the user stays on screen. */
+const PASSING_NOTIFICATION_MS = 12_000;
+
+/** A notification that closes itself (VS Code's message toasts cannot be
+ * closed by an extension; a finished progress notification can). */
+function passingNotification(text: string): Thenable<void> {
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: text }, async (progress) => {
+        progress.report({ increment: 100 });
+        await new Promise((resolve) => setTimeout(resolve, PASSING_NOTIFICATION_MS));
+    });
 }
 
 function stamp(): string {

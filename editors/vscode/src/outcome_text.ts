@@ -31,11 +31,15 @@ export function isRejected(s: TaskStatus): boolean {
     return s.state === 'cancelled' && endedFor(s, 'rejected', (r) => r.startsWith(REJECTED));
 }
 
-/** A task that stopped because nobody answered its review (the server's
- * words: "No answer from you in 10 minutes; …"): not a rejection, it
- * waits to be resumed. */
+/** A task that stopped because nobody answered its review (the cause
+ * `unanswered_review`; an older server's words: "No answer from you in
+ * 10 minutes; …"): not a rejection, it waits to be resumed. */
 export function isUnansweredReview(s: TaskStatus): boolean {
-    return s.state === 'waiting_user' && !s.waitingFor && (s.reason ?? '').startsWith('No answer from you');
+    return (
+        s.state === 'waiting_user' &&
+        !s.waitingFor &&
+        endedFor(s, 'unanswered_review', (r) => r.startsWith('No answer from you'))
+    );
 }
 
 /** `Rein: …` once: a message that already starts with Rein is not prefixed again. */

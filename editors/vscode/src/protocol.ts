@@ -28,6 +28,7 @@ export type StopCause =
     | 'cancelled'
     | 'rejected'
     | 'waiting_for_user'
+    | 'unanswered_review'
     | 'internal';
 
 /** What a task waits for the user to do, in the middle of its run. */

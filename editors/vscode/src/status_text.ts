@@ -28,10 +28,13 @@ export function formatCost(usd: number, unpricedCalls = 0): string {
     return `$${usd.toFixed(2)}`;
 }
 
-/** `turn 3/20 · 12.4k tok · $0.03` */
+/** `turn 3/20 · 12.4k tok · $0.03`; no cost before the model's first
+ * reply (nothing is known yet, and `$0.00` would be a guess). */
 export function spentLine(s: TaskStatus): string {
     const turn = s.maxTurns > 0 ? `turn ${Math.max(1, s.turn)}/${s.maxTurns} · ` : '';
-    return `${turn}${formatTokens(s.inputTokens + s.outputTokens)} · ${formatCost(s.costUsd, s.unpricedCalls ?? 0)}`;
+    const tokens = s.inputTokens + s.outputTokens;
+    const cost = tokens === 0 && s.costUsd === 0 && !s.unpricedCalls ? '' : ` · ${formatCost(s.costUsd, s.unpricedCalls ?? 0)}`;
+    return `${turn}${formatTokens(tokens)}${cost}`;
 }
 
 /** What the user is asked to do: "review the edit to cart.py". */
@@ -126,7 +129,7 @@ function tooltip(s: TaskStatus, progress: TaskProgress): string {
     if (now && !isTerminal(s.state) && !s.waitingFor) lines.push(`Now: ${now}`);
     const said = saidOf(s);
     if (said) lines.push(`The model: ${said}`);
-    lines.push(spentLine(s), `Task ${s.taskId} · click for task actions.`);
+    lines.push(spentLine(s), 'Click for the task’s actions.');
     return lines.join('\n');
 }
 

@@ -49,7 +49,7 @@ pub struct Dispatched {
     pub new_information: bool,
     /// Something put to the user (an `ask_user` question, a review) got
     /// no answer: the task must wait, for this reason.
-    pub waiting_for: Option<String>,
+    pub waiting_for: Option<crate::tools::Waiting>,
 }
 
 impl Dispatcher<'_> {

@@ -369,7 +369,7 @@ async fn a_review_timeout_is_no_answer_not_a_rejection() {
     );
     assert!(!results[1].contains("rejected"), "{}", results[1]);
     assert_eq!(r.outcome.state, TaskState::WaitingUser);
-    assert_eq!(r.outcome.cause, rein_protocol::StopCause::WaitingForUser);
+    assert_eq!(r.outcome.cause, rein_protocol::StopCause::UnansweredReview);
     assert_eq!(
         r.outcome.reason,
         "No answer from you in 10 minutes; the review of cart.py is still open — resume the task to see it again"

@@ -39,6 +39,9 @@ pub enum StopCause {
     Rejected,
     /// The task waits for the user (an answer, a look at the files).
     WaitingForUser,
+    /// Nobody answered a review in time: not a rejection; the task waits,
+    /// and resuming it shows the review again.
+    UnansweredReview,
     /// Rein itself failed (its task state could not be written).
     Internal,
 }
@@ -57,7 +60,7 @@ impl StopCause {
             | Self::Internal => TaskState::Failed,
             Self::Budget => TaskState::BudgetExhausted,
             Self::Cancelled | Self::Rejected => TaskState::Cancelled,
-            Self::WaitingForUser => TaskState::WaitingUser,
+            Self::WaitingForUser | Self::UnansweredReview => TaskState::WaitingUser,
         }
     }
 }
@@ -78,6 +81,10 @@ mod tests {
         assert_eq!(
             serde_json::to_value(StopCause::WaitingForUser).unwrap(),
             "waiting_for_user"
+        );
+        assert_eq!(
+            serde_json::to_value(StopCause::UnansweredReview).unwrap(),
+            "unanswered_review"
         );
     }
 }

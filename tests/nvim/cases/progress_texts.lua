@@ -69,4 +69,15 @@ H.run(function()
   )
   H.eq(progress.tasks['t-progress'].step, nil, 'no step once it ended')
   H.eq(progress.tasks['t-progress'].said, 'Fixed.', 'the last line')
+  -- Before the model's first reply nothing is known of the cost.
+  H.eq(progress.spent_text({ tokens = 0, cost = 0, unpriced = 0 }), '0 tok', 'no guessed $0.00')
+  H.eq(progress.spent_text({ tokens = 3400, cost = 0, unpriced = 1 }), '3.4k tok · cost unknown', 'unpriced')
+  -- A review nobody answered: the typed cause decides, not the words.
+  local unanswered = { state = 'waiting_user', reason = 'Keine Antwort', cause = 'unanswered_review' }
+  H.check(progress.is_unanswered_review(unanswered), 'by the cause')
+  unanswered.cause = 'waiting_for_user'
+  unanswered.reason = 'No answer from you in 10 minutes'
+  H.check(not progress.is_unanswered_review(unanswered), 'another wait, whatever its words')
+  unanswered.cause = nil
+  H.check(progress.is_unanswered_review(unanswered), 'an older server: by its words')
 end)

@@ -114,8 +114,12 @@ function M.cost_text(t)
   return ('$%.2f'):format(t.cost or 0)
 end
 
---- Tokens and cost, as the status line shows them.
+--- Tokens and cost, as the status line shows them; no cost before the
+--- model's first reply (nothing is known yet: `$0.00` would be a guess).
 function M.spent_text(t)
+  if number(t.tokens) == 0 and number(t.cost) == 0 and number(t.unpriced) == 0 then
+    return tokens(t.tokens)
+  end
   return ('%s · %s'):format(tokens(t.tokens), M.cost_text(t))
 end
 
@@ -173,13 +177,14 @@ function M.is_question(t)
 end
 
 --- Whether a task stopped because nobody answered its review in time
---- (the server's "No answer from you in …"): no rejection, and no
---- question either: it waits to be resumed.
+--- (the cause `unanswered_review`; an older server's words "No answer
+--- from you in …"): no rejection, and no question either: it waits to be
+--- resumed.
 function M.is_unanswered_review(t)
   return t.state == 'waiting_user'
     and t.waiting_for == nil
     and type(t.reason) == 'string'
-    and t.reason:match('^No answer from you') ~= nil
+    and M.ended_for(t, 'unanswered_review', '^No answer from you')
 end
 
 --- What a waiting task waits for, in words ("waiting for you · review

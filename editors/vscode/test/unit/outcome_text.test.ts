@@ -76,6 +76,9 @@ test('a review nobody answered waits to be resumed, and is no failure', () => {
     assert.equal(statusView(s).text, '$(question) Rein: waiting for you');
     // A review still open is not this.
     assert.ok(!isUnansweredReview({ ...s, waitingFor: { kind: 'review', detail: 'app.py' } }));
+    // The typed cause decides, whatever the words say.
+    assert.ok(isUnansweredReview({ ...s, cause: 'unanswered_review', reason: 'Keine Antwort' }));
+    assert.ok(!isUnansweredReview({ ...s, cause: 'waiting_for_user' }));
 });
 
 test('a task that ended for a reason the user can fix offers the fix', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import type { TaskState, TaskStatus } from '../../src/protocol';
-import { formatCost, formatTokens, idleView, statusView } from '../../src/status_text';
+import { formatCost, formatTokens, idleView, spentLine, statusView } from '../../src/status_text';
 
 function status(state: TaskState, more: Partial<TaskStatus> = {}): TaskStatus {
     return { taskId: 't-1', state, turn: 3, maxTurns: 20, inputTokens: 12_000, outputTokens: 400, costUsd: 0.0312, ...more };
@@ -20,9 +20,17 @@ test('a running task shows a spinner with turn, tokens and cost', () => {
     assert.equal(view.text, '$(sync~spin) Rein: turn 3/20 · 12.4k tok · $0.03');
     assert.equal(view.severity, 'normal');
     assert.match(view.tooltip, /^Rein: task t-1\nrunning\n/);
-    assert.match(view.tooltip, /Task t-1 · click for task actions/);
-    // Named by its goal once the task said it.
-    assert.match(statusView(status('running'), { goal: 'Fix `test_total`' }).tooltip, /^Rein: Fix test_total\n/);
+    assert.match(view.tooltip, /\nClick for the task’s actions\.$/);
+    // Named by its goal once the task said it, and then no id anywhere.
+    const named = statusView(status('running'), { goal: 'Fix `test_total`' });
+    assert.match(named.tooltip, /^Rein: Fix test_total\n/);
+    assert.doesNotMatch(named.tooltip, /t-1/);
+});
+
+test('no cost before the model first replied: never a guessed $0.00', () => {
+    const first = status('running', { turn: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, unpricedCalls: 0 });
+    assert.equal(spentLine(first), 'turn 1/20 · 0 tok');
+    assert.equal(spentLine({ ...first, inputTokens: 3400, unpricedCalls: 1 }), 'turn 1/20 · 3.4k tok · cost unknown');
 });
 
 test('turn 0 of a running task reads as turn 1, as the server says it', () => {
@@ -102,7 +110,7 @@ test('a running task shows what it does now, not counters', () => {
             'Now: running tests',
             'The model: Let me run the failing test first.',
             'turn 2/20 · 12.4k tok · $0.03',
-            'Task t-1 · click for task actions.',
+            'Click for the task’s actions.',
         ].join('\n'),
     );
     const thinking = statusView(status('running', { step: 'thinking' }));

@@ -76,9 +76,9 @@ impl Agent {
         if let Some(reason) = out_of_time {
             return Err(Stop::new(StopCause::Budget, reason));
         }
-        if let Some(reason) = waiting {
+        if let Some(waiting) = waiting {
             // Nobody could answer now: the task waits, its history intact.
-            return Err(Stop::new(StopCause::WaitingForUser, reason));
+            return Err(Stop::new(waiting.cause, waiting.reason));
         }
         let stuck = self.guard.lock().ok().and_then(|g| g.stuck());
         if let Some(why) = stuck {
@@ -440,7 +440,7 @@ pub(super) struct Batch {
     /// Something new was learned (for the no-progress guard).
     learned: bool,
     /// A question the user could not be asked or did not answer.
-    waiting: Option<String>,
+    waiting: Option<crate::tools::Waiting>,
     /// The task's time budget ran out during a call: why the task ends.
     out_of_time: Option<String>,
     /// The user turned down a change in this batch.
@@ -453,7 +453,7 @@ pub(super) struct CallDone {
     output: ToolOutput,
     notice: Option<&'static str>,
     new_information: bool,
-    waiting_for: Option<String>,
+    waiting_for: Option<crate::tools::Waiting>,
     duration_ms: u64,
 }
 

@@ -81,10 +81,10 @@ impl TypedTool for AskUser {
                     "No answer yet: the task is waiting for the user to answer \"{}\".",
                     input.question
                 ))
-                .unanswered(format!(
-                    "waiting for the user's answer to: {}",
-                    input.question
-                )),
+                .unanswered(super::Waiting {
+                    cause: rein_protocol::StopCause::WaitingForUser,
+                    reason: format!("waiting for the user's answer to: {}", input.question),
+                }),
             },
         )
     }

@@ -60,9 +60,8 @@ pub struct ToolOutput {
     /// for it): the task ends, with this reason.
     pub out_of_time: Option<String>,
     /// The call put something to the user (a question, a review) and got
-    /// no answer: the task stops, waiting for it, for this reason (in the
-    /// user's words).
-    pub unanswered: Option<String>,
+    /// no answer: the task stops, waiting for it.
+    pub unanswered: Option<Waiting>,
     /// The user turned this change down (a rejected edit or new file).
     pub rejected: bool,
 }
@@ -104,10 +103,19 @@ impl ToolOutput {
     }
 
     /// Why the task waits (see [`ToolOutput::unanswered`]).
-    pub(crate) fn unanswered(mut self, reason: String) -> Self {
-        self.unanswered = Some(reason);
+    pub(crate) fn unanswered(mut self, waiting: Waiting) -> Self {
+        self.unanswered = Some(waiting);
         self
     }
+}
+
+/// Why a task stops to wait for the user: what it waits for, typed (an
+/// editor offers "Resume" for a review nobody answered by this, not by
+/// the words), and the reason in the user's words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    pub cause: rein_protocol::StopCause,
+    pub reason: String,
 }
 
 /// `text` with every character but ASCII letters, digits, `-` and `_`

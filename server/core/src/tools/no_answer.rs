@@ -24,9 +24,12 @@ pub fn review_unanswered(path: &str, proposed: Proposed, waited: Duration) -> To
     ToolOutput::error(format!(
         "The user did not answer the review of {what} within {waited}, so it was not {not_done}. This is not a rejection: the user may be away. The task pauses until the user comes back; when it goes on, propose this change again if it is still what is needed."
     ))
-    .unanswered(format!(
-        "No answer from you in {waited}; the review of {path} is still open — resume the task to see it again"
-    ))
+    .unanswered(super::Waiting {
+        cause: rein_protocol::StopCause::UnansweredReview,
+        reason: format!(
+            "No answer from you in {waited}; the review of {path} is still open — resume the task to see it again"
+        ),
+    })
 }
 
 /// "10 minutes", "1 minute", "90 seconds", "1 second": whole minutes
@@ -83,8 +86,12 @@ mod tests {
         .assert_eq(&format!(
             "{}\n{}\n",
             out.content,
-            out.unanswered.unwrap_or_default()
+            out.unanswered.as_ref().map(|w| w.reason.as_str()).unwrap_or_default()
         ));
+        assert_eq!(
+            out.unanswered.map(|w| w.cause),
+            Some(rein_protocol::StopCause::UnansweredReview)
+        );
         let created = review_unanswered("new.py", Proposed::Creation, Duration::from_secs(5));
         assert!(
             created

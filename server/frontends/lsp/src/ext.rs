@@ -122,6 +122,10 @@ impl<'a> TaskStatusParams<'a> {
     ) -> Self {
         let final_state = status.state.is_end();
         let waiting = waiting.filter(|_| !final_state);
+        // A task that stopped to wait (nobody answered) says why, typed,
+        // as an ended one does: the editor offers "Resume" by it.
+        let stopped = final_state
+            || (status.state == rein_core::task::TaskState::WaitingUser && waiting.is_none());
         Self {
             task_id: &status.task_id.0,
             state: if waiting.is_some() {
@@ -138,7 +142,7 @@ impl<'a> TaskStatusParams<'a> {
             unpriced_calls: status.unpriced_calls,
             waiting_for: waiting,
             summary: summary.filter(|_| final_state),
-            cause: status.cause.filter(|_| final_state),
+            cause: status.cause.filter(|_| stopped),
             step: words.step.filter(|_| !final_state),
             said: words.said,
         }
