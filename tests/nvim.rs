@@ -718,3 +718,36 @@ async fn review_texts_are_plain_inert_and_honest_about_cost() {
 async fn the_status_line_shows_the_step_and_the_models_line() {
     run(Case::new("progress_texts")).await;
 }
+
+/// `e` in the preview opens the proposal to edit (issue 35 point 6): the
+/// model's modeline in it is never applied, closing it leaves the edit
+/// waiting, `:w` accepts the user's version. That text is what the buffer
+/// and the disk hold, and the model is told what the user changed: the
+/// diff from its proposal (`reinText` in the applyEdit answer, read by the
+/// server as an edited proposal).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_the_proposal_before_accepting_in_real_neovim() {
+    let case = Case::new("edit_proposal").scenario(nvim_scenario("edit_proposal.json"));
+    let ran = run(case).await;
+    let mine = "    return sum(item.qty * item.price for item in items)\n\n\ndef count";
+    assert_eq!(
+        ran.disk("cart.py"),
+        demo_cart().replacen(support::UNFIXED, mine, 1)
+    );
+    // What the model was sent after the accept (the requests Rein keeps
+    // under .rein/artifacts/): the server's words for an edited proposal,
+    // with the diff from the proposal to the user's text.
+    let told = files_containing(&ran.root.join(".rein/artifacts"), "as the user changed it");
+    let diff = [
+        "-# vim: set filetype=hostile tabstop=3 :",
+        "-    return sum(item.price * item.qty for item in items)",
+        "+    return sum(item.qty * item.price for item in items)",
+    ];
+    assert!(
+        told.iter().any(|path| {
+            let sent = std::fs::read_to_string(path).unwrap();
+            diff.iter().all(|line| sent.contains(line))
+        }),
+        "no request to the model says the user changed its proposal with the diff {diff:?}: {told:?}"
+    );
+}

@@ -12,7 +12,11 @@
 -- those kept, telling the server which (`reinKept`, the indices of the text
 -- edits applied: the server confirms that text and tells the model what was
 -- left out). "Reject with reason" asks why; the reason is the answer's
--- `failureReason`, which the model reads.
+-- `failureReason`, which the model reads. "Edit" opens the proposal of a
+-- one-file edit in a buffer of its own (`rein.preview`); `:w` there accepts
+-- it as the user left it: Neovim applies that text instead and sends it
+-- with the answer (`reinText`, the whole text: the server confirms exactly
+-- that and tells the model what the user changed).
 -- Edits the server marks `needsConfirmation = false` (the user allowed them
 -- in the permissions) are applied without a preview, still version-checked.
 --
@@ -98,6 +102,24 @@ local function respond(item, result, how, err)
   end
   preview.close(item.win)
   item.win = nil
+  if item.editor then
+    -- What the user typed into a proposal that was not applied stays on
+    -- screen for them to copy; otherwise the proposal closes.
+    local kept = how ~= 'rejected'
+      and not (result and result.applied)
+      and item.editor:visible()
+      and item.editor:text() ~= nil
+    if kept then
+      item.editor:keep(
+        require('rein.text').inert(
+          (result and result.failureReason) or (err and err.message) or how
+        )
+      )
+    else
+      item.editor:close()
+    end
+    item.editor = nil
+  end
   for i, other in ipairs(queue) do
     if other == item then
       table.remove(queue, i)
@@ -129,10 +151,17 @@ function M.pending()
   return #queue
 end
 
---- Whether the current edit's preview is on screen.
+--- Whether the current edit's proposal is being edited (`e`).
+local function editing(item)
+  return item ~= nil and item.editor ~= nil and item.editor:visible()
+end
+
+--- Whether the current edit is on screen: its preview, or its proposal
+--- being edited.
 function M.visible()
   local item = queue[1]
-  return item ~= nil and item.win ~= nil and vim.api.nvim_win_is_valid(item.win)
+  return item ~= nil
+    and ((item.win ~= nil and vim.api.nvim_win_is_valid(item.win)) or editing(item))
 end
 
 --- The longest reason the user's words may make (the model reads it).
@@ -148,9 +177,47 @@ local function user_reason(words)
   return line
 end
 
+--- The largest edited proposal Neovim sends (the server takes 16 MiB).
+local MAX_EDITED = 16 * 1024 * 1024
+
+--- `item`'s plan with its one file's new text replaced by `text` (the
+--- proposal as the user edited it): one text edit over the whole file.
+local function with_text(item, text)
+  local plan = vim.deepcopy(item.plan)
+  -- A position past the end of the file means its end.
+  local whole = {
+    range = { start = { line = 0, character = 0 }, ['end'] = { line = 2147483647, character = 0 } },
+    newText = text,
+  }
+  local placed = false
+  for _, step in ipairs(plan.steps) do
+    if not step.create then
+      step.edits = placed and {} or { whole }
+      placed = true
+    end
+  end
+  if not placed then
+    -- A new empty file the user wrote something into.
+    table.insert(plan.steps, { uri = plan.steps[1].uri, edits = { whole } })
+  end
+  return plan
+end
+
+--- `text` as the server sees the buffer it went into (Neovim sends a
+--- 'fileformat' dos buffer with CRLF line ends).
+local function as_sent(item, text)
+  local bufnr = require('rein.buffers').find(item.plan.steps[1].uri)
+  if bufnr and vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].fileformat == 'dos' then
+    return (text:gsub('\n', '\r\n'))
+  end
+  return text
+end
+
 --- Decides on `item` (default: the first in line). `opts.reason`: what the
 --- user said with a rejection; `opts.kept`: the (1-based) text edits kept
---- of a one-file edit ('kept some').
+--- of a one-file edit ('kept some'); `opts.text`: the file's text as the
+--- user edited the proposal (an accept; false: as proposed). An accept
+--- while the proposal is being edited accepts it as it is there.
 local function decide(how, item, opts)
   opts = opts or {}
   if item and item.done then
@@ -163,8 +230,29 @@ local function decide(how, item, opts)
     notify('no edit is waiting for approval', vim.log.levels.WARN)
     return false
   end
+  local text = opts.text
+  if text == nil and (how == 'accepted' or how == 'accepted all') and editing(item) then
+    text = item.editor:text()
+  end
   local result
-  if how == 'rejected' then
+  if text and #text > MAX_EDITED then
+    notify(
+      ('your version is %d bytes, more than Rein takes (%d): not accepted; the edit still waits'):format(
+        #text,
+        MAX_EDITED
+      ),
+      vim.log.levels.WARN
+    )
+    return false
+  elseif text and how ~= 'rejected' then
+    result = try_apply(item, with_text(item, text))
+    if result.applied then
+      result.reinText = as_sent(item, text)
+      how = 'edited'
+    else
+      notify('your version was not applied: ' .. result.failureReason, vim.log.levels.WARN)
+    end
+  elseif how == 'rejected' then
     local words = user_reason(opts.reason)
     result = {
       applied = false,
@@ -278,6 +366,11 @@ function M.keep_some(item)
     notify('no edit is waiting for approval', vim.log.levels.WARN)
     return
   end
+  if editing(item) and item.editor:text() then
+    -- Its changes are Rein's: keeping some would drop what the user typed.
+    notify('you edited the proposal: accept it there (:w), or drop your changes (:q!) first')
+    return
+  end
   local changes = M.changes(item)
   if not changes then
     notify('this edit is one change: accept (a) or reject (r) it')
@@ -324,11 +417,16 @@ function M.hide()
   emit()
 end
 
---- Shows the edit waiting for a decision again.
+--- Shows the edit waiting for a decision again (or its proposal, when it
+--- is being edited).
 function M.review()
   local item = queue[1]
   if not item then
     notify('no edit is waiting for approval')
+    return
+  end
+  if editing(item) then
+    item.editor:focus()
     return
   end
   if M.visible() then
@@ -336,6 +434,62 @@ function M.review()
     return
   end
   show_next()
+end
+
+--- Opens the proposal of a one-file edit in a buffer to edit before
+--- accepting it (the preview's `e`): `:w` there accepts it as it is;
+--- closing it without (`:q!`) shows the preview again, the edit waiting.
+function M.edit(item)
+  item = item or queue[1]
+  if not item then
+    notify('no edit is waiting for approval', vim.log.levels.WARN)
+    return
+  end
+  if item.done then
+    notify('that edit was withdrawn; nothing was applied', vim.log.levels.WARN)
+    return
+  end
+  if editing(item) then
+    item.editor:focus()
+    return
+  end
+  local ok, files = pcall(edits.texts, item.plan, item.client.offset_encoding)
+  if not ok then
+    notify('could not read the edit: ' .. tostring(files), vim.log.levels.ERROR)
+    return
+  end
+  if #files ~= 1 then
+    notify('this edit changes several files: accept (a) or reject (r) it')
+    return
+  end
+  preview.close(item.win)
+  item.win = nil
+  local editor
+  local opened, made = pcall(preview.edit, files[1], {
+    can_accept = function(text)
+      return not item.done and not (text and #text > MAX_EDITED) and check(item.plan)
+    end,
+    write = function(text)
+      decide('accepted', item, { text = text or false })
+    end,
+    closed = function()
+      if item.editor == editor then
+        item.editor = nil
+      end
+      if not item.done then
+        notify('closed without accepting; the edit still waits')
+        show_next()
+      end
+    end,
+  }, { stale = item.stale })
+  if not opened then
+    notify('could not open the proposal: ' .. tostring(made), vim.log.levels.ERROR)
+    show_next()
+    return
+  end
+  editor = made
+  item.editor = editor
+  emit()
 end
 
 local function open(item)
@@ -364,6 +518,9 @@ local function open(item)
     end,
     A = function()
       M.accept_all(item)
+    end,
+    e = function()
+      M.edit(item)
     end,
     q = M.hide,
     ['<Esc>'] = M.hide,
@@ -407,6 +564,9 @@ local function watch(item)
             item.stale = true
             vim.schedule(function()
               preview.mark_stale(item.win, item.plan)
+              if item.editor then
+                item.editor:mark_stale()
+              end
             end)
           end
         end,

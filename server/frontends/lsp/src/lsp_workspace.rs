@@ -87,16 +87,22 @@ struct Shown<'a> {
 
 /// What the user accepted: `text` replaces `current` (the text it was
 /// fitted to and shown against).
-/// `workspace/applyEdit`'s answer, with Rein's one extension: `reinKept`,
-/// sent by an editor that let the user keep some of a change's text edits
-/// (Rein's Neovim plugin): the indices of the edits it applied. Any other
-/// editor never sends it, and the answer reads as plain LSP.
+/// `workspace/applyEdit`'s answer, with Rein's two extensions, sent by an
+/// editor whose own preview lets the user change what is applied (Rein's
+/// Neovim plugin): `reinKept`, the indices of the text edits it applied
+/// when the user kept some of them; `reinText`, the file's whole text as
+/// the user left it when they edited the proposal before accepting it
+/// (then `reinKept` is not read). Both count only for an edit the editor
+/// confirmed. Any other editor never sends them, and the answer reads as
+/// plain LSP.
 #[derive(Debug, Deserialize)]
 struct ApplyAnswer {
     #[serde(flatten)]
     response: ApplyWorkspaceEditResponse,
     #[serde(default, rename = "reinKept")]
     kept: Option<Vec<usize>>,
+    #[serde(default, rename = "reinText")]
+    text: Option<String>,
 }
 
 struct Accepted {
@@ -745,11 +751,14 @@ impl Workspace for LspWorkspace {
             Before::Unsynced(Some(current.version.hash))
         };
         let shown_for = (note.confirm && caps.shows_confirmations()).then_some(path);
-        let ApplyAnswer { response, kept } =
-            match self.apply(payload, &request.label, shown_for).await {
-                Ok(answer) => answer,
-                Err(detail) => return Ok(EditOutcome::Unknown { detail }),
-            };
+        let ApplyAnswer {
+            response,
+            kept,
+            text,
+        } = match self.apply(payload, &request.label, shown_for).await {
+            Ok(answer) => answer,
+            Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+        };
         if !response.applied {
             // A client refuses a versioned edit when the buffer moved on
             // while the user looked at it: that is staleness, not a no.
@@ -786,25 +795,36 @@ impl Workspace for LspWorkspace {
             let reason = response.failure_reason.unwrap_or_default();
             return Ok(EditOutcome::Rejected { reason });
         }
-        // The user kept only some of the text edits in the editor's own
-        // preview (an edit sent without asking is applied whole, so only
-        // one the editor confirmed counts): the buffer should hold that
-        // text, and the model hears what was left out.
-        let (expected, left_out) = match kept.filter(|_| note.confirm) {
-            None => (expected, left_out),
-            Some(kept) => match review::kept_text(&current.text, &proposed, &kept) {
-                review::Kept::All => (expected, left_out),
-                review::Kept::Some { text, left_out } => {
-                    (ContentHash::of_str(&text), Some(left_out))
-                }
-                // "Applied, keeping nothing" is a slip of the editor's: it
-                // should have said not applied. Nothing was meant to land.
-                review::Kept::None => {
-                    return Ok(EditOutcome::Rejected {
-                        reason: "the user kept none of the changes".into(),
-                    });
-                }
-            },
+        // The user changed what was applied in the editor's own preview
+        // (an edit sent without asking is applied whole, so only one the
+        // editor confirmed counts): they edited the proposal, and the
+        // buffer should hold their text and the model hears what they
+        // changed; or they kept only some of its text edits, and the model
+        // hears what was left out.
+        let user_text = text.filter(|text| note.confirm && *text != proposed);
+        let (expected, left_out, edited) = if let Some(text) = user_text {
+            match review::user_changes(path, &proposed, &text) {
+                Ok(changes) => (ContentHash::of_str(&text), None, Some(changes)),
+                Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+            }
+        } else {
+            match kept.filter(|_| note.confirm) {
+                None => (expected, left_out, edited),
+                Some(kept) => match review::kept_text(&current.text, &proposed, &kept) {
+                    review::Kept::All => (expected, left_out, edited),
+                    review::Kept::Some { text, left_out } => {
+                        (ContentHash::of_str(&text), Some(left_out), edited)
+                    }
+                    // "Applied, keeping nothing" is a slip of the editor's:
+                    // it should have said not applied. Nothing was meant to
+                    // land.
+                    review::Kept::None => {
+                        return Ok(EditOutcome::Rejected {
+                            reason: "the user kept none of the changes".into(),
+                        });
+                    }
+                },
+            }
         };
         self.mark_edited(path);
         match self.confirm(path, expected).await {
@@ -912,13 +932,25 @@ impl Workspace for LspWorkspace {
         }
         let shown_for = (request.needs_confirmation && !reviewing && caps.shows_confirmations())
             .then_some(path);
-        let response = match self.apply(edit, &request.label, shown_for).await {
-            Ok(answer) => answer.response,
+        let (response, text) = match self.apply(edit, &request.label, shown_for).await {
+            Ok(answer) => (answer.response, answer.text),
             Err(detail) => return Ok(EditOutcome::Unknown { detail }),
         };
         if !response.applied {
             let reason = response.failure_reason.unwrap_or_default();
             return Ok(EditOutcome::Rejected { reason });
+        }
+        // The content as the user left it in the editor's own preview
+        // (`reinText`), for a creation the editor confirmed.
+        let confirmed_here = request.needs_confirmation && !reviewing;
+        if let Some(text) = text.filter(|text| confirmed_here && *text != content) {
+            match review::user_changes(path, &content, &text) {
+                Ok(changes) => {
+                    content = text;
+                    user_changes = Some(changes);
+                }
+                Err(detail) => return Ok(EditOutcome::Unknown { detail }),
+            }
         }
         self.mark_edited(path);
         let expected = ContentHash::of_str(&content);
@@ -1233,10 +1265,17 @@ mod tests {
         assert!(!plain.response.applied);
         assert_eq!(plain.response.failure_reason.as_deref(), Some("no"));
         assert_eq!(plain.kept, None);
+        assert_eq!(plain.text, None);
         let kept: ApplyAnswer =
             serde_json::from_value(json!({"applied": true, "reinKept": [1]})).unwrap();
         assert!(kept.response.applied);
         assert_eq!(kept.kept, Some(vec![1]));
+        let edited: ApplyAnswer =
+            serde_json::from_value(json!({"applied": true, "reinText": "a\nmine\n"})).unwrap();
+        assert_eq!(edited.text.as_deref(), Some("a\nmine\n"));
+        assert!(
+            serde_json::from_value::<ApplyAnswer>(json!({"applied": true, "reinText": 3})).is_err()
+        );
         // A malformed extension is an unreadable answer, never a guess.
         assert!(
             serde_json::from_value::<ApplyAnswer>(json!({"applied": true, "reinKept": [-1]}))

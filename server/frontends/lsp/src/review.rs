@@ -214,14 +214,29 @@ const MAX_EDITED_DIFF: usize = 8000;
 /// The proposal as the user left it: applied as it is, and the model told
 /// exactly what they changed (a unified diff from its proposal).
 fn as_edited(params: &ReviewParams, text: String) -> Reviewed {
+    match user_changes(&params.path, &params.proposed, &text) {
+        Ok(diff) => Reviewed::Accept {
+            text,
+            left_out: None,
+            edited: Some(diff),
+        },
+        Err(why) => Reviewed::Reject(why),
+    }
+}
+
+/// What the user changed in a proposal before accepting it, for the
+/// model: the unified diff from `proposed` to `text`, cut at
+/// `MAX_EDITED_DIFF` bytes. Refused (why, for the model) when `text` is
+/// larger than Rein takes. Shared by `rein/reviewEdit` and the
+/// `workspace/applyEdit` answer's `reinText` (Rein's Neovim plugin).
+pub fn user_changes(path: &str, proposed: &str, text: &str) -> Result<String, String> {
     if text.len() > MAX_EDITED_TEXT {
-        return Reviewed::Reject(format!(
+        return Err(format!(
             "the editor sent an edited proposal of {} bytes, more than Rein takes ({MAX_EDITED_TEXT})",
             text.len()
         ));
     }
-    let mut diff =
-        rein_app::format::diff::unified_diff(&params.path, Some(&params.proposed), &text);
+    let mut diff = rein_app::format::diff::unified_diff(path, Some(proposed), text);
     if diff.len() > MAX_EDITED_DIFF {
         // On a character boundary (the user's text may be any UTF-8).
         let cut = (0..=MAX_EDITED_DIFF)
@@ -231,11 +246,7 @@ fn as_edited(params: &ReviewParams, text: String) -> Reviewed {
         diff.truncate(cut);
         diff.push_str("\n… (the rest of the diff is left out: read the file)\n");
     }
-    Reviewed::Accept {
-        text,
-        left_out: None,
-        edited: Some(diff),
-    }
+    Ok(diff)
 }
 
 /// The text with only the kept hunks applied. Keeping none is a
