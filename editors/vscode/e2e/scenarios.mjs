@@ -374,7 +374,9 @@ async function reviewFlow(bench, result, { log, shot, newestTask }) {
     log(`first review: ${JSON.stringify(result.first).slice(0, 600)}`);
     await shot('1-first-review');
     await bench.reviewLens('cart.py', 'Reject…');
-    await bench.answerInputBox('Reject Rein’s edit to cart.py', 'use price times quantity, and say so in the docstring');
+    await bench.answerInputBox('Reject Rein’s edit to cart.py', 'use price times quantity, and say so in the docstring', () =>
+        shot('1b-reject-with-reason'),
+    );
     log('first edit rejected with a reason');
     // The model read the reason and proposes again: the second edit of the
     // task. (Its tab has the first one's title, so the first tab closing may

@@ -263,7 +263,9 @@ export class Workbench {
     /** Types into the input box titled `title` (password boxes too) and
      * confirms. Typing before it is open would send the keys elsewhere
      * (into the editor, say), so it waits for that box first. */
-    async answerInputBox(title, text) {
+    /** Types `text` into the input box titled `title` and submits it;
+     * `beforeSubmit` (say, a screenshot) runs with the text typed. */
+    async answerInputBox(title, text, beforeSubmit) {
         await this.quickInputTitled(title);
         await this.page.keyboard.type(text);
         await this.page.waitForFunction(
@@ -271,6 +273,7 @@ export class Workbench {
             text,
             { timeout: 20_000 },
         );
+        if (beforeSubmit) await beforeSubmit();
         await this.page.keyboard.press('Enter');
         await this.page.waitForSelector('.quick-input-widget', { state: 'hidden', timeout: 20_000 });
     }
