@@ -12,7 +12,8 @@
 # OUT gets full.toml and naive.toml (8 turns, 5 minutes; the naive loop
 # with harness = "naive"), out/<harness>/<task>/ and a progress log.
 # `holdout`: the suite's held-out split only; `all`: held out first, then
-# the rest. HARNESSES (default "full naive aider") picks which run. The
+# the rest; TASKS (names, space-separated) runs only those, in that order.
+# HARNESSES (default "full naive aider") picks which run. The
 # server's --seed is the round's seed: say it in SEED to have it logged.
 # Sum it up with eval/peers/table.py OUT.
 set -euo pipefail
@@ -26,11 +27,12 @@ rein=${REIN:?set REIN to a rein binary (copy it out of target/: a rebuild mid-ro
 export REIN_PROVIDER=openai OPENAI_BASE_URL REIN_MODEL AIDER AIDER_TASK_TIMEOUT=${AIDER_TASK_TIMEOUT:-300}
 harnesses=${HARNESSES:-full naive aider}
 mkdir -p "$out/out"
-echo "$(date +%T) round: split $split, harnesses $harnesses, seed ${SEED:-unknown}, $("$rein" --version 2>/dev/null || echo rein)" >> "$out/progress"
+echo "$(date +%T) round: split $split${TASKS:+ (tasks: $TASKS)}, harnesses $harnesses, seed ${SEED:-unknown}, $("$rein" --version 2>/dev/null || echo rein)" >> "$out/progress"
 printf 'max_turns = 8\nmax_minutes = 5\n' > "$out/full.toml"
 printf 'max_turns = 8\nmax_minutes = 5\nharness = "naive"\n' > "$out/naive.toml"
 
 tasks() {
+  if [ -n "${TASKS:-}" ]; then printf '%s\n' $TASKS; return 0; fi
   grep -l 'split = "holdout"' "$suite"/tasks/*/task.toml | xargs -n1 dirname | xargs -n1 basename
   [ "$split" = all ] && grep -L 'split = "holdout"' "$suite"/tasks/*/task.toml | xargs -n1 dirname | xargs -n1 basename
   return 0

@@ -87,6 +87,29 @@ async fn a_fix_test_task_starts_from_the_failure_the_test_and_the_code_under_tes
     );
 }
 
+/// Seen in the held-out round of 2026-12-06 (is_valid_parenthesization):
+/// a table-driven test failed with "True != False" in case 1, the model
+/// saw only the loop over the cases and rewrote the code unchanged. The
+/// table the test reads is shown beside it; a table it does not read is
+/// not.
+#[tokio::test]
+async fn the_cases_a_table_driven_test_reads_are_shown_beside_it() {
+    let table_test = "import unittest\nfrom cart import Item, total\n\nCASES = [\n    ([Item(10, 1), Item(10, 2)], 30),\n]\nOTHER = [1]\n\n\nclass TestCart(unittest.TestCase):\n    def test_total(self):\n        for items, expected in CASES:\n            self.assertEqual(total(items), expected)\n";
+    let ws = cart_workspace().with_file(support::TEST_FILE, table_test);
+    let r = Setup::new(ws).run(fix_at_once(), |_| {}).await;
+    let first = first_user_message(&r);
+    assert!(
+        first.contains(concat!(
+            "What it reads, tests/test_cart.py lines 4-6:\n",
+            "     4\tCASES = [\n",
+            "     5\t    ([Item(10, 1), Item(10, 2)], 30),\n",
+            "     6\t]\n"
+        )),
+        "{first}"
+    );
+    assert!(!first.contains("OTHER"), "{first}");
+}
+
 /// A file the user's rules keep from the model is not shown up front
 /// either (nor counted as read).
 #[tokio::test]

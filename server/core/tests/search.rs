@@ -177,6 +177,46 @@ async fn after_a_turned_down_attempt_the_next_turn_is_a_search() {
     );
 }
 
+/// Seen in the held-out round of 2026-12-06 (is_valid_parenthesization):
+/// at temperature 0 the 1.5B model wrote the file back unchanged, twice,
+/// and was resampled once before the loop guard stopped it; the search
+/// never ran. A write that changes nothing is a failed attempt: the next
+/// turn searches, and its first candidate is already hotter than the
+/// greedy answer that changed nothing.
+#[tokio::test]
+async fn a_file_written_back_unchanged_starts_a_hot_search() {
+    let (mut setup, _seen) = laying_setup();
+    // The OpenAI-compatible wire, where a seed is sent.
+    setup.openai_compatible = true;
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(CART_BROKEN))
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(candidates(&r), ["1 failed (0.4)", "2 passed (0.7)"]);
+    // (The ordinary turn sends none here: no provider setting.)
+    assert_eq!(temperatures(&r)[1..3], [0.4, 0.7]);
+    // Each candidate has a seed of its own; the ordinary turn has none.
+    let seeds: Vec<_> = r
+        .server
+        .requests()
+        .iter()
+        .map(|req| req.body["seed"].as_u64())
+        .collect();
+    assert_eq!(seeds[..3], [None, Some(2_001), Some(2_002)]);
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+}
+
 /// No candidate passes: the model is told in a line each what was tried
 /// and how it failed, and the ordinary loop goes on from there.
 #[tokio::test]

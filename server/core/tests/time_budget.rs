@@ -275,3 +275,36 @@ async fn a_model_still_answering_when_the_time_ends_ends_the_task() {
         "stopped: max time (2 s), while the model was answering"
     );
 }
+
+/// Seen in the quiet held-out round of 2026-12-06 (flatten): the 1.5B
+/// model wrote for the task's whole five minutes, the call was cut, and
+/// the task ended "0 turns · 0 tok · $0.00" with nothing in the trace of
+/// what it wrote. A call cut at the task's time counts as a turn with its
+/// prompt and what it streamed, and the trace keeps the end of its text.
+#[tokio::test]
+async fn a_reply_cut_at_the_tasks_time_still_counts_its_tokens() {
+    let rambling = "the fix is to flatten the list again ".repeat(400);
+    let scenario =
+        Scenario::new().reply(Reply::text(&rambling).with_fault(Fault::Slow { delay_ms: 100 }));
+    let r = Setup::new(support::cart_workspace())
+        .run(scenario, |c| {
+            c.budgets.max_wall_time = Duration::from_secs(2);
+        })
+        .await;
+    assert_eq!(
+        r.outcome.reason,
+        "stopped: max time (2 s), while the model was answering"
+    );
+    let spent = &r.outcome.spent;
+    assert_eq!(spent.turns, 1);
+    assert!(spent.usage.input_tokens > 100, "{spent:?}");
+    assert!(spent.usage.output_tokens > 0, "{spent:?}");
+    let unfinished = r.transformations("unfinished_reply");
+    assert_eq!(unfinished.len(), 1, "{unfinished:?}");
+    assert!(
+        unfinished[0].starts_with("the model's reply was cut at the task's time after about ")
+            && unfinished[0].contains("; it ended with: ")
+            && unfinished[0].contains("flatten the list"),
+        "{unfinished:?}"
+    );
+}

@@ -546,6 +546,7 @@ mod tests {
             tools: Vec::new(),
             max_output_tokens: 1024,
             temperature: None,
+            seed: None,
             tool_choice: Default::default(),
             cache: CachePlan {
                 enabled: false,

@@ -95,6 +95,9 @@ impl Wire for OpenAi {
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);
         }
+        if let Some(seed) = request.seed {
+            body["seed"] = json!(seed);
+        }
         if stream {
             body["stream"] = json!(true);
             body["stream_options"] = json!({"include_usage": true});

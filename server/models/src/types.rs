@@ -125,6 +125,12 @@ pub struct ModelRequest {
     pub tools: Vec<ToolSpec>,
     pub max_output_tokens: u32,
     pub temperature: Option<f64>,
+    /// The sampler's seed, where the provider takes one (OpenAI-compatible
+    /// servers): a seeded local server otherwise samples the same reply for
+    /// the same prompt and temperature, and a search's candidates would be
+    /// one candidate tried again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     pub cache: CachePlan,
     /// Whether the reply must be a tool call.
     #[serde(default)]

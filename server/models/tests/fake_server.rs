@@ -101,6 +101,7 @@ fn request(format: Format, messages: Vec<Message>) -> ModelRequest {
         tools: tools(),
         max_output_tokens: 4096,
         temperature: None,
+        seed: None,
         tool_choice: Default::default(),
         cache: CachePlan {
             enabled: true,

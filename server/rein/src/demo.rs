@@ -921,6 +921,7 @@ mod tests {
             }],
             max_output_tokens: 1024,
             temperature: None,
+            seed: None,
             tool_choice: Default::default(),
             cache: CachePlan {
                 enabled: false,

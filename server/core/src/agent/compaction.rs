@@ -1,6 +1,7 @@
 //! Compaction: the old part of the history summarized by the model, the
 //! recent part kept.
 
+use super::unfinished::Streamed;
 use super::*;
 
 impl Agent {
@@ -38,36 +39,49 @@ impl Agent {
             text: "compacting the context".into(),
         });
         crate::failpoint::hit("compaction");
+        let asked = prompt::compaction_request(&self.task, &transcript(&old));
+        let estimated = rein_models::tokens::count_text(prompt::COMPACTION_SYSTEM)
+            .saturating_add(rein_models::tokens::count_text(&asked));
         let request = ModelRequest {
             model: self.ports.model.model().to_owned(),
             system: vec![prompt::COMPACTION_SYSTEM.to_owned()],
-            messages: vec![rein_models::Message::user(prompt::compaction_request(
-                &self.task,
-                &transcript(&old),
-            ))],
+            messages: vec![rein_models::Message::user(asked.clone())],
             tools: Vec::new(),
             // A summary, within what the model may write at all.
             max_output_tokens: self.context.config.max_output_tokens.min(4_096),
             temperature: None,
+            seed: None,
             tool_choice: Default::default(),
             cache: rein_models::CachePlan::default(),
         };
         // The summary is a model call like any other: it ends when the
         // task's time does.
         let time_left = self.tracker.time_left();
+        let started = std::time::Instant::now();
+        let so_far = Arc::new(Streamed::default());
         let reply = tokio::select! {
-            reply = self.stream(request, None, None) => reply,
-            () = tokio::time::sleep(time_left) => return Err(self.out_of_time_answering()),
+            reply = self.stream(request, None, None, Arc::clone(&so_far)) => reply,
+            () = tokio::time::sleep(time_left) => {
+                let latency_ms = started.elapsed().as_millis() as u64;
+                self.record_unfinished_call(None, estimated, &so_far, "cut at the task's time", latency_ms);
+                return Err(self.out_of_time_answering());
+            }
         };
         let reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
+                let latency_ms = started.elapsed().as_millis() as u64;
+                self.record_unfinished_call(None, estimated, &so_far, "cancelled", latency_ms);
                 return Err(Stop::new(
                     StopCause::Cancelled,
                     self.config.cancel_reason.text(),
                 ));
             }
             Err(e) => {
+                if so_far.tokens() > 0 {
+                    let latency_ms = started.elapsed().as_millis() as u64;
+                    self.record_unfinished_call(None, estimated, &so_far, "broken off", latency_ms);
+                }
                 tracing::warn!(error = %e, "compaction call failed");
                 return Ok(false);
             }

@@ -22,6 +22,7 @@ mod replies;
 mod search;
 mod test_outcomes;
 mod turn;
+mod unfinished;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -255,6 +256,9 @@ struct Agent {
     /// The next turn is a search (`on_failure`, after a turned-down
     /// attempt).
     search_armed: bool,
+    /// The next search starts hotter than the turn's own temperature: the
+    /// model's greedy answer was already seen to change nothing.
+    search_hot: bool,
     /// The search was found unavailable here, and said so.
     search_unavailable_said: bool,
     /// The user turned down the model's last change (none applied since):
@@ -355,6 +359,7 @@ impl Agent {
             turn_text: String::new(),
             force_call: ForceCall::No,
             search_armed: false,
+            search_hot: false,
             search_unavailable_said: false,
             user_rejected: false,
             artifacts,

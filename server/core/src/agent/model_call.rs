@@ -1,6 +1,7 @@
 //! The model call: the request assembled from the context, the stream
 //! (cut where it loops), bounded by the task's time and cancellation.
 
+use super::unfinished::Streamed;
 use super::*;
 
 impl Agent {
@@ -81,13 +82,27 @@ impl Agent {
         // The call ends when the task's time does: a local model may take
         // minutes over one answer, and the budget is the user's.
         let time_left = self.tracker.time_left();
+        // What the call streams counts even if it never finishes.
+        let so_far = Arc::new(Streamed::default());
         let reply = tokio::select! {
-            reply = self.stream(request, streamed.then_some(turn), cut.clone()) => reply,
-            () = tokio::time::sleep(time_left) => return Err(self.out_of_time_answering()),
+            reply = self.stream(request, streamed.then_some(turn), cut.clone(), Arc::clone(&so_far)) => reply,
+            () = tokio::time::sleep(time_left) => {
+                let latency_ms = started.elapsed().as_millis() as u64;
+                self.record_unfinished_call(Some(turn), estimated, &so_far, "cut at the task's time", latency_ms);
+                return Err(self.out_of_time_answering());
+            }
         };
         let mut reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
+                let latency_ms = started.elapsed().as_millis() as u64;
+                self.record_unfinished_call(
+                    Some(turn),
+                    estimated,
+                    &so_far,
+                    "cancelled",
+                    latency_ms,
+                );
                 return Err(Stop::new(
                     StopCause::Cancelled,
                     self.config.cancel_reason.text(),
@@ -107,6 +122,16 @@ impl Agent {
                 return Ok(None);
             }
             Err(e) => {
+                if so_far.tokens() > 0 {
+                    let latency_ms = started.elapsed().as_millis() as u64;
+                    self.record_unfinished_call(
+                        Some(turn),
+                        estimated,
+                        &so_far,
+                        "broken off",
+                        latency_ms,
+                    );
+                }
                 return Err(Stop::new(
                     StopCause::ModelFailed,
                     format!("the model call failed: {e}"),
@@ -198,38 +223,44 @@ impl Agent {
         request: ModelRequest,
         turn: Option<u32>,
         cut: Option<Arc<AtomicBool>>,
+        so_far: Arc<Streamed>,
     ) -> Result<ModelReply, ModelError> {
         let progress = Arc::clone(&self.ports.progress);
         let task = self.task.id.clone();
-        let events =
-            self.ports
-                .model
-                .call(request, self.cancel.clone())
-                .inspect(move |event| match (event, turn) {
-                    (
-                        Ok(ModelEvent::Retrying {
-                            attempt,
-                            delay,
-                            reason,
-                        }),
-                        _,
-                    ) => {
-                        let retry = TaskEvent::ModelRetry {
-                            attempt: *attempt,
-                            delay_ms: delay.as_millis() as u64,
-                            reason: reason.clone(),
-                        };
-                        progress.event(&task, &retry);
-                    }
-                    (Ok(ModelEvent::TextDelta(text)), Some(turn)) if !text.is_empty() => {
-                        let delta = TaskEvent::TextDelta {
-                            turn,
-                            text: text.clone(),
-                        };
-                        progress.event(&task, &delta);
-                    }
-                    _ => {}
-                });
+        let events = self
+            .ports
+            .model
+            .call(request, self.cancel.clone())
+            .inspect(move |event| {
+                if let Ok(event) = event {
+                    so_far.see(event);
+                }
+            })
+            .inspect(move |event| match (event, turn) {
+                (
+                    Ok(ModelEvent::Retrying {
+                        attempt,
+                        delay,
+                        reason,
+                    }),
+                    _,
+                ) => {
+                    let retry = TaskEvent::ModelRetry {
+                        attempt: *attempt,
+                        delay_ms: delay.as_millis() as u64,
+                        reason: reason.clone(),
+                    };
+                    progress.event(&task, &retry);
+                }
+                (Ok(ModelEvent::TextDelta(text)), Some(turn)) if !text.is_empty() => {
+                    let delta = TaskEvent::TextDelta {
+                        turn,
+                        text: text.clone(),
+                    };
+                    progress.event(&task, &delta);
+                }
+                _ => {}
+            });
         let events: EventStream = match cut {
             Some(cut) => Box::pin(repetition::cut_loops(events, cut)),
             None => Box::pin(events),

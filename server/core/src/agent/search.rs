@@ -28,6 +28,15 @@ use crate::tools::{create_file::CreateFile, edit_file::EditFile, write_file::Wri
 /// candidate that repeated an earlier one.
 const LADDER: [f64; 4] = [0.4, 0.7, 1.0, 1.2];
 
+/// Each candidate's own sampler seed: seen on a seeded llama-server, two
+/// candidates at one temperature were the same reply, token for token.
+/// Fixed per turn and number, so a search repeats itself for the same
+/// prompt (a round can be run again), and differs from candidate to
+/// candidate and from search to search.
+fn candidate_seed(turn: u32, number: u32) -> u64 {
+    u64::from(turn) * 1_000 + u64::from(number)
+}
+
 /// How a search ended.
 pub(super) enum Searched {
     /// Go on with `reply` as the ordinary reply of `turn`: the candidate
@@ -74,13 +83,27 @@ impl Agent {
             SearchMode::OnFailure => armed,
             SearchMode::Always => true,
         };
-        wanted && self.can_search()
+        let searching = wanted && self.can_search();
+        if !searching {
+            self.search_hot = false;
+        }
+        searching
     }
 
     /// After an attempt the verifier turned down: the next turn searches
     /// (`on_failure`).
     pub(super) fn arm_search(&mut self) {
         self.search_armed = self.config.search.mode == SearchMode::OnFailure;
+    }
+
+    /// After a reply that wrote the files back unchanged: the next turn
+    /// searches (`on_failure`), its first candidate already hotter than
+    /// the greedy answer that changed nothing (seen with a 1.5B model:
+    /// the same copy again at temperature 0, a minute and a half each on
+    /// two cores).
+    pub(super) fn arm_search_hot(&mut self) {
+        self.arm_search();
+        self.search_hot = self.search_armed;
     }
 
     /// Never in the naive loop (the baseline the harness is measured
@@ -119,6 +142,7 @@ impl Agent {
     ) -> Result<Searched, Stop> {
         let of = self.config.search.candidates.max(1);
         let base = request.temperature.unwrap_or(0.0);
+        let hot = std::mem::take(&mut self.search_hot);
         // One request, sampled again: saved once.
         let request_ref = self.save_request(first_turn, &request).await;
         let mut tried: Vec<Tried> = Vec::new();
@@ -135,7 +159,7 @@ impl Agent {
                 return Err(Stop::new(StopCause::Budget, exhausted.reason));
             }
             let turn = self.tracker.spent.turns + 1;
-            let temperature = if number == 1 {
+            let temperature = if number == 1 && !hot {
                 base
             } else {
                 let t = LADDER[step.min(LADDER.len() - 1)].max(base);
@@ -149,6 +173,7 @@ impl Agent {
             }
             let mut sample = request.clone();
             sample.temperature = Some(temperature);
+            sample.seed = Some(candidate_seed(first_turn, number));
             let Some(reply) = self
                 .call_saved(turn, sample, estimated, &request_ref, false)
                 .await?

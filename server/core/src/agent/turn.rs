@@ -75,6 +75,7 @@ impl Agent {
         }
         // Nothing written: in this format a fix is a write, and the test
         // already ran after the last one, so this is not a claim to check.
+        let unchanged = matches!(wrote, WholeFiles::Unchanged(_));
         let nudge = match wrote {
             WholeFiles::Unchanged(paths) => Some((
                 "whole_file_unchanged",
@@ -92,6 +93,11 @@ impl Agent {
             _ => None,
         };
         if let Some((guard, nudge)) = nudge {
+            // A write that changed nothing is a failed attempt: the next
+            // turn searches, starting hotter.
+            if unchanged {
+                self.arm_search_hot();
+            }
             return self.answer_instead(guard, nudge, &text).await;
         }
         // It tried to call and could not: not a claim of being done.

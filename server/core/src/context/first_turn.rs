@@ -108,12 +108,30 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
                     } else {
                         format!("\n{}", numbered(&lines[span.clone()], span.start + 1))
                     };
-                    format!(
+                    let mut block = format!(
                         "\nThe test, {path} lines {}-{} ({}):{shown}",
                         span.start + 1,
                         span.end,
                         file.version.label(),
-                    )
+                    );
+                    // The cases a table-driven test reads: which input
+                    // failed is in them.
+                    for data in super::test_data::definitions_used(&file.text, span.clone()) {
+                        let lines = &lines[data.clone()];
+                        let shown = if sources.whole_files {
+                            let mut text = lines.join("\n");
+                            text.push('\n');
+                            fenced("", &text)
+                        } else {
+                            format!("\n{}", numbered(lines, data.start + 1))
+                        };
+                        block.push_str(&format!(
+                            "\nWhat it reads, {path} lines {}-{}:{shown}",
+                            data.start + 1,
+                            data.end
+                        ));
+                    }
+                    block
                 }
                 None => String::new(),
             };

@@ -19,6 +19,7 @@ pub mod first_turn;
 pub mod history;
 pub mod progress;
 pub mod prompt;
+mod test_data;
 
 use std::collections::{HashMap, HashSet};
 
@@ -269,6 +270,7 @@ impl ContextManager {
             tools: self.tools.clone(),
             max_output_tokens: self.config.max_output_tokens,
             temperature: None,
+            seed: None,
             tool_choice: Default::default(),
             cache: CachePlan {
                 enabled: true,

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::report::{Report, TaskResult, Totals, cell};
+use super::report::{Report, TaskResult, Totals, cell, cost};
 
 /// The comparison as markdown.
 pub fn compare(a: &Report, b: &Report) -> String {
@@ -96,7 +96,17 @@ pub fn compare(a: &Report, b: &Report) -> String {
         tb.output_tokens as f64,
         0,
     );
-    row(&mut out, "cost ($)", ta.cost_usd, tb.cost_usd, 4);
+    if ta.unpriced_calls == 0 && tb.unpriced_calls == 0 {
+        row(&mut out, "cost ($)", ta.cost_usd, tb.cost_usd, 4);
+    } else {
+        // A model without a known price: no difference to show.
+        let _ = writeln!(
+            out,
+            "| cost | {} | {} | |",
+            cost(ta.cost_usd, ta.unpriced_calls),
+            cost(tb.cost_usd, tb.unpriced_calls)
+        );
+    }
     row(
         &mut out,
         "task time (s)",
@@ -134,7 +144,7 @@ mod tests {
     use expect_test::expect;
 
     use super::*;
-    use crate::eval::report::VERSION;
+    use crate::eval::report::tests::report;
 
     fn task(id: &str, state: &str, check: Option<bool>) -> TaskResult {
         let mut r = TaskResult {
@@ -149,6 +159,7 @@ mod tests {
             input_tokens: 1000,
             output_tokens: 100,
             cost_usd: 0.01,
+            unpriced_calls: 0,
             wall_ms: 2000,
             error: None,
             dir: String::new(),
@@ -157,22 +168,6 @@ mod tests {
         };
         r.judge();
         r
-    }
-
-    fn report(label: &str, tasks: Vec<TaskResult>) -> Report {
-        Report {
-            version: VERSION,
-            suite: "quixbugs-python".into(),
-            label: label.into(),
-            rein_version: "0.1.0".into(),
-            provider: "openai".into(),
-            model: "qwen".into(),
-            check_sandbox: "none".into(),
-            jobs: 1,
-            started_unix: 0,
-            wall_ms: 0,
-            tasks,
-        }
     }
 
     #[test]
@@ -222,5 +217,21 @@ mod tests {
             - only in B (not compared) (1): `pascal`
         "#]]
         .assert_eq(&compare(&a, &b));
+    }
+
+    /// A local model has no price: the comparison says so, not "0.0000 →
+    /// 0.0000", which would read as free.
+    #[test]
+    fn a_cost_rein_does_not_know_is_not_compared_as_free() {
+        let unpriced = |id: &str, calls: u32| TaskResult {
+            cost_usd: 0.0,
+            unpriced_calls: calls,
+            ..task(id, "failed", Some(false))
+        };
+        let a = report("before", vec![unpriced("gcd", 3)]);
+        let b = report("after", vec![task("gcd", "failed", Some(false))]);
+        let out = compare(&a, &b);
+        assert!(out.contains("| cost | unknown | $0.0100 | |"), "{out}");
+        assert!(!out.contains("cost ($)"), "{out}");
     }
 }

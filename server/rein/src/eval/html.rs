@@ -13,7 +13,7 @@ use std::path::Path;
 
 use rein_core::inert;
 
-use super::report::{Report, TaskResult, Totals, shorten};
+use super::report::{Report, TaskResult, Totals, cost, shorten};
 use crate::trace_cmd::html::escape;
 
 /// Escapes `text` for HTML text and attribute values. Line breaks and
@@ -196,7 +196,7 @@ fn headline(out: &mut String, report: &Report, all: &Totals) {
     stat(out, "turns", all.turns.to_string(), "");
     stat(out, "tokens in", all.input_tokens.to_string(), "");
     stat(out, "tokens out", all.output_tokens.to_string(), "");
-    stat(out, "cost", format!("${:.4}", all.cost_usd), "");
+    stat(out, "cost", cost(all.cost_usd, all.unpriced_calls), "");
     stat(out, "task time", seconds(all.wall_ms), "");
     stat(out, "wall time", seconds(report.wall_ms), "");
     out.push_str("</dl>\n</section>\n");
@@ -269,7 +269,7 @@ fn tasks(out: &mut String, report: &Report) {
             out,
             "<tr{row}><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td>\
              <td>{check}</td><td>{fixed}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">${:.4}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"note{}\"{title}>{}</td><td>{}</td></tr>",
             esc(&t.id),
             esc(&t.split),
@@ -277,7 +277,7 @@ fn tasks(out: &mut String, report: &Report) {
             t.turns,
             t.input_tokens,
             t.output_tokens,
-            t.cost_usd,
+            esc(&cost(t.cost_usd, t.unpriced_calls)),
             seconds(t.wall_ms),
             if t.error.is_some() { " warn" } else { "" },
             esc(&short),
@@ -309,6 +309,7 @@ mod tests {
             input_tokens: 1200,
             output_tokens: 80,
             cost_usd: 0.0123,
+            unpriced_calls: 0,
             wall_ms: 2500,
             error: None,
             dir: format!("/results/tasks/{id}"),

@@ -46,6 +46,10 @@ pub struct TaskResult {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: f64,
+    /// Model calls without a known price (a local server): `cost_usd`
+    /// undercounts, and the report says "unknown", never "$0.0000".
+    #[serde(default)]
+    pub unpriced_calls: u32,
     pub wall_ms: u64,
     /// What went wrong around the run (not the agent's failure).
     pub error: Option<String>,
@@ -77,6 +81,7 @@ impl TaskResult {
             input_tokens: 0,
             output_tokens: 0,
             cost_usd: 0.0,
+            unpriced_calls: 0,
             wall_ms: 0,
             error: None,
             dir: dir.display().to_string(),
@@ -121,6 +126,7 @@ pub struct Totals {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: f64,
+    pub unpriced_calls: u32,
     pub wall_ms: u64,
 }
 
@@ -136,6 +142,7 @@ impl Totals {
             t.input_tokens = t.input_tokens.saturating_add(r.input_tokens);
             t.output_tokens = t.output_tokens.saturating_add(r.output_tokens);
             t.cost_usd += r.cost_usd;
+            t.unpriced_calls = t.unpriced_calls.saturating_add(r.unpriced_calls);
             t.wall_ms = t.wall_ms.saturating_add(r.wall_ms);
         }
         t
@@ -184,7 +191,7 @@ impl Report {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "**Fixed {} of {} ({:.0} %)**, false claims: {}, errors: {}; {} turns, {} tokens in, {} out, ${:.4}, {:.1} s of task time ({:.1} s wall).",
+            "**Fixed {} of {} ({:.0} %)**, false claims: {}, errors: {}; {} turns, {} tokens in, {} out, cost {}, {:.1} s of task time ({:.1} s wall).",
             all.fixed,
             all.tasks,
             all.pass_rate() * 100.0,
@@ -193,7 +200,7 @@ impl Report {
             all.turns,
             all.input_tokens,
             all.output_tokens,
-            all.cost_usd,
+            cost(all.cost_usd, all.unpriced_calls),
             all.wall_ms as f64 / 1000.0,
             self.wall_ms as f64 / 1000.0,
         );
@@ -236,19 +243,29 @@ impl Report {
             let note = t.error.as_deref().unwrap_or(&t.reason);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {check} | {fixed} | {} | {} | {} | ${:.4} | {:.1} s | {} |",
+                "| {} | {} | {} | {check} | {fixed} | {} | {} | {} | {} | {:.1} s | {} |",
                 cell(&t.id),
                 cell(&t.split),
                 cell(&t.state),
                 t.turns,
                 t.input_tokens,
                 t.output_tokens,
-                t.cost_usd,
+                cost(t.cost_usd, t.unpriced_calls),
                 t.wall_ms as f64 / 1000.0,
                 cell(&shorten(note, 160)),
             );
         }
         out
+    }
+}
+
+/// A cost as a report shows it: never "$0.0000" for calls whose price
+/// Rein does not know (a local server), which would read as free.
+pub fn cost(usd: f64, unpriced_calls: u32) -> String {
+    match (unpriced_calls, usd > 0.0) {
+        (0, _) => format!("${usd:.4}"),
+        (_, false) => "unknown".into(),
+        (_, true) => format!("≥ ${usd:.4}"),
     }
 }
 
@@ -277,8 +294,24 @@ pub fn shorten(text: &str, max: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    pub(crate) fn report(label: &str, tasks: Vec<TaskResult>) -> Report {
+        Report {
+            version: VERSION,
+            suite: "quixbugs-python".into(),
+            label: label.into(),
+            rein_version: "0.1.0".into(),
+            provider: "openai".into(),
+            model: "qwen".into(),
+            check_sandbox: "none".into(),
+            jobs: 1,
+            started_unix: 0,
+            wall_ms: 0,
+            tasks,
+        }
+    }
 
     pub(crate) fn result(id: &str, state: &str, check: Option<bool>) -> TaskResult {
         let mut r = TaskResult {
@@ -293,6 +326,7 @@ mod tests {
             input_tokens: 100,
             output_tokens: 10,
             cost_usd: 0.0,
+            unpriced_calls: 0,
             wall_ms: 1500,
             error: None,
             dir: "d".into(),
@@ -301,6 +335,19 @@ mod tests {
         };
         r.judge();
         r
+    }
+
+    #[test]
+    fn an_unknown_price_is_never_shown_as_free() {
+        assert_eq!(cost(0.0, 0), "$0.0000");
+        assert_eq!(cost(0.0, 3), "unknown");
+        assert_eq!(cost(0.0123, 1), "≥ $0.0123");
+        let mut r = result("t", "failed", Some(false));
+        r.unpriced_calls = 2;
+        let md = report("l", vec![r]).markdown();
+        assert!(md.contains(", cost unknown, "), "{md}");
+        assert!(md.contains("| 100 | 10 | unknown | 1.5 s |"), "{md}");
+        assert!(!md.contains("$0.0000"), "{md}");
     }
 
     #[test]

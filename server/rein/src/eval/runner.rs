@@ -120,6 +120,7 @@ async fn run_one(task: &Task, options: &Options) -> TaskResult {
             result.input_tokens = run.input_tokens;
             result.output_tokens = run.output_tokens;
             result.cost_usd = run.cost_usd;
+            result.unpriced_calls = run.unpriced_calls;
             // The trace, opened beneath the copy (whose files the task's
             // commands could change) without following a link.
             let trace = rein_fsroot::Root::open(&project, rein_fsroot::Links::Refuse)
