@@ -6,4 +6,4 @@ pub mod diff;
 pub mod numbers;
 
 pub use diff::{Styled, deletion_diff, paint_diff, unified_diff};
-pub use numbers::{cost, fmt_duration_ms, fmt_tokens};
+pub use numbers::{cost, fmt_duration_ms, fmt_tokens, known_cost};

@@ -26,10 +26,16 @@ pub fn fmt_duration_ms(ms: u64) -> String {
 /// `$0.03`; `cost unknown` when no call was priced, `≥ $0.03` when some
 /// were not (never `$0.00` for a cost Rein does not know).
 pub fn cost(usd: f64, unpriced_calls: u32) -> String {
+    known_cost(usd, unpriced_calls, 2).unwrap_or_else(|| "cost unknown".into())
+}
+
+/// [`cost`] to `decimals` places, `None` where it says "cost unknown":
+/// for a caller with words of its own for that.
+pub fn known_cost(usd: f64, unpriced_calls: u32, decimals: usize) -> Option<String> {
     match (unpriced_calls, usd > 0.0) {
-        (0, _) => format!("${usd:.2}"),
-        (_, false) => "cost unknown".into(),
-        (_, true) => format!("≥ ${usd:.2}"),
+        (0, _) => Some(format!("${usd:.decimals$}")),
+        (_, false) => None,
+        (_, true) => Some(format!("≥ ${usd:.decimals$}")),
     }
 }
 

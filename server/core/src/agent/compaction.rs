@@ -45,7 +45,7 @@ impl Agent {
         let request = ModelRequest {
             model: self.ports.model.model().to_owned(),
             system: vec![prompt::COMPACTION_SYSTEM.to_owned()],
-            messages: vec![rein_models::Message::user(asked.clone())],
+            messages: vec![rein_models::Message::user(asked)],
             tools: Vec::new(),
             // A summary, within what the model may write at all.
             max_output_tokens: self.context.config.max_output_tokens.min(4_096),
@@ -62,16 +62,14 @@ impl Agent {
         let reply = tokio::select! {
             reply = self.stream(request, None, None, Arc::clone(&so_far)) => reply,
             () = tokio::time::sleep(time_left) => {
-                let latency_ms = started.elapsed().as_millis() as u64;
-                self.record_unfinished_call(None, estimated, &so_far, "cut at the task's time", latency_ms);
+                self.record_unfinished_call(None, estimated, &so_far, "cut at the task's time", started);
                 return Err(self.out_of_time_answering());
             }
         };
         let reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
-                let latency_ms = started.elapsed().as_millis() as u64;
-                self.record_unfinished_call(None, estimated, &so_far, "cancelled", latency_ms);
+                self.record_unfinished_call(None, estimated, &so_far, "cancelled", started);
                 return Err(Stop::new(
                     StopCause::Cancelled,
                     self.config.cancel_reason.text(),
@@ -79,8 +77,7 @@ impl Agent {
             }
             Err(e) => {
                 if so_far.tokens() > 0 {
-                    let latency_ms = started.elapsed().as_millis() as u64;
-                    self.record_unfinished_call(None, estimated, &so_far, "broken off", latency_ms);
+                    self.record_unfinished_call(None, estimated, &so_far, "broken off", started);
                 }
                 tracing::warn!(error = %e, "compaction call failed");
                 return Ok(false);

@@ -87,22 +87,14 @@ impl Agent {
         let reply = tokio::select! {
             reply = self.stream(request, streamed.then_some(turn), cut.clone(), Arc::clone(&so_far)) => reply,
             () = tokio::time::sleep(time_left) => {
-                let latency_ms = started.elapsed().as_millis() as u64;
-                self.record_unfinished_call(Some(turn), estimated, &so_far, "cut at the task's time", latency_ms);
+                self.record_unfinished_call(Some(turn), estimated, &so_far, "cut at the task's time", started);
                 return Err(self.out_of_time_answering());
             }
         };
         let mut reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
-                let latency_ms = started.elapsed().as_millis() as u64;
-                self.record_unfinished_call(
-                    Some(turn),
-                    estimated,
-                    &so_far,
-                    "cancelled",
-                    latency_ms,
-                );
+                self.record_unfinished_call(Some(turn), estimated, &so_far, "cancelled", started);
                 return Err(Stop::new(
                     StopCause::Cancelled,
                     self.config.cancel_reason.text(),
@@ -123,13 +115,12 @@ impl Agent {
             }
             Err(e) => {
                 if so_far.tokens() > 0 {
-                    let latency_ms = started.elapsed().as_millis() as u64;
                     self.record_unfinished_call(
                         Some(turn),
                         estimated,
                         &so_far,
                         "broken off",
-                        latency_ms,
+                        started,
                     );
                 }
                 return Err(Stop::new(
@@ -217,7 +208,8 @@ impl Agent {
     /// (`None` for a call whose text is not the model's answer: a
     /// compaction's summary).
     /// With `cut`, a reply that falls into a loop ends there and `cut`
-    /// says so (`repetition.rs`).
+    /// says so (`repetition.rs`). `so_far` counts what streams, for a
+    /// call that never finishes (`unfinished.rs`).
     pub(super) async fn stream(
         &self,
         request: ModelRequest,
@@ -235,31 +227,31 @@ impl Agent {
                 if let Ok(event) = event {
                     so_far.see(event);
                 }
-            })
-            .inspect(move |event| match (event, turn) {
-                (
-                    Ok(ModelEvent::Retrying {
-                        attempt,
-                        delay,
-                        reason,
-                    }),
-                    _,
-                ) => {
-                    let retry = TaskEvent::ModelRetry {
-                        attempt: *attempt,
-                        delay_ms: delay.as_millis() as u64,
-                        reason: reason.clone(),
-                    };
-                    progress.event(&task, &retry);
+                match (event, turn) {
+                    (
+                        Ok(ModelEvent::Retrying {
+                            attempt,
+                            delay,
+                            reason,
+                        }),
+                        _,
+                    ) => {
+                        let retry = TaskEvent::ModelRetry {
+                            attempt: *attempt,
+                            delay_ms: delay.as_millis() as u64,
+                            reason: reason.clone(),
+                        };
+                        progress.event(&task, &retry);
+                    }
+                    (Ok(ModelEvent::TextDelta(text)), Some(turn)) if !text.is_empty() => {
+                        let delta = TaskEvent::TextDelta {
+                            turn,
+                            text: text.clone(),
+                        };
+                        progress.event(&task, &delta);
+                    }
+                    _ => {}
                 }
-                (Ok(ModelEvent::TextDelta(text)), Some(turn)) if !text.is_empty() => {
-                    let delta = TaskEvent::TextDelta {
-                        turn,
-                        text: text.clone(),
-                    };
-                    progress.event(&task, &delta);
-                }
-                _ => {}
             });
         let events: EventStream = match cut {
             Some(cut) => Box::pin(repetition::cut_loops(events, cut)),

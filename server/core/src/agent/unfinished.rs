@@ -8,6 +8,7 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use rein_models::{ModelEvent, Usage};
 
@@ -17,11 +18,12 @@ use crate::ports::TaskEvent;
 /// How much of the end of an unfinished reply the trace keeps.
 const TAIL_CHARS: usize = 400;
 
-/// What a call has streamed so far: its tokens, counted as they come,
-/// and the end of its text.
+/// What a call has streamed so far: its size, counted as it comes, and
+/// the end of its text. Only bytes are counted on the stream (every
+/// call's hot path); tokens are estimated from them if the call is cut.
 #[derive(Default)]
 pub(super) struct Streamed {
-    tokens: AtomicU64,
+    bytes: AtomicU64,
     tail: Mutex<String>,
 }
 
@@ -36,8 +38,7 @@ impl Streamed {
         if text.is_empty() {
             return;
         }
-        self.tokens
-            .fetch_add(rein_models::tokens::count_text(text), Ordering::Relaxed);
+        self.bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
         if let Ok(mut tail) = self.tail.lock() {
             tail.push_str(text);
             let len = tail.chars().count();
@@ -48,8 +49,10 @@ impl Streamed {
         }
     }
 
+    /// About four bytes a token, as `rein_models::tokens` estimates
+    /// without its tokenizer.
     pub(super) fn tokens(&self) -> u64 {
-        self.tokens.load(Ordering::Relaxed)
+        self.bytes.load(Ordering::Relaxed).div_ceil(4)
     }
 
     /// The last [`TAIL_CHARS`] characters streamed.
@@ -63,18 +66,21 @@ impl Streamed {
 }
 
 impl Agent {
-    /// Counts a call that ended before its reply did (`why`: "out of time",
-    /// "cancelled", "failed"): a turn, its prompt as estimated and what it
-    /// streamed, priced where the model's price is known; the trace gets
-    /// the call and the end of its text.
+    /// Counts a call started at `started` that ended before its reply did
+    /// (`why`, in the trace's words: "cut at the task's time",
+    /// "cancelled", "broken off"): a turn (`None`: a compaction's summary,
+    /// no turn of its own), its prompt as estimated and what it streamed,
+    /// priced where the model's price is known; the trace gets the call
+    /// and the end of its text.
     pub(super) fn record_unfinished_call(
         &mut self,
         turn: Option<u32>,
         estimated_input: u64,
         streamed: &Streamed,
         why: &str,
-        latency_ms: u64,
+        started: Instant,
     ) {
+        let latency_ms = started.elapsed().as_millis() as u64;
         let usage = Usage {
             input_tokens: estimated_input,
             output_tokens: streamed.tokens(),
@@ -127,7 +133,7 @@ mod tests {
             fragment: "{\"path\":\"é.py\"}".into(),
         });
         streamed.see(&ModelEvent::Usage(Usage::default()));
-        assert!(streamed.tokens() > 10, "{}", streamed.tokens());
+        assert!(streamed.tokens() > 250, "{}", streamed.tokens());
         let tail = streamed.tail();
         assert_eq!(tail.chars().count(), TAIL_CHARS);
         assert!(tail.ends_with("thinking{\"path\":\"é.py\"}"), "{tail}");

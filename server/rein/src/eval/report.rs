@@ -262,11 +262,7 @@ impl Report {
 /// A cost as a report shows it: never "$0.0000" for calls whose price
 /// Rein does not know (a local server), which would read as free.
 pub fn cost(usd: f64, unpriced_calls: u32) -> String {
-    match (unpriced_calls, usd > 0.0) {
-        (0, _) => format!("${usd:.4}"),
-        (_, false) => "unknown".into(),
-        (_, true) => format!("≥ ${usd:.4}"),
-    }
+    rein_app::format::known_cost(usd, unpriced_calls, 4).unwrap_or_else(|| "unknown".into())
 }
 
 /// One table cell of untrusted text: a code span on one line, without
