@@ -120,6 +120,13 @@ impl BudgetTracker {
                 reason: format!("stopped: max turns ({})", b.max_turns),
             });
         }
+        self.check_spending()
+    }
+
+    /// Whether another model call within the current turn may start (a
+    /// search's later candidates): every budget but the turns.
+    pub fn check_spending(&self) -> Option<Exhausted> {
+        let b = &self.budgets;
         let elapsed = self.elapsed();
         if elapsed >= b.max_wall_time {
             return Some(Exhausted {

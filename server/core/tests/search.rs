@@ -121,8 +121,8 @@ async fn only_the_candidate_that_passes_reaches_the_workspace() {
     for later in &requests[1..] {
         assert_eq!(later.body["messages"], requests[0].body["messages"]);
     }
-    // Every call counts against the budgets.
-    assert_eq!(r.outcome.spent.turns, 3);
+    // Every call counts against the budgets; the search is one turn.
+    assert_eq!(r.outcome.spent.turns, 1);
     let calls: Vec<u64> = r
         .progress
         .events()
@@ -169,12 +169,97 @@ async fn after_a_turned_down_attempt_the_next_turn_is_a_search() {
         *seen.lock().unwrap(),
         [WRONG_B, WRONG_C, CART_FIXED, CART_FIXED].map(str::to_owned)
     );
-    assert_eq!(r.outcome.spent.turns, 4);
+    assert_eq!(r.outcome.spent.turns, 2);
     let last = r.server.requests()[1].body["messages"].to_string();
     assert!(
         last.contains("Rein checked your claim and the task is not done yet"),
         "{last}"
     );
+}
+
+/// Seen in the held-out round of 2026-12-06 (next_permutation, and two
+/// more): each candidate counted as a turn, so two searches ended a task
+/// at "max turns (8)" with most of its time left. A search is one turn:
+/// with two turns allowed, the attempt and a search of four still run,
+/// every candidate's tokens counted; the turns budget still ends the
+/// task before a third.
+#[tokio::test]
+async fn a_search_counts_as_one_turn() {
+    let two_turns = |mode| {
+        move |c: &mut AgentConfig| {
+            searching(mode, 4)(c);
+            c.budgets.max_turns = 2;
+        }
+    };
+    let (setup, _seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_B))
+                .reply(file_reply(WRONG_C))
+                .reply(file_reply(WRONG_B.replace("[0]", "[-1]").as_str()))
+                .reply(file_reply(CART_FIXED)),
+            two_turns(SearchMode::OnFailure),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        candidates(&r),
+        [
+            "1 failed (0)",
+            "2 failed (0.4)",
+            "3 failed (0.7)",
+            "4 passed (1)"
+        ]
+    );
+    assert_eq!(r.outcome.spent.turns, 2);
+    let calls: Vec<(u32, u64)> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::ModelCall { turn, usage, .. } => Some((*turn, usage.total())),
+            _ => None,
+        })
+        .collect();
+    // Every candidate's call is in the trace, as the search's turn.
+    assert_eq!(
+        calls.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+        [1, 2, 2, 2, 2]
+    );
+    assert_eq!(
+        r.outcome.spent.tokens(),
+        calls.iter().map(|(_, t)| t).sum::<u64>()
+    );
+
+    // No candidate passes: the search's summary goes to the model, and
+    // the next turn is one too many.
+    let (setup, _seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(WRONG_B))
+                .reply(file_reply(WRONG_C)),
+            |c: &mut AgentConfig| {
+                searching(SearchMode::OnFailure, 2)(c);
+                c.budgets.max_turns = 2;
+            },
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
+    assert_eq!(
+        r.outcome.reason,
+        "stopped: max turns (2); files changed: cart.py"
+    );
+    assert_eq!(candidates(&r), ["1 failed (0)", "2 failed (0.4)"]);
+    assert_eq!(r.server.requests().len(), 3);
 }
 
 /// Seen in the held-out round of 2026-12-06 (is_valid_parenthesization):

@@ -4,6 +4,32 @@
 use super::unfinished::Streamed;
 use super::*;
 
+/// What a model call is to the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CallOf {
+    /// A turn's own call.
+    Turn,
+    /// One of a search's candidates. A search is one turn: only its first
+    /// candidate counts as one (seen with a 1.5B model: four candidates
+    /// counted as four turns ended three tasks at "max turns (8)" with a
+    /// third to nine tenths of their time left); every candidate's
+    /// tokens, cost and time count all the same.
+    Candidate { first: bool },
+}
+
+impl CallOf {
+    /// Whether its text goes to the front end as it comes: not a
+    /// candidate's, most of which are never the model's answer.
+    fn streamed(self) -> bool {
+        self == Self::Turn
+    }
+
+    /// Whether it counts against the turns budget.
+    pub(super) fn new_turn(self) -> bool {
+        !matches!(self, Self::Candidate { first: false })
+    }
+}
+
 impl Agent {
     /// The request for this turn and Rein's estimate of its input tokens.
     pub(super) async fn prepare_request(&mut self, turn: u32) -> Result<(ModelRequest, u64), Stop> {
@@ -59,20 +85,18 @@ impl Agent {
         estimated: u64,
     ) -> Result<Option<ModelReply>, Stop> {
         let request_ref = self.save_request(turn, &request).await;
-        self.call_saved(turn, request, estimated, &request_ref, true)
+        self.call_saved(turn, request, estimated, &request_ref, CallOf::Turn)
             .await
     }
 
-    /// [`Agent::call_model`] of a request already saved at `request_ref`;
-    /// `streamed`: its text goes to the front end as it comes (not for a
-    /// search's candidates, most of which are never the model's answer).
+    /// [`Agent::call_model`] of a request already saved at `request_ref`.
     pub(super) async fn call_saved(
         &mut self,
         turn: u32,
         request: ModelRequest,
         estimated: u64,
         request_ref: &str,
-        streamed: bool,
+        of: CallOf,
     ) -> Result<Option<ModelReply>, Stop> {
         let started = Instant::now();
         let forced = request.tool_choice == ToolChoice::Required;
@@ -85,16 +109,22 @@ impl Agent {
         // What the call streams counts even if it never finishes.
         let so_far = Arc::new(Streamed::default());
         let reply = tokio::select! {
-            reply = self.stream(request, streamed.then_some(turn), cut.clone(), Arc::clone(&so_far)) => reply,
+            reply = self.stream(request, of.streamed().then_some(turn), cut.clone(), Arc::clone(&so_far)) => reply,
             () = tokio::time::sleep(time_left) => {
-                self.record_unfinished_call(Some(turn), estimated, &so_far, "cut at the task's time", started);
+                self.record_unfinished_call(Some((turn, of)), estimated, &so_far, "cut at the task's time", started);
                 return Err(self.out_of_time_answering());
             }
         };
         let mut reply = match reply {
             Ok(reply) => reply,
             Err(ModelError::Cancelled) => {
-                self.record_unfinished_call(Some(turn), estimated, &so_far, "cancelled", started);
+                self.record_unfinished_call(
+                    Some((turn, of)),
+                    estimated,
+                    &so_far,
+                    "cancelled",
+                    started,
+                );
                 return Err(Stop::new(
                     StopCause::Cancelled,
                     self.config.cancel_reason.text(),
@@ -116,7 +146,7 @@ impl Agent {
             Err(e) => {
                 if so_far.tokens() > 0 {
                     self.record_unfinished_call(
-                        Some(turn),
+                        Some((turn, of)),
                         estimated,
                         &so_far,
                         "broken off",
@@ -155,7 +185,11 @@ impl Agent {
             .config
             .prices
             .cost_usd(self.ports.model.model(), &reply.usage);
-        self.tracker.record_call(&reply.usage, cost);
+        if of.new_turn() {
+            self.tracker.record_call(&reply.usage, cost);
+        } else {
+            self.tracker.record_usage(&reply.usage, cost);
+        }
         let latency_ms = started.elapsed().as_millis() as u64;
         self.event(TaskEvent::ModelCall {
             turn,

@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 
+use super::model_call::CallOf;
 use super::replies::{calls_of, is_finished, with_calls_from_text, without_writes_of};
 use super::*;
 use crate::config::search::SearchMode;
@@ -155,10 +156,12 @@ impl Agent {
                     self.config.cancel_reason.text(),
                 ));
             }
-            if let Some(exhausted) = self.tracker.check() {
+            // The whole search is `first_turn`: the turns budget was
+            // checked when it started; tokens, cost and time for each.
+            if let Some(exhausted) = self.tracker.check_spending() {
                 return Err(Stop::new(StopCause::Budget, exhausted.reason));
             }
-            let turn = self.tracker.spent.turns + 1;
+            let turn = first_turn;
             let temperature = if number == 1 && !hot {
                 base
             } else {
@@ -175,7 +178,13 @@ impl Agent {
             sample.temperature = Some(temperature);
             sample.seed = Some(candidate_seed(first_turn, number));
             let Some(reply) = self
-                .call_saved(turn, sample, estimated, &request_ref, false)
+                .call_saved(
+                    turn,
+                    sample,
+                    estimated,
+                    &request_ref,
+                    CallOf::Candidate { first: number == 1 },
+                )
                 .await?
             else {
                 // Compacted, or asked again without a required call: a

@@ -13,6 +13,7 @@ use std::time::Instant;
 use rein_models::{ModelEvent, Usage};
 
 use super::Agent;
+use super::model_call::CallOf;
 use crate::ports::TaskEvent;
 
 /// How much of the end of an unfinished reply the trace keeps.
@@ -68,13 +69,13 @@ impl Streamed {
 impl Agent {
     /// Counts a call started at `started` that ended before its reply did
     /// (`why`, in the trace's words: "cut at the task's time",
-    /// "cancelled", "broken off"): a turn (`None`: a compaction's summary,
-    /// no turn of its own), its prompt as estimated and what it streamed,
+    /// "cancelled", "broken off"): a call of a turn (`None`: a
+    /// compaction's summary, no call of a turn), its prompt as estimated and what it streamed,
     /// priced where the model's price is known; the trace gets the call
     /// and the end of its text.
     pub(super) fn record_unfinished_call(
         &mut self,
-        turn: Option<u32>,
+        turn: Option<(u32, CallOf)>,
         estimated_input: u64,
         streamed: &Streamed,
         why: &str,
@@ -91,8 +92,12 @@ impl Agent {
             .prices
             .cost_usd(self.ports.model.model(), &usage);
         match turn {
-            Some(turn) => {
-                self.tracker.record_call(&usage, cost);
+            Some((turn, of)) => {
+                if of.new_turn() {
+                    self.tracker.record_call(&usage, cost);
+                } else {
+                    self.tracker.record_usage(&usage, cost);
+                }
                 self.event(TaskEvent::ModelCall {
                     turn,
                     usage,
