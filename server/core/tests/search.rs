@@ -420,6 +420,71 @@ async fn a_reply_that_runs_a_command_ends_the_search() {
     assert_eq!(r.ws.proposals(), ["cart.py"]);
 }
 
+/// Seen in the held-out round of 2026-12-06 (shortest_path_lengths):
+/// after a turned-down attempt the first candidate only said "I'm sorry
+/// for the confusion", and that ended the search, three turns running.
+/// An answer that changes nothing cannot pass: the next is sampled.
+#[tokio::test]
+async fn an_answer_that_changes_nothing_does_not_end_the_search() {
+    let (setup, _seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(Reply::text(
+                    "I'm sorry for the confusion. The file is fixed now.",
+                ))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    // One step hotter than the ladder's next, as after a repeat.
+    assert_eq!(candidates(&r), ["1 failed (0)", "2 passed (0.7)"]);
+    assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
+    assert_eq!(r.outcome.spent.turns, 2);
+}
+
+/// Every candidate only answered: the first goes on as the turn's reply,
+/// as without a search (its claim is checked and turned down), and the
+/// others never enter the conversation.
+#[tokio::test]
+async fn when_every_candidate_only_answers_the_first_is_the_reply() {
+    let (setup, _seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(Reply::text("First answer: it is done."))
+                .reply(Reply::text("Second answer: it is done."))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 2),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        candidates(&r),
+        ["1 failed (0)", "2 failed (0.7)", "1 passed (0)"]
+    );
+    let last = r.server.requests()[3].body["messages"].to_string();
+    assert!(last.contains("First answer: it is done."), "{last}");
+    assert!(!last.contains("Second answer"), "{last}");
+    assert!(
+        last.contains("Rein checked your claim and the task is not done yet"),
+        "{last}"
+    );
+}
+
 /// Cancelled while a candidate is checked: the task ends there, no other
 /// candidate is sampled, the workspace is as it was.
 #[tokio::test]

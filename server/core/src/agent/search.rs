@@ -5,14 +5,17 @@
 //! workspace before any reaches it. The first that passes goes on as the
 //! model's reply (one proposal, through the ordinary edit path, then the
 //! real verifier on the live text); failed ones never enter the history.
+//! A reply that changes nothing (an answer, a claim) cannot pass either:
+//! the next is sampled; if every one only answered, the first goes on as
+//! the turn's reply.
 //! If none passes, the model is told in a few lines what was tried and
 //! how each failed, and the loop goes on as before.
 //!
 //! A candidate is a reply whose only effects are file changes (files
 //! written whole, `edit_file`, `write_file`, `create_file`); its files are
 //! computed from the current text without touching the workspace, by the
-//! rules the tools apply. A reply that reads, searches, runs or claims is
-//! no candidate: it goes on as an ordinary turn and the search ends.
+//! rules the tools apply. A reply that reads, searches or runs is no
+//! candidate: it goes on as an ordinary turn and the search ends.
 
 use std::collections::BTreeMap;
 
@@ -62,6 +65,9 @@ enum Reading {
     Broken(String),
     /// It writes the files as they are now.
     Unchanged,
+    /// It changes nothing and does nothing: an answer, or a claim of
+    /// being done.
+    Answer,
     /// It does more than change files (what).
     Not(String),
 }
@@ -148,6 +154,9 @@ impl Agent {
         let request_ref = self.save_request(first_turn, &request).await;
         let mut tried: Vec<Tried> = Vec::new();
         let mut seen: Vec<(u32, Vec<(String, String)>)> = Vec::new();
+        // The first reply that only answered, and how many did.
+        let mut answer: Option<ModelReply> = None;
+        let mut answers = 0;
         let mut step = 0;
         for number in 1..=of {
             if self.cancel.is_cancelled() {
@@ -211,6 +220,25 @@ impl Agent {
                         reply,
                         passed: false,
                     });
+                }
+                // Seen with a 1.5B model after a turned-down attempt: the
+                // first candidate, at 0.4, said "I'm sorry for the
+                // confusion" and the search ended there, three times in
+                // one task. An answer that changes nothing cannot pass the
+                // test that just failed: the next is sampled, hotter.
+                Reading::Answer => {
+                    let why = "no change: an answer or a claim".to_owned();
+                    self.event(candidate(CandidateOutcome::Failed, why.clone(), &[], 0));
+                    step += 1;
+                    answers += 1;
+                    answer.get_or_insert(reply);
+                    tried.push(Tried {
+                        number,
+                        temperature,
+                        files: Vec::new(),
+                        why,
+                    });
+                    continue;
                 }
                 Reading::Unchanged => {
                     let why = "the files as they are now: nothing changed".to_owned();
@@ -321,6 +349,18 @@ impl Agent {
                 ));
             }
         }
+        // Only answers: the first goes on as the turn's reply, as if
+        // there had been no search (a claim is checked, a model that gave
+        // up is seen by the loop guard).
+        if answers == tried.len()
+            && let Some(reply) = answer
+        {
+            return Ok(Searched::Reply {
+                turn: first_turn,
+                reply,
+                passed: false,
+            });
+        }
         let summary = summary(&tried);
         self.event(TaskEvent::Context {
             transformation: "search_summary".into(),
@@ -405,7 +445,7 @@ impl Agent {
         }
         let calls: Vec<ToolCall> = calls_of(&reply).into_iter().flatten().collect();
         if calls.is_empty() {
-            return Reading::Not("no change: an answer or a claim".into());
+            return Reading::Answer;
         }
         if let Some(other) = calls.iter().find(|c| {
             ![EditFile::NAME, WriteFile::NAME, CreateFile::NAME].contains(&c.name.as_str())
