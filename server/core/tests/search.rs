@@ -450,6 +450,33 @@ async fn an_answer_that_changes_nothing_does_not_end_the_search() {
     assert_eq!(r.outcome.spent.turns, 2);
 }
 
+/// Seen in the held-out round of 2026-12-06 (quicksort): in the whole
+/// format the 1.5B model wrote `write_file` as JSON in a fence, its
+/// content in triple quotes, and each time that ended the search. A call
+/// written wrong changes nothing: the next is sampled.
+#[tokio::test]
+async fn a_tool_call_written_wrong_does_not_end_a_whole_file_search() {
+    let (setup, _seen) = laying_setup();
+    let broken = "```json\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"cart.py\", \"content\": \"\"\"\ndef total(items):\n    return 0\n\"\"\"}}\n```\n";
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(Reply::text(broken))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(candidates(&r), ["1 failed (0)", "2 passed (0.4)"]);
+    assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
+}
+
 /// Every candidate only answered: the first goes on as the turn's reply,
 /// as without a search (its claim is checked and turned down), and the
 /// others never enter the conversation.

@@ -409,9 +409,17 @@ impl Agent {
             return Reading::Not(format!("a call to {} that cannot run", bad.name));
         }
         let mut reply = reply.clone();
+        let mut written_wrong = false;
         if calls_of(&reply).is_empty() {
             match text_calls::find(&reply.text(), &self.config.tools) {
                 text_calls::Found::Nothing => {}
+                // In the whole format the file is the answer, even beside
+                // a call written wrong, as an ordinary turn reads it (seen
+                // with a 1.5B model: `write_file` as JSON in a fence, its
+                // content in triple quotes, ended the search three times).
+                text_calls::Found::Unusable(_) if self.config.whole_files() => {
+                    written_wrong = true;
+                }
                 text_calls::Found::Unusable(_) => {
                     return Reading::Not("a tool call written wrong".into());
                 }
@@ -444,6 +452,9 @@ impl Agent {
             }
         }
         let calls: Vec<ToolCall> = calls_of(&reply).into_iter().flatten().collect();
+        if calls.is_empty() && written_wrong {
+            return Reading::Broken("a tool call written wrong, and no file written whole".into());
+        }
         if calls.is_empty() {
             return Reading::Answer;
         }
