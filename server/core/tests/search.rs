@@ -114,13 +114,52 @@ async fn only_the_candidate_that_passes_reaches_the_workspace() {
         [WRONG_A, WRONG_B, CART_FIXED, CART_FIXED].map(str::to_owned),
         "the target's run of each, then the test file's (no regressions) for the one that passed"
     );
-    // The same prompt state each time, sampled hotter.
+    // The same prompt state each time, sampled hotter, each later one
+    // told at its end how the earlier ones failed.
     let requests = r.server.requests();
     assert_eq!(requests.len(), 3);
     assert_eq!(temperatures(&r), [0.0, 0.4, 0.7]);
-    for later in &requests[1..] {
-        assert_eq!(later.body["messages"], requests[0].body["messages"]);
+    let first_messages = requests[0].body["messages"].as_array().unwrap();
+    let (first_last, first_before) = first_messages.split_last().unwrap();
+    let first = requests[0].body["messages"].to_string();
+    for (n, later) in requests[1..].iter().enumerate() {
+        let messages = later.body["messages"].as_array().unwrap();
+        let (last, before) = messages.split_last().unwrap();
+        assert_eq!(
+            before,
+            first_before,
+            "candidate {} changed the prompt",
+            n + 2
+        );
+        // The cache mark moves to the new last part; the prefix is read
+        // from the cache all the same.
+        let unmarked = |content: &serde_json::Value| {
+            let mut content = content.clone();
+            for part in content.as_array_mut().into_iter().flatten() {
+                part.as_object_mut().unwrap().remove("cache_control");
+            }
+            content
+        };
+        let shared = match (
+            &unmarked(&first_last["content"]),
+            &unmarked(&last["content"]),
+        ) {
+            (serde_json::Value::String(a), serde_json::Value::String(b)) => {
+                b.starts_with(a.as_str())
+            }
+            (serde_json::Value::Array(a), serde_json::Value::Array(b)) => b.starts_with(a),
+            _ => false,
+        };
+        assert!(shared, "candidate {}: {last} after {first_last}", n + 2);
+        let text = later.body["messages"].to_string();
+        let told = format!("Rein sampled {} attempt(s) from this point", n + 1);
+        assert!(text.contains(&told), "{text}");
+        assert!(
+            text.contains("- attempt 1 (temperature 0): changed cart.py; "),
+            "{text}"
+        );
     }
+    assert!(!first.contains("Rein sampled"), "{first}");
     // Every call counts against the budgets; the search is one turn.
     assert_eq!(r.outcome.spent.turns, 1);
     let calls: Vec<u64> = r

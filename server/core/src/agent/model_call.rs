@@ -220,18 +220,20 @@ impl Agent {
     /// Keeps the exact request of a turn as an artifact (the turn's record
     /// refers to it). Only with a journal: without one nothing refers to it.
     pub(super) async fn save_request(&self, turn: u32, request: &ModelRequest) -> String {
-        let rel = format!("{}/request-{turn}.json", self.artifacts.rel);
+        self.save_request_as(&format!("request-{turn}.json"), request)
+            .await
+    }
+
+    /// [`Agent::save_request`] under the artifact name `name`.
+    pub(super) async fn save_request_as(&self, name: &str, request: &ModelRequest) -> String {
+        let rel = format!("{}/{name}", self.artifacts.rel);
         let Some(journal) = &self.ports.journal else {
             return rel;
         };
         let json = self.config.redactor.json_pretty(request);
         match self.ports.artifacts.write(&rel, &json).await {
             Ok(()) => {
-                let _ = journal.artifact(
-                    &format!("request-{turn}.json"),
-                    "request",
-                    json.len() as u64,
-                );
+                let _ = journal.artifact(name, "request", json.len() as u64);
             }
             Err(error) => tracing::warn!(%error, "could not save the request"),
         }

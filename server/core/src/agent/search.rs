@@ -1,7 +1,8 @@
 //! Search with the verifier: after an attempt the verifier turned down
 //! (or on every turn, by setting), several candidate fixes are sampled
 //! from the same prompt state — the first is the ordinary next turn, the
-//! others hotter — and each is checked in a private layer over the
+//! others hotter and told in a line each how the earlier ones failed —
+//! and each is checked in a private layer over the
 //! workspace before any reaches it. The first that passes goes on as the
 //! model's reply (one proposal, through the ordinary edit path, then the
 //! real verifier on the live text); failed ones never enter the history.
@@ -18,6 +19,8 @@
 //! candidate: it goes on as an ordinary turn and the search ends.
 
 use std::collections::BTreeMap;
+
+use rein_models::{Message, Role};
 
 use super::model_call::CallOf;
 use super::replies::{calls_of, is_finished, with_calls_from_text, without_writes_of};
@@ -150,8 +153,9 @@ impl Agent {
         let of = self.config.search.candidates.max(1);
         let base = request.temperature.unwrap_or(0.0);
         let hot = std::mem::take(&mut self.search_hot);
-        // One request, sampled again: saved once.
-        let request_ref = self.save_request(first_turn, &request).await;
+        // The search's request; a candidate told of earlier ones is saved
+        // beside it.
+        let first_ref = self.save_request(first_turn, &request).await;
         let mut tried: Vec<Tried> = Vec::new();
         let mut seen: Vec<(u32, Vec<(String, String)>)> = Vec::new();
         // The first reply that only answered, and how many did.
@@ -186,6 +190,13 @@ impl Agent {
             let mut sample = request.clone();
             sample.temperature = Some(temperature);
             sample.seed = Some(candidate_seed(first_turn, number));
+            let request_ref = if tried.is_empty() {
+                first_ref.clone()
+            } else {
+                told_of(&mut sample, &tried);
+                self.save_request_as(&format!("request-{turn}-{number}.json"), &sample)
+                    .await
+            };
             let Some(reply) = self
                 .call_saved(
                     turn,
@@ -579,8 +590,25 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_owned()
 }
 
+/// A later candidate's request: the same prompt state (its prefix still
+/// cached), then how each earlier candidate failed, so that each is a
+/// step of a search guided by the verifier, not the same draw again (seen
+/// with a 1.5B model: four candidates at 0.4 to 1.2 each wrote the file
+/// back unchanged, the same 204 tokens).
+fn told_of(request: &mut ModelRequest, tried: &[Tried]) {
+    let note = Part::text(summary(tried));
+    match request.messages.last_mut() {
+        Some(last) if last.role == Role::User => last.parts.push(note),
+        _ => request.messages.push(Message {
+            role: Role::User,
+            parts: vec![note],
+        }),
+    }
+}
+
 /// What the model is told when no candidate passed: each in a line, not
-/// its text (the history stays as it was).
+/// its text (the history stays as it was). A later candidate is told the
+/// same of those before it.
 fn summary(tried: &[Tried]) -> String {
     let mut text = format!(
         "Rein sampled {} attempt(s) from this point and checked each in a scratch copy of the project (your files never saw them); none made the test pass:",
