@@ -17,6 +17,7 @@ mod claims;
 mod compaction;
 mod ending;
 pub use ending::REJECTED;
+mod call_of;
 mod model_call;
 mod replies;
 mod search;

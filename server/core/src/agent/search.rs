@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use rein_models::{Message, Role};
 
-use super::model_call::CallOf;
+use super::call_of::CallOf;
 use super::replies::{calls_of, is_finished, with_calls_from_text, without_writes_of};
 use super::*;
 use crate::config::search::SearchMode;

@@ -13,7 +13,7 @@ use std::time::Instant;
 use rein_models::{ModelEvent, Usage};
 
 use super::Agent;
-use super::model_call::CallOf;
+use super::call_of::CallOf;
 use crate::ports::TaskEvent;
 
 /// How much of the end of an unfinished reply the trace keeps.
