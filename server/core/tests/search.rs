@@ -551,6 +551,44 @@ async fn when_every_candidate_only_answers_the_first_is_the_reply() {
     );
 }
 
+/// The demo with a user who rejects its edit (tests/demo.rs): the model
+/// then answers the user ("You rejected the edit…"). That answer is not a
+/// failed fix to search past: the task ends as the user's decision, with
+/// no candidate sampled past the model's last reply.
+#[tokio::test]
+async fn an_answer_after_the_user_rejected_the_change_ends_the_search() {
+    const GIVING_UP: &str = "You rejected the edit to cart.py, so nothing was changed.";
+    let (setup, _seen) = laying_setup();
+    setup.ws.review_with(|_| Err(String::new()));
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(CART_FIXED))
+                .reply(Reply::text(GIVING_UP))
+                .reply(Reply::text(GIVING_UP))
+                .reply(Reply::text(GIVING_UP))
+                .reply(Reply::text(GIVING_UP)),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Cancelled,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.outcome.cause, rein_protocol::StopCause::Rejected);
+    // Each answer was the turn's reply: no candidate sampled past one.
+    let answers = candidates(&r);
+    assert!(!answers.is_empty(), "the turns after the rejection search");
+    assert!(
+        answers.iter().all(|c| c.starts_with("1 not_a_candidate")),
+        "{answers:?}"
+    );
+    assert_eq!(r.server.requests().len() as u32, r.outcome.spent.turns);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
+}
+
 /// Cancelled while a candidate is checked: the task ends there, no other
 /// candidate is sampled, the workspace is as it was.
 #[tokio::test]

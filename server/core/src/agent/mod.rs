@@ -12,18 +12,19 @@
 //! in `replies.rs`; running its calls in `calls.rs`; a claim checked and
 //! the loop guard's verdict in `claims.rs`; compaction in `compaction.rs`.
 
+mod call_of;
 mod calls;
 mod claims;
 mod compaction;
 mod ending;
-pub use ending::REJECTED;
-mod call_of;
 mod model_call;
 mod replies;
 mod search;
 mod test_outcomes;
 mod turn;
 mod unfinished;
+
+pub use ending::REJECTED;
 
 use std::borrow::Cow;
 use std::collections::HashSet;

@@ -237,6 +237,22 @@ impl Agent {
                 // confusion" and the search ended there, three times in
                 // one task. An answer that changes nothing cannot pass the
                 // test that just failed: the next is sampled, hotter.
+                // After the user turned a change down, an answer is for
+                // the user (the demo: "You rejected the edit…"), not a
+                // failed fix: the turn's reply, as without a search.
+                Reading::Answer if self.user_rejected => {
+                    self.event(candidate(
+                        CandidateOutcome::NotACandidate,
+                        "an answer after the user turned the change down".into(),
+                        &[],
+                        0,
+                    ));
+                    return Ok(Searched::Reply {
+                        turn,
+                        reply,
+                        passed: false,
+                    });
+                }
                 Reading::Answer => {
                     let why = "no change: an answer or a claim".to_owned();
                     self.event(candidate(CandidateOutcome::Failed, why.clone(), &[], 0));

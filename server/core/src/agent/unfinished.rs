@@ -70,9 +70,9 @@ impl Agent {
     /// Counts a call started at `started` that ended before its reply did
     /// (`why`, in the trace's words: "cut at the task's time",
     /// "cancelled", "broken off"): a call of a turn (`None`: a
-    /// compaction's summary, no call of a turn), its prompt as estimated and what it streamed,
-    /// priced where the model's price is known; the trace gets the call
-    /// and the end of its text.
+    /// compaction's summary, no call of a turn), its prompt as estimated
+    /// and what it streamed, priced where the model's price is known; the
+    /// trace gets the call and the end of its text.
     pub(super) fn record_unfinished_call(
         &mut self,
         turn: Option<(u32, CallOf)>,
