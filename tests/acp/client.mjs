@@ -214,6 +214,7 @@ async function main() {
   let updatesThisPrompt = 0;
   let agentCx = null; // the SDK's ClientContext, for session/cancel
   let stopped = false; // killed by kill_after_updates, or timed out
+  let cancelWhenUnderWay = null; // {call, after}: cancel_after_permissions, armed
 
   const logToAgent = lineSplitter((line) => {
     let msg;
@@ -259,6 +260,22 @@ async function main() {
         stopped = true;
         out({ event: "close", after_updates: updatesThisPrompt });
         child.stdin.end();
+      }
+      const update = msg.params?.update;
+      if (
+        cancelWhenUnderWay &&
+        update?.sessionUpdate === "tool_call_update" &&
+        update.toolCallId === cancelWhenUnderWay.call &&
+        agentCx &&
+        sessionId
+      ) {
+        out({ event: "cancel", after_permissions: cancelWhenUnderWay.after });
+        cancelWhenUnderWay = null;
+        // "running" is said just before the process starts: a moment for it.
+        setTimeout(
+          () => agentCx.notify("session/cancel", { sessionId }).catch((e) => out({ event: "cancel_error", error: errorJson(e) })),
+          300,
+        );
       }
       if (script.cancel_after_updates != null && updatesThisPrompt === script.cancel_after_updates && agentCx && sessionId) {
         out({ event: "cancel", after_updates: updatesThisPrompt });
@@ -343,11 +360,10 @@ async function main() {
     }
     out({ event: "permission", params, answer });
     if (script.cancel_after_permissions != null && n + 1 === script.cancel_after_permissions && agentCx && sessionId) {
-      // The user presses stop right after allowing: the call is under way.
-      out({ event: "cancel", after_permissions: n + 1 });
-      setImmediate(() =>
-        agentCx.notify("session/cancel", { sessionId }).catch((e) => out({ event: "cancel_error", error: errorJson(e) })),
-      );
+      // The user presses stop once the call it allowed says it is under
+      // way (its next update, "running `…`"): sent with the answer, the
+      // cancel could reach the agent first and stop the call before it ran.
+      cancelWhenUnderWay = { call: params.toolCall?.toolCallId, after: n + 1 };
     }
     return answer;
   });

@@ -402,6 +402,9 @@ pub struct ScriptedApprover {
     decisions: Mutex<VecDeque<ApprovalDecision>>,
     answers: Mutex<VecDeque<String>>,
     asked: Mutex<Vec<String>>,
+    /// Cancelled as a command is asked about: the user stops the task
+    /// while (or just after) answering.
+    cancel_on_ask: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl ScriptedApprover {
@@ -423,6 +426,13 @@ impl ScriptedApprover {
         self
     }
 
+    /// Cancels `token` when a command is asked about, then answers as
+    /// scripted.
+    pub fn cancel_on_ask(mut self, token: tokio_util::sync::CancellationToken) -> Self {
+        self.cancel_on_ask = Some(token);
+        self
+    }
+
     /// Commands and questions put to the user, in order.
     pub fn asked(&self) -> Vec<String> {
         self.asked.lock().map(|a| a.clone()).unwrap_or_default()
@@ -435,6 +445,9 @@ impl Approver for ScriptedApprover {
     async fn approve_command(&self, request: &CommandApproval) -> ApprovalDecision {
         if let Ok(mut a) = self.asked.lock() {
             a.push(format!("run: {}", request.command));
+        }
+        if let Some(token) = &self.cancel_on_ask {
+            token.cancel();
         }
         self.decisions
             .lock()

@@ -211,6 +211,37 @@ async fn bad_tool_calls_get_results_that_help() {
     );
 }
 
+/// Issue 37 D, seen again as a flaky ACP test: the user allowed `sleep 60`
+/// and pressed stop at once; the cancel won the race with the answer, the
+/// question was taken as a no, and the model was told "The user did not
+/// allow running `sleep 60`". The user said yes: the call was cancelled
+/// before it ran, and says so.
+#[tokio::test]
+async fn a_cancel_while_a_command_is_asked_about_is_not_the_users_no() {
+    let scenario = Scenario::new()
+        .reply(Reply::tool_call(
+            "run_command",
+            json!({"command": "sleep 60"}),
+        ))
+        .reply(Reply::text("done"));
+    let setup = Setup::new(cart_workspace());
+    let approver = ScriptedApprover::new()
+        .decide(ApprovalDecision::Deny)
+        .cancel_on_ask(setup.cancel.clone());
+    let r = setup.approver(approver).run(scenario, |_| {}).await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Cancelled,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        support::tool_results(&r),
+        ["ERROR cancelled: the task was cancelled before this call ran."]
+    );
+    assert!(r.exec.commands().iter().all(|c| !c.contains("sleep")));
+}
+
 #[tokio::test]
 async fn deny_beats_allow_and_the_user_decides_on_asks() {
     let scenario = Scenario::new()

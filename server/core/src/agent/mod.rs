@@ -68,7 +68,7 @@ use crate::workspace::Workspace;
 pub use rein_protocol::StopCause;
 
 /// The text of a result for a call that never ran.
-pub const CANCELLED: &str = "cancelled: the task was cancelled before this call ran.";
+pub use crate::tools::call::CANCELLED;
 
 /// How the result of a call the cancel stopped on its way begins: it may
 /// have been running (a command, an MCP call), so what it did is unknown.

@@ -13,6 +13,10 @@ use crate::task::TaskState;
 
 use super::ToolCx;
 
+/// The text of a result for a call that never ran: the task was
+/// cancelled first.
+pub const CANCELLED: &str = "cancelled: the task was cancelled before this call ran.";
+
 /// What [`Call::save_artifact`] writes.
 pub enum Artifact<'b> {
     Text(&'b str),
@@ -203,6 +207,12 @@ impl<'a> Call<'_, 'a> {
                             approvals.remember(action);
                         }
                         Ok(Decision::Allow)
+                    }
+                    // The user stopped the task while it asked (or
+                    // just after allowing): not the user's no to this
+                    // command, which never ran.
+                    ApprovalDecision::Deny if self.cx.cancel.is_cancelled() => {
+                        Err(CANCELLED.to_owned())
                     }
                     ApprovalDecision::Deny => Err(format!(
                         "The user did not allow running `{command}`. Do not retry it; find another way or explain what you need."
