@@ -560,16 +560,11 @@ async fn an_answer_after_the_user_rejected_the_change_ends_the_search() {
     const GIVING_UP: &str = "You rejected the edit to cart.py, so nothing was changed.";
     let (setup, _seen) = laying_setup();
     setup.ws.review_with(|_| Err(String::new()));
+    let scenario = (0..4).fold(Scenario::new().reply(file_reply(CART_FIXED)), |s, _| {
+        s.reply(Reply::text(GIVING_UP))
+    });
     let r = setup
-        .run(
-            Scenario::new()
-                .reply(file_reply(CART_FIXED))
-                .reply(Reply::text(GIVING_UP))
-                .reply(Reply::text(GIVING_UP))
-                .reply(Reply::text(GIVING_UP))
-                .reply(Reply::text(GIVING_UP)),
-            searching(SearchMode::OnFailure, 4),
-        )
+        .run(scenario, searching(SearchMode::OnFailure, 4))
         .await;
     assert_eq!(
         r.outcome.state,
