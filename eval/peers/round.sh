@@ -13,8 +13,10 @@
 # with harness = "naive"), out/<harness>/<task>/ and a progress log.
 # `holdout`: the suite's held-out split only; `all`: held out first, then
 # the rest; TASKS (names, space-separated) runs only those, in that order.
-# HARNESSES (default "full naive aider") picks which run. The
-# server's --seed is the round's seed: say it in SEED to have it logged.
+# HARNESSES (default "full naive aider") picks which run. SEED is the
+# round's seed: start the server with the same --seed; Rein gets it as
+# search_seed (a request's seed overrides the server's, so without it
+# every round samples the same candidates). It is logged.
 # Sum it up with eval/peers/table.py OUT.
 set -euo pipefail
 out=${1:?usage: round.sh OUT [holdout|all]}
@@ -28,7 +30,8 @@ export REIN_PROVIDER=openai OPENAI_BASE_URL REIN_MODEL AIDER AIDER_TASK_TIMEOUT=
 harnesses=${HARNESSES:-full naive aider}
 mkdir -p "$out/out"
 echo "$(date +%T) round: split $split${TASKS:+ (tasks: $TASKS)}, harnesses $harnesses, seed ${SEED:-unknown}, $("$rein" --version 2>/dev/null || echo rein)" >> "$out/progress"
-printf 'max_turns = 8\nmax_minutes = 5\n' > "$out/full.toml"
+printf 'max_turns = 8\nmax_minutes = 5\n%s' "${SEED:+search_seed = $SEED
+}" > "$out/full.toml"
 printf 'max_turns = 8\nmax_minutes = 5\nharness = "naive"\n' > "$out/naive.toml"
 
 tasks() {

@@ -34,7 +34,11 @@ fn file_reply(text: &str) -> Reply {
 fn searching(mode: SearchMode, candidates: u32) -> impl FnOnce(&mut AgentConfig) {
     move |config| {
         config.edit_format = EditFormat::Whole;
-        config.search = SearchConfig { mode, candidates };
+        config.search = SearchConfig {
+            mode,
+            candidates,
+            ..SearchConfig::default()
+        };
     }
 }
 
@@ -341,6 +345,45 @@ async fn a_file_written_back_unchanged_starts_a_hot_search() {
     assert_eq!(r.ws.proposals(), ["cart.py"]);
 }
 
+/// Seen in the held-out rounds of 2026-12-06: a request's seed overrides
+/// the server's `--seed`, so rounds run against servers started with
+/// seeds 1 and 3 sampled the same candidates (the same two tasks won by
+/// the same candidate numbers). `search_seed` is the round's seed: every
+/// candidate's seed changes with it.
+#[tokio::test]
+async fn a_search_seed_gives_every_candidate_another_sampler_seed() {
+    let (mut setup, _seen) = laying_setup();
+    setup.openai_compatible = true;
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(CART_BROKEN))
+                .reply(file_reply(WRONG_A))
+                .reply(file_reply(CART_FIXED)),
+            |c| {
+                c.edit_format = EditFormat::Whole;
+                c.search = SearchConfig {
+                    seed: 3,
+                    ..SearchConfig::default()
+                };
+            },
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let seeds: Vec<_> = r
+        .server
+        .requests()
+        .iter()
+        .map(|req| req.body["seed"].as_u64())
+        .collect();
+    assert_eq!(seeds[..3], [None, Some(3_002_010), Some(3_002_011)]);
+}
+
 /// No candidate passes: the model is told in a line each what was tried
 /// and how it failed, and the ordinary loop goes on from there.
 #[tokio::test]
@@ -442,6 +485,7 @@ async fn a_reply_that_runs_a_command_ends_the_search() {
                 c.search = SearchConfig {
                     mode: SearchMode::Always,
                     candidates: 4,
+                    ..SearchConfig::default()
                 };
             },
         )
@@ -668,6 +712,7 @@ async fn the_naive_harness_never_searches() {
                 c.search = SearchConfig {
                     mode: SearchMode::Always,
                     candidates: 4,
+                    ..SearchConfig::default()
                 };
             },
         )

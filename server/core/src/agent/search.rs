@@ -37,11 +37,15 @@ const LADDER: [f64; 4] = [0.4, 0.7, 1.0, 1.2];
 
 /// Each candidate's own sampler seed: seen on a seeded llama-server, two
 /// candidates at one temperature were the same reply, token for token.
-/// Fixed per turn and number, so a search repeats itself for the same
-/// prompt (a round can be run again), and differs from candidate to
-/// candidate and from search to search.
-fn candidate_seed(turn: u32, number: u32) -> u64 {
-    u64::from(turn) * 1_000 + u64::from(number)
+/// Fixed per `search_seed`, turn and number, so a search repeats itself
+/// for the same prompt and setting (a round can be run again), and
+/// differs from candidate to candidate, from search to search, and from
+/// one `search_seed` to another (a request's seed overrides the server's
+/// own `--seed`: without it three rounds at three server seeds sampled
+/// the same candidates).
+fn candidate_seed(base: u64, turn: u32, number: u32) -> u64 {
+    base.wrapping_mul(1_000_003)
+        .wrapping_add(u64::from(turn) * 1_000 + u64::from(number))
 }
 
 /// How a search ended.
@@ -189,7 +193,7 @@ impl Agent {
             }
             let mut sample = request.clone();
             sample.temperature = Some(temperature);
-            sample.seed = Some(candidate_seed(first_turn, number));
+            sample.seed = Some(candidate_seed(self.config.search.seed, first_turn, number));
             let request_ref = if tried.is_empty() {
                 first_ref.clone()
             } else {

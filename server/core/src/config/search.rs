@@ -46,6 +46,10 @@ pub struct SearchConfig {
     /// Candidates one search may sample (the ordinary next turn is the
     /// first), 1 to [`MAX_CANDIDATES`].
     pub candidates: u32,
+    /// Where the candidates' sampler seeds start (`search_seed`): the
+    /// same prompt and seed sample the same candidates, so a measured
+    /// round is repeated with the same one and varied with another.
+    pub seed: u64,
 }
 
 /// The default `search_candidates`.
@@ -59,6 +63,7 @@ impl Default for SearchConfig {
         Self {
             mode: SearchMode::default(),
             candidates: DEFAULT_CANDIDATES,
+            seed: 0,
         }
     }
 }
@@ -85,11 +90,16 @@ impl SearchConfig {
             }
             config.candidates = n;
         }
+        if let Some(seed) = layers.iter().find_map(|l| l.search_seed) {
+            config.seed = seed;
+        }
         Ok(config)
     }
 
     /// `self` lowered where an untrusted layer sets less; what it sets
-    /// higher, or cannot be read, changes nothing.
+    /// higher, or cannot be read, changes nothing. Its seed is not taken
+    /// either: it spends nothing, but which candidates are tried is the
+    /// user's to choose.
     pub(crate) fn tightened(self, untrusted: &Settings) -> Self {
         let mode = untrusted
             .search
@@ -100,7 +110,11 @@ impl SearchConfig {
             .search_candidates
             .filter(|n| *n >= 1)
             .map_or(self.candidates, |n| n.min(self.candidates));
-        Self { mode, candidates }
+        Self {
+            mode,
+            candidates,
+            seed: self.seed,
+        }
     }
 
     /// What `untrusted` sets above `own`, in the user's words (a grant
@@ -143,13 +157,14 @@ mod tests {
 
     #[test]
     fn settings_are_read_in_both_spellings_and_bad_values_are_named() {
-        let editor = settings(r#"{"search": "always", "searchCandidates": 6}"#);
+        let editor = settings(r#"{"search": "always", "searchCandidates": 6, "searchSeed": 3}"#);
         let config = SearchConfig::resolve(&[&editor]).unwrap();
         assert_eq!(
             config,
             SearchConfig {
                 mode: SearchMode::Always,
-                candidates: 6
+                candidates: 6,
+                seed: 3,
             }
         );
         assert_eq!(SearchConfig::resolve(&[]).unwrap(), SearchConfig::default());
@@ -172,7 +187,8 @@ mod tests {
     #[test]
     fn an_untrusted_layer_only_lowers_the_search() {
         let own = SearchConfig::default();
-        let raising = settings(r#"{"search": "always", "search_candidates": 16}"#);
+        let raising =
+            settings(r#"{"search": "always", "search_candidates": 16, "search_seed": 9}"#);
         assert_eq!(own.tightened(&raising), own);
         assert_eq!(
             SearchConfig::raised_by(own, &raising)
@@ -186,7 +202,8 @@ mod tests {
             own.tightened(&lowering),
             SearchConfig {
                 mode: SearchMode::Off,
-                candidates: 2
+                candidates: 2,
+                seed: 0,
             }
         );
         assert!(SearchConfig::raised_by(own, &lowering).is_empty());
@@ -214,7 +231,8 @@ mod tests {
             trusted.search,
             SearchConfig {
                 mode: SearchMode::Always,
-                candidates: 16
+                candidates: 16,
+                seed: 0,
             }
         );
         let lowering = layer(r#"{"search": "off"}"#);

@@ -66,6 +66,9 @@ pub struct Settings {
     /// How many candidate fixes one search may sample.
     #[serde(alias = "searchCandidates")]
     pub search_candidates: Option<u32>,
+    /// Where the search's sampler seeds start (a measured round's seed).
+    #[serde(alias = "searchSeed")]
+    pub search_seed: Option<u64>,
     pub permissions: PermissionSettings,
     pub sandbox: SandboxSettings,
     /// `[mcp_servers.<name>]` (and a project's `.mcp.json`, read into the
