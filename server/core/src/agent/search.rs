@@ -41,7 +41,7 @@ const LADDER: [f64; 4] = [0.4, 0.7, 1.0, 1.2];
 /// for the same prompt and setting (a round can be run again), and
 /// differs from candidate to candidate, from search to search, and from
 /// one `search_seed` to another (a request's seed overrides the server's
-/// own `--seed`: without it three rounds at three server seeds sampled
+/// own `--seed`: without it two rounds at two server seeds sampled
 /// the same candidates).
 fn candidate_seed(base: u64, turn: u32, number: u32) -> u64 {
     base.wrapping_mul(1_000_003)
