@@ -243,4 +243,23 @@ mod tests {
         assert_eq!(own.tightened(&junk), own);
         assert!(SearchConfig::raised_by(own, &junk).is_empty());
     }
+
+    /// A cloned repository cannot choose which candidates Rein samples:
+    /// its `search_seed` is taken once the workspace is trusted, never
+    /// before.
+    #[test]
+    fn an_untrusted_workspace_cannot_choose_the_search_seed() {
+        use crate::config::{Config, Layer, Source};
+        let workspace = Layer {
+            source: Source::Workspace {
+                fingerprint: "f".into(),
+            },
+            settings: settings(r#"{"search_seed": 9}"#),
+        };
+        let env = crate::config::tests::env(&[("ANTHROPIC_API_KEY", "k")]);
+        let untrusted = Config::resolve(std::slice::from_ref(&workspace), &env, false).unwrap();
+        assert_eq!(untrusted.search.seed, 0);
+        let trusted = Config::resolve(&[workspace], &env, true).unwrap();
+        assert_eq!(trusted.search.seed, 9);
+    }
 }
