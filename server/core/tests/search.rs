@@ -84,6 +84,23 @@ fn temperatures(r: &Run) -> Vec<f64> {
         .collect()
 }
 
+/// The sampler seed each request sent, if any.
+fn seeds(r: &Run) -> Vec<Option<u64>> {
+    r.server
+        .requests()
+        .iter()
+        .map(|req| req.body["seed"].as_u64())
+        .collect()
+}
+
+/// The file written back unchanged, then a wrong fix, then the right one.
+fn unchanged_then_wrong_then_fixed() -> Scenario {
+    Scenario::new()
+        .reply(file_reply(CART_BROKEN))
+        .reply(file_reply(WRONG_A))
+        .reply(file_reply(CART_FIXED))
+}
+
 /// `always`: the first reply is a candidate too. Two wrong ones are
 /// checked in the layer and dropped; the third passes and is the one
 /// change the workspace ever gets.
@@ -318,10 +335,7 @@ async fn a_file_written_back_unchanged_starts_a_hot_search() {
     setup.openai_compatible = true;
     let r = setup
         .run(
-            Scenario::new()
-                .reply(file_reply(CART_BROKEN))
-                .reply(file_reply(WRONG_A))
-                .reply(file_reply(CART_FIXED)),
+            unchanged_then_wrong_then_fixed(),
             searching(SearchMode::OnFailure, 4),
         )
         .await;
@@ -335,13 +349,7 @@ async fn a_file_written_back_unchanged_starts_a_hot_search() {
     // (The ordinary turn sends none here: no provider setting.)
     assert_eq!(temperatures(&r)[1..3], [0.4, 0.7]);
     // Each candidate has a seed of its own; the ordinary turn has none.
-    let seeds: Vec<_> = r
-        .server
-        .requests()
-        .iter()
-        .map(|req| req.body["seed"].as_u64())
-        .collect();
-    assert_eq!(seeds[..3], [None, Some(2_001), Some(2_002)]);
+    assert_eq!(seeds(&r)[..3], [None, Some(2_001), Some(2_002)]);
     assert_eq!(r.ws.proposals(), ["cart.py"]);
 }
 
@@ -355,19 +363,13 @@ async fn a_search_seed_gives_every_candidate_another_sampler_seed() {
     let (mut setup, _seen) = laying_setup();
     setup.openai_compatible = true;
     let r = setup
-        .run(
-            Scenario::new()
-                .reply(file_reply(CART_BROKEN))
-                .reply(file_reply(WRONG_A))
-                .reply(file_reply(CART_FIXED)),
-            |c| {
-                c.edit_format = EditFormat::Whole;
-                c.search = SearchConfig {
-                    seed: 3,
-                    ..SearchConfig::default()
-                };
-            },
-        )
+        .run(unchanged_then_wrong_then_fixed(), |c| {
+            c.edit_format = EditFormat::Whole;
+            c.search = SearchConfig {
+                seed: 3,
+                ..SearchConfig::default()
+            };
+        })
         .await;
     assert_eq!(
         r.outcome.state,
@@ -375,13 +377,7 @@ async fn a_search_seed_gives_every_candidate_another_sampler_seed() {
         "{}",
         r.outcome.reason
     );
-    let seeds: Vec<_> = r
-        .server
-        .requests()
-        .iter()
-        .map(|req| req.body["seed"].as_u64())
-        .collect();
-    assert_eq!(seeds[..3], [None, Some(3_002_010), Some(3_002_011)]);
+    assert_eq!(seeds(&r)[..3], [None, Some(3_002_010), Some(3_002_011)]);
 }
 
 /// No candidate passes: the model is told in a line each what was tried
