@@ -188,3 +188,98 @@ fn without_a_private_layer_a_candidate_is_refused_not_run_on_the_workspace() {
     );
     assert!(!project.path("work/ran.txt").exists());
 }
+
+/// The search's check of a candidate, through the verifier: a candidate
+/// that passes the visible cases by breaking an example the code documents
+/// (is_valid_parenthesization's guard deleted, seen on the held-out split
+/// in BENCHMARKS figure 9) does not pass, and the model is told which
+/// example; the true fix passes; the workspace never changes.
+#[test]
+fn a_candidate_that_breaks_a_documented_example_does_not_pass_its_check() {
+    use rein_core::budget::TimeBudget;
+    use rein_core::os::disk::DiskWorkspace;
+    use rein_core::ports::{Verifier, VerifyContext};
+    use rein_core::task::{TaskId, TaskSpec};
+    use rein_core::testing::command::{Runner, TestCommand};
+    use rein_core::verify::TestVerifier;
+
+    const PARENS: &str = "def is_valid(parens):\n    depth = 0\n    for paren in parens:\n        if paren == '(':\n            depth += 1\n        else:\n            depth -= 1\n            if depth < 0:\n                return False\n    return True\n\n\n\"\"\"\n>>> is_valid('((()()))()')\nTrue\n>>> is_valid(')()(')\nFalse\n\"\"\"\n";
+    const TEST: &str = "import unittest\n\nfrom parens import is_valid\n\n\nclass TestParens(unittest.TestCase):\n    def test_is_valid(self):\n        self.assertTrue(is_valid('((()()))()'))\n        self.assertFalse(is_valid('(('))\n";
+    let project = Project::new();
+    let launcher = project.launcher();
+    if !launcher.private_layers() {
+        eprintln!(
+            "no private layers on this machine: {:?}",
+            launcher.confinement()
+        );
+        return;
+    }
+    let exec = ProcessExec::new()
+        .with_launcher(Arc::new(launcher))
+        .with_env(vec![(
+            OsString::from("PATH"),
+            std::env::var_os("PATH").unwrap_or_default(),
+        )]);
+    std::fs::write(project.path("work/parens.py"), PARENS).unwrap();
+    std::fs::create_dir_all(project.path("work/tests")).unwrap();
+    std::fs::write(project.path("work/tests/__init__.py"), "").unwrap();
+    std::fs::write(project.path("work/tests/test_parens.py"), TEST).unwrap();
+    let before = project.files();
+    let ws = DiskWorkspace::new(project.path("work")).unwrap();
+    let artifacts = project.path("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let task = TaskSpec::fix_test(
+        TaskId("t-candidate-examples".into()),
+        "tests/test_parens.py",
+        "TestParens.test_is_valid",
+    );
+    let touched = ["parens.py".to_owned()];
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let verifier = TestVerifier::prepare(
+            &task,
+            &ws,
+            &exec,
+            Some(TestCommand::new(Runner::Unittest)),
+            Duration::from_secs(60),
+            &artifacts,
+            &CancellationToken::new(),
+        )
+        .await;
+        let check = |text: String| {
+            let files = vec![("parens.py".to_owned(), text)];
+            let cx = VerifyContext {
+                task: &task,
+                touched: &touched,
+                workspace: &ws,
+                exec: &exec,
+                artifacts_dir: artifacts.clone(),
+                cancel: CancellationToken::new(),
+                time: TimeBudget::unlimited(),
+            };
+            let verifier = &verifier;
+            async move { verifier.check_candidate(cx, &files).await.unwrap() }
+        };
+        let guard_deleted = PARENS
+            .replace(
+                "            if depth < 0:\n                return False\n",
+                "",
+            )
+            .replace("    return True\n", "    return depth == 0\n");
+        let wrong = check(guard_deleted).await;
+        assert!(!wrong.passed);
+        assert!(
+            wrong
+                .gap
+                .contains("`is_valid(')()(')` should give `False`, gives `True`"),
+            "{}",
+            wrong.gap
+        );
+        let fixed = check(PARENS.replace("    return True\n", "    return depth == 0\n")).await;
+        assert!(fixed.passed, "{}", fixed.gap);
+    });
+    assert_eq!(project.files(), before, "the workspace is untouched");
+}

@@ -19,6 +19,7 @@ use crate::ports::{AlreadyMet, CandidateCheck, Evidence, Verdict, Verifier, Veri
 use crate::task::{Acceptance, TaskSpec};
 use crate::testfind;
 use crate::testing::command::TestCommand;
+use crate::testing::examples;
 use crate::testing::isolated;
 use crate::testing::machinery::{FindingKey, Role};
 use crate::testing::reporter::{self, NotPassed, Reading};
@@ -26,6 +27,7 @@ use crate::testtarget::TestTarget;
 use crate::workspace::Workspace;
 
 pub mod diagnostic;
+mod documented;
 mod layered;
 mod tricks;
 
@@ -70,6 +72,11 @@ pub struct Baseline {
     /// A fix-diagnostic task's checker baseline ([`DiagnosticVerifier`]).
     #[serde(default)]
     pub diagnostics: Option<diagnostic::DiagnosticBaseline>,
+    /// The examples documented in the files the baseline run loaded that
+    /// held before the task ([`examples`]): a change to one of those files
+    /// must leave them holding. Absent: none were found (or recorded).
+    #[serde(default)]
+    pub examples: Option<Vec<examples::Example>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +158,15 @@ impl TestVerifier {
             let findings = tricks::scan(workspace, &loaded).await;
             verifier.baseline.machinery = Some(tricks::keys(&findings));
         }
+        let at = Where {
+            workspace,
+            exec,
+            artifacts_dir,
+            cancel,
+            time: TimeBudget::unlimited(),
+            layer: None,
+        };
+        verifier.baseline.examples = verifier.examples_before(&at, &loaded).await;
         verifier
     }
 
@@ -616,19 +632,28 @@ impl TestVerifier {
                         unconfirmed.push(why.to_owned());
                     }
                 }
-                Acceptance::NoRegressions => match self.regressions(cx, layer).await {
-                    Ok((e, None)) => {
-                        passed.push("no regressions".to_owned());
-                        evidence.push(e);
+                Acceptance::NoRegressions => {
+                    match self.regressions(cx, layer).await {
+                        Ok((e, None)) => {
+                            passed.push("no regressions".to_owned());
+                            evidence.push(e);
+                        }
+                        Ok((e, Some(gap))) => {
+                            gaps.push(gap);
+                            evidence.push(e);
+                        }
+                        // No baseline (no test command at the start): nothing
+                        // to compare with; the target test's check stands.
+                        Err(()) => {}
                     }
-                    Ok((e, Some(gap))) => {
-                        gaps.push(gap);
-                        evidence.push(e);
+                    if let Some((e, gap)) = self.examples_after(cx, layer).await {
+                        match gap {
+                            None => passed.push("the documented examples still hold".to_owned()),
+                            Some(gap) => gaps.push(gap),
+                        }
+                        evidence.extend(e);
                     }
-                    // No baseline (no test command at the start): nothing
-                    // to compare with; the target test's check stands.
-                    Err(()) => {}
-                },
+                }
             }
         }
         if has_target(cx.task) {

@@ -19,7 +19,7 @@ use crate::testtarget::TestTarget;
 pub const RUNNER_FILE: &str = "rein_runner.py";
 /// The report it writes there.
 pub const REPORT_FILE: &str = "report.json";
-const RUNNER_PY: &str = include_str!("rein_runner.py");
+pub(super) const RUNNER_PY: &str = include_str!("rein_runner.py");
 
 /// A test run through Rein's own runner.
 #[derive(Clone, Debug, PartialEq, Eq)]

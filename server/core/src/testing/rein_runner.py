@@ -1,7 +1,9 @@
 """Rein's verifier runs a project's unittest or pytest tests through this
 file, as `python3 -I rein_runner.py unittest|pytest <the runner's
 arguments>` from the workspace root, the file itself in a directory made for
-the run alone, outside the workspace. It makes sure that:
+the run alone, outside the workspace (and the examples files document, as
+`rein_runner.py examples <files>`: each doctest `>>>` example a test). It
+makes sure that:
 
 - the runner is the installed one: it is imported before anything of the
   workspace is on sys.path (`-I` keeps the current directory, the script's
@@ -215,6 +217,15 @@ if _KIND == "pytest":
             __import__(_name)
         except ImportError:
             pass
+
+if _KIND == "examples":
+    # doctest and what it imports (pdb, inspect, difflib…), from outside
+    # the workspace like the test runners.
+    import ast
+    import doctest
+    import importlib
+    import importlib.util
+    import signal
 
 # Whether pytest-xdist is installed (found, not imported: pytest would
 # warn that it cannot rewrite a plugin imported before it).
@@ -523,11 +534,171 @@ def _run_pytest():
     return status
 
 
+# ---------------------------------------------------------------------------
+# examples: what the given files document they do (doctest's `>>>`), each
+# example reported as a test (class: the file, name: the call and what it
+# should give). Read by server/core/src/testing/examples.rs.
+
+_EXAMPLE_SECONDS = 10
+_SHOWN_CHARS = 200
+
+
+class _ExampleTimeout(Exception):
+    pass
+
+
+def _short(text):
+    text = str(text).strip()
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _documented(source, path):
+    """The file's strings that hold examples: docstrings, and strings
+    standing alone as statements (a description after the code), in the
+    order of the file."""
+    found = []
+    for node in ast.walk(ast.parse(source, path)):
+        value = _getattr(_getattr(node, "value", None), "value", None)
+        if _isinstance(node, ast.Expr) and _isinstance(value, str) and ">>>" in value:
+            found.append((node.lineno, value))
+    found.sort()
+    return found
+
+
+def _load(path, n):
+    """The file's module as the tests import it: by its dotted name from
+    the workspace root, else from its own directory."""
+    rel = _relpath(_realpath(path), _ROOT)
+    dotted = rel[:-3].replace(_sep, ".")
+    if dotted.endswith(".__init__"):
+        dotted = dotted[: -len(".__init__")]
+    if not rel.startswith("..") and all(p.isidentifier() for p in dotted.split(".")):
+        try:
+            return importlib.import_module(dotted)
+        except ImportError:
+            pass
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    name = "_rein_examples_%d" % n
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run_examples():
+    report = _Report()
+    watch = _Watch(_RUNNER_MODULES)
+    parser = doctest.DocTestParser()
+    state = {"failed": 0}
+
+    def alarm(signum, frame):
+        raise _ExampleTimeout("took longer than %d s" % _EXAMPLE_SECONDS)
+
+    def timer(seconds):
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    signal.signal(signal.SIGALRM, alarm)
+
+    def record(path, line, example, passed, got=None):
+        base = _short(example.source) + " => " + _short(example.want)
+        name, k = base, 1
+        # The same call documented twice (a counter, say): each its own.
+        while (path, name) in report.tests and report.tests[(path, name)].get("line") != line:
+            k += 1
+            name = "%s (%d)" % (base, k)
+        entry = report.entry(path, name)
+        entry["file"], entry["line"] = path, line
+        entry["source"], entry["want"] = _short(example.source), _short(example.want)
+        if not passed:
+            entry["got"] = _short(got)
+            state["failed"] += 1
+        report.outcome(path, name, "passed" if passed else "failed")
+
+    class Runner(doctest.DocTestRunner):
+        def __init__(self, path, line):
+            doctest.DocTestRunner.__init__(self, verbose=False)
+            self.path, self.line = path, line
+
+        def at(self, example):
+            return self.line + example.lineno
+
+        def report_start(self, out, test, example):
+            timer(_EXAMPLE_SECONDS)
+
+        def report_success(self, out, test, example, got):
+            timer(0)
+            record(self.path, self.at(example), example, True)
+
+        def report_failure(self, out, test, example, got):
+            timer(0)
+            record(self.path, self.at(example), example, False, got or "nothing")
+
+        def report_unexpected_exception(self, out, test, example, exc_info):
+            timer(0)
+            kind, value = exc_info[0], exc_info[1]
+            if kind is _ExampleTimeout:
+                got = str(value)
+            else:
+                got = "raises %s: %s" % (_getattr(kind, "__name__", kind), value)
+            record(self.path, self.at(example), example, False, got)
+
+    for n, arg in enumerate(_ARGS):
+        path = _shown(arg)
+        try:
+            with _open(arg, encoding="utf-8") as f:
+                strings = _documented(f.read(), arg)
+        except (OSError, SyntaxError, ValueError) as e:
+            # Nothing to run: the file's examples are missing from the
+            # report, and Rein holds that against a change.
+            sys.stderr.write("%s: %s\n" % (path, e))
+            continue
+        if not strings:
+            continue
+        try:
+            timer(_EXAMPLE_SECONDS)
+            module = _load(arg, n)
+            timer(0)
+            failure = None
+        except BaseException as e:  # noqa: BLE001 - every example fails with it
+            timer(0)
+            module, failure = None, "the module cannot be imported: %s: %s" % (type(e).__name__, e)
+        for line, text in strings:
+            try:
+                examples = parser.get_examples(text, arg)
+            except ValueError as e:
+                sys.stderr.write("%s:%d: %s\n" % (path, line, e))
+                continue
+            if module is None:
+                for example in examples:
+                    record(path, line + example.lineno, example, False, failure)
+                continue
+            test = doctest.DocTest(examples, dict(vars(module)), module.__name__, arg, line - 1, text)
+            try:
+                Runner(path, line).run(test, clear_globs=True)
+            except BaseException as e:  # noqa: BLE001 - what did not run fails
+                timer(0)
+                done = {v.get("line") for (c, _), v in report.tests.items() if c == path}
+                for example in examples:
+                    if line + example.lineno not in done:
+                        why = "did not run: %s: %s" % (type(e).__name__, e)
+                        record(path, line + example.lineno, example, False, why)
+    status = 1 if state["failed"] else 0
+    report.write("examples", status, watch, [])
+    return status
+
+
 def _main():
     if _KIND == "unittest":
         status = _run_unittest()
     elif _KIND == "pytest":
         status = _run_pytest()
+    elif _KIND == "examples":
+        status = _run_examples()
     else:
         sys.stderr.write("rein_runner.py: unknown runner %r\n" % _KIND)
         status = 2
