@@ -24,9 +24,17 @@ pub const MAX_FILES: usize = 20;
 const SHOWN: usize = 3;
 
 /// Whether `path`, holding `text`, may document examples: a Python file
-/// with a `>>>` in it (the runner looks closer).
+/// with a `>>>` in it (the runner looks closer), of the project's own — not
+/// a package installed into the workspace (a virtualenv's
+/// `site-packages`, anything under a hidden folder such as `.venv` or
+/// `.tox`), whose examples no task of the project is about.
 pub fn may_document(path: &str, text: &str) -> bool {
-    path.ends_with(".py") && text.contains(">>>")
+    let installed = path.split('/').any(|part| {
+        part.starts_with('.') && part != "." && part != ".."
+            || part == "site-packages"
+            || part == "dist-packages"
+    });
+    path.ends_with(".py") && !installed && text.contains(">>>")
 }
 
 /// The run of the examples `files` (workspace-relative) document.
@@ -203,6 +211,15 @@ mod tests {
         assert!(may_document("a/parens.py", "\"\"\"\n>>> f()\n1\n\"\"\""));
         assert!(!may_document("a/parens.py", "def f(): return 1"));
         assert!(!may_document("README.md", ">>> f()"));
+        for installed in [
+            ".venv/lib/python3.11/site-packages/numpy/core/numeric.py",
+            "venv/lib/python3.11/site-packages/attr/_make.py",
+            "env/lib/python3/dist-packages/six.py",
+            "src/.tox/py311/lib/x.py",
+        ] {
+            assert!(!may_document(installed, ">>> f()"), "{installed}");
+        }
+        assert!(may_document("./src/pkg/mod.py", ">>> f()"));
     }
 
     #[test]
