@@ -216,7 +216,7 @@ async fn a_change_that_hangs_on_a_documented_example_is_not_verified() {
     let verdict = Project::new().verdict_with(&text).await;
     assert!(
         gap_of(&verdict)
-            .contains("`is_valid(')()(')` should give `False`, gives `took longer than 10 s`"),
+            .contains("`is_valid(')()(')` should give `False`, gives `took longer than 5 s`"),
         "{verdict:?}"
     );
 }

@@ -539,7 +539,10 @@ def _run_pytest():
 # example reported as a test (class: the file, name: the call and what it
 # should give). Read by server/core/src/testing/examples.rs.
 
-_EXAMPLE_SECONDS = 10
+# An example that takes longer fails, and the file's later examples are
+# not run: a hang (a loop the bug leaves, as QuixBugs' sqrt) costs the
+# check these seconds once, not once an example.
+_EXAMPLE_SECONDS = 5
 _SHOWN_CHARS = 200
 
 
@@ -642,9 +645,9 @@ def _run_examples():
             timer(0)
             kind, value = exc_info[0], exc_info[1]
             if kind is _ExampleTimeout:
-                got = str(value)
-            else:
-                got = "raises %s: %s" % (_getattr(kind, "__name__", kind), value)
+                record(self.path, self.at(example), example, False, str(value))
+                raise value
+            got = "raises %s: %s" % (_getattr(kind, "__name__", kind), value)
             record(self.path, self.at(example), example, False, got)
 
     for n, arg in enumerate(_ARGS):
@@ -659,6 +662,7 @@ def _run_examples():
             continue
         if not strings:
             continue
+        hung = None
         try:
             timer(_EXAMPLE_SECONDS)
             module = _load(arg, n)
@@ -673,6 +677,8 @@ def _run_examples():
             except ValueError as e:
                 sys.stderr.write("%s:%d: %s\n" % (path, line, e))
                 continue
+            if module is not None and hung:
+                module, failure = None, hung
             if module is None:
                 for example in examples:
                     record(path, line + example.lineno, example, False, failure)
@@ -682,10 +688,14 @@ def _run_examples():
                 Runner(path, line).run(test, clear_globs=True)
             except BaseException as e:  # noqa: BLE001 - what did not run fails
                 timer(0)
+                if _isinstance(e, _ExampleTimeout):
+                    why = "did not run: an example before it %s" % e
+                    hung = why
+                else:
+                    why = "did not run: %s: %s" % (type(e).__name__, e)
                 done = {v.get("line") for (c, _), v in report.tests.items() if c == path}
                 for example in examples:
                     if line + example.lineno not in done:
-                        why = "did not run: %s: %s" % (type(e).__name__, e)
                         record(path, line + example.lineno, example, False, why)
     status = 1 if state["failed"] else 0
     report.write("examples", status, watch, [])
