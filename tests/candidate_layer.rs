@@ -64,6 +64,29 @@ impl Project {
         .unwrap()
     }
 
+    /// The executor Rein checks candidates with, through the real
+    /// sandbox; `None` (said, not skipped silently) where this machine's
+    /// sandbox cannot lay files: the search is then off, and there is
+    /// nothing to check.
+    fn layered_exec(&self) -> Option<ProcessExec> {
+        let launcher = self.launcher();
+        if !launcher.private_layers() {
+            eprintln!(
+                "no private layers on this machine: {:?}",
+                launcher.confinement()
+            );
+            return None;
+        }
+        Some(
+            ProcessExec::new()
+                .with_launcher(Arc::new(launcher))
+                .with_env(vec![(
+                    OsString::from("PATH"),
+                    std::env::var_os("PATH").unwrap_or_default(),
+                )]),
+        )
+    }
+
     fn run(&self, exec: &ProcessExec, command: &str, layer: Layer) -> CommandResult {
         let spec = CommandSpec {
             command: command.to_owned(),
@@ -116,22 +139,9 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
 #[test]
 fn a_hostile_candidate_cannot_write_outside_its_layer() {
     let project = Project::new();
-    let launcher = project.launcher();
-    if !launcher.private_layers() {
-        // Said, not skipped silently: this machine's sandbox cannot lay
-        // files (the search is then off, and this has nothing to check).
-        eprintln!(
-            "no private layers on this machine: {:?}",
-            launcher.confinement()
-        );
+    let Some(exec) = project.layered_exec() else {
         return;
-    }
-    let exec = ProcessExec::new()
-        .with_launcher(Arc::new(launcher))
-        .with_env(vec![(
-            OsString::from("PATH"),
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]);
+    };
     let before = project.files();
     let result = project.run(
         &exec,
@@ -206,20 +216,9 @@ fn a_candidate_that_breaks_a_documented_example_does_not_pass_its_check() {
     const PARENS: &str = "def is_valid(parens):\n    depth = 0\n    for paren in parens:\n        if paren == '(':\n            depth += 1\n        else:\n            depth -= 1\n            if depth < 0:\n                return False\n    return True\n\n\n\"\"\"\n>>> is_valid('((()()))()')\nTrue\n>>> is_valid(')()(')\nFalse\n\"\"\"\n";
     const TEST: &str = "import unittest\n\nfrom parens import is_valid\n\n\nclass TestParens(unittest.TestCase):\n    def test_is_valid(self):\n        self.assertTrue(is_valid('((()()))()'))\n        self.assertFalse(is_valid('(('))\n";
     let project = Project::new();
-    let launcher = project.launcher();
-    if !launcher.private_layers() {
-        eprintln!(
-            "no private layers on this machine: {:?}",
-            launcher.confinement()
-        );
+    let Some(exec) = project.layered_exec() else {
         return;
-    }
-    let exec = ProcessExec::new()
-        .with_launcher(Arc::new(launcher))
-        .with_env(vec![(
-            OsString::from("PATH"),
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]);
+    };
     std::fs::write(project.path("work/parens.py"), PARENS).unwrap();
     std::fs::create_dir_all(project.path("work/tests")).unwrap();
     std::fs::write(project.path("work/tests/__init__.py"), "").unwrap();

@@ -128,24 +128,19 @@ impl TestVerifier {
             baseline_tail: Vec::new(),
         };
         let scope = regression_scope(task);
+        let at = Where {
+            workspace,
+            exec,
+            artifacts_dir,
+            cancel,
+            // Before the task: its time budget has not started.
+            time: TimeBudget::unlimited(),
+            layer: None,
+        };
         // The files the baseline run loaded (Rein's runner names them).
         let mut loaded = Vec::new();
         if task.acceptance.contains(&Acceptance::NoRegressions)
-            && let Some((run, result)) = verifier
-                .run_suite(
-                    &Where {
-                        workspace,
-                        exec,
-                        artifacts_dir,
-                        cancel,
-                        // Before the task: its time budget has not started.
-                        time: TimeBudget::unlimited(),
-                        layer: None,
-                    },
-                    scope.as_deref(),
-                    "baseline",
-                )
-                .await
+            && let Some((run, result)) = verifier.run_suite(&at, scope.as_deref(), "baseline").await
         {
             verifier.met_at_baseline = shows_targets_passing(task, &result);
             verifier.baseline.suite = Some(run);
@@ -158,14 +153,6 @@ impl TestVerifier {
             let findings = tricks::scan(workspace, &loaded).await;
             verifier.baseline.machinery = Some(tricks::keys(&findings));
         }
-        let at = Where {
-            workspace,
-            exec,
-            artifacts_dir,
-            cancel,
-            time: TimeBudget::unlimited(),
-            layer: None,
-        };
         verifier.baseline.examples = verifier.examples_before(&at, &loaded).await;
         verifier
     }
@@ -240,17 +227,14 @@ impl TestVerifier {
             label
         };
         let log_path = at.artifacts_dir.join(format!("{label}-{n}.log"));
-        let spec = CommandSpec {
-            command: planned.run,
-            cwd: workspace.root().to_path_buf(),
-            timeout: limit.timeout,
-            log_path: log_path.clone(),
-            kind: CommandKind::Test,
-            network: false,
-            sandbox_mode: None,
-            report: planned.report,
-            layer: at.layer.map(|files| Layer::Files(files.to_vec())),
-        };
+        let spec = test_spec(
+            workspace.root(),
+            planned.run,
+            log_path.clone(),
+            limit.timeout,
+            planned.report,
+            at.layer,
+        );
         let result = at.exec.run(spec, at.cancel.clone()).await.ok()?;
         let run = SuiteRun {
             scope: scope.map(str::to_owned),
@@ -261,6 +245,29 @@ impl TestVerifier {
             log_path: shown_path(workspace.root(), &log_path),
         };
         Some((run, result))
+    }
+}
+
+/// A run of the checks: in the workspace's root, no network, the
+/// sandbox's usual mode, with a candidate's files laid over it if any.
+fn test_spec(
+    root: &Path,
+    command: String,
+    log_path: PathBuf,
+    timeout: Duration,
+    report: Option<ReportSpec>,
+    layer: Option<&[(String, String)]>,
+) -> CommandSpec {
+    CommandSpec {
+        command,
+        cwd: root.to_path_buf(),
+        timeout,
+        log_path,
+        kind: CommandKind::Test,
+        network: false,
+        sandbox_mode: None,
+        report,
+        layer: layer.map(|files| Layer::Files(files.to_vec())),
     }
 }
 
@@ -864,17 +871,14 @@ impl TestVerifier {
         };
         let log_path: PathBuf = cx.artifacts_dir.join(format!("{label}-{n}.log"));
         let command = planned.shown;
-        let spec = CommandSpec {
-            command: planned.run,
-            cwd: cx.workspace.root().to_path_buf(),
-            timeout: limit.timeout,
-            log_path: log_path.clone(),
-            kind: CommandKind::Test,
-            network: false,
-            sandbox_mode: None,
-            report: planned.report,
-            layer: layer.map(|files| Layer::Files(files.to_vec())),
-        };
+        let spec = test_spec(
+            cx.workspace.root(),
+            planned.run,
+            log_path.clone(),
+            limit.timeout,
+            planned.report,
+            layer,
+        );
         let result = cx
             .exec
             .run(spec, cx.cancel.clone())

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::command::quote;
 use super::isolated::{Isolated, REPORT_FILE, RUNNER_FILE, RUNNER_PY};
+use super::reporter::Outcome;
 use crate::exec::{PrivateReport, RUN_DIR_VAR, ReportSpec};
 
 /// At most this many files' examples are recorded before a task.
@@ -79,7 +80,7 @@ struct Report {
 struct Entry {
     class: String,
     name: String,
-    outcome: String,
+    outcome: Outcome,
     #[serde(default)]
     line: Option<u32>,
     #[serde(default)]
@@ -110,7 +111,7 @@ pub fn read(report: Option<&PrivateReport>) -> Result<Vec<Example>, String> {
         .tests
         .into_iter()
         .map(|e| {
-            let held = e.outcome == "passed";
+            let held = e.outcome == Outcome::Passed;
             Example {
                 file: e.class,
                 name: e.name,

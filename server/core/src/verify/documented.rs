@@ -3,9 +3,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{TestVerifier, Where, shown_path};
+use super::{TestVerifier, Where, shown_path, test_spec};
 use crate::budget::CommandLimit;
-use crate::exec::{CommandKind, CommandSpec, Layer};
 use crate::ports::{Evidence, VerifyContext};
 use crate::testing::command::Runner;
 use crate::testing::examples;
@@ -58,17 +57,14 @@ impl TestVerifier {
         let limit = CommandLimit::new(None, self.timeout, at.time.left());
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
         let log_path = at.artifacts_dir.join(format!("{label}-{n}.log"));
-        let spec = CommandSpec {
-            command: run.command,
-            cwd: at.workspace.root().to_path_buf(),
-            timeout: limit.timeout,
-            log_path: log_path.clone(),
-            kind: CommandKind::Test,
-            network: false,
-            sandbox_mode: None,
-            report: Some(run.report),
-            layer: at.layer.map(|files| Layer::Files(files.to_vec())),
-        };
+        let spec = test_spec(
+            at.workspace.root(),
+            run.command,
+            log_path.clone(),
+            limit.timeout,
+            Some(run.report),
+            at.layer,
+        );
         let result = match at.exec.run(spec, at.cancel.clone()).await {
             Ok(result) => result,
             Err(e) => return (None, Err(format!("it could not be run: {e}"))),
