@@ -16,7 +16,7 @@ use rein_core::harness::{EditFormat, Harness};
 use rein_core::ports::TaskEvent;
 use rein_core::task::TaskState;
 use rein_core::workspace::Workspace as _;
-use rein_testkit::fake_model::{Fault, Reply, Scenario};
+use rein_testkit::fake_model::{Fault, Reply, Scenario, StopReason};
 use serde_json::json;
 use support::{CART_BROKEN, CART_FIXED, Run, Setup, cart_tests, cart_workspace, layered};
 
@@ -527,6 +527,64 @@ async fn an_answer_that_changes_nothing_does_not_end_the_search() {
     assert_eq!(candidates(&r), ["1 failed (0)", "2 passed (0.7)"]);
     assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
     assert_eq!(r.outcome.spent.turns, 2);
+}
+
+/// Seen in the held-out round of 2026-12-07 (lcs_length): a candidate
+/// rewrote the file's docstring line by line, 2,009 tokens, until the
+/// task's time ran out. A candidate may write no more than the files the
+/// model read and a few lines: one cut there is a failed candidate, and
+/// the search goes on.
+#[tokio::test]
+async fn a_candidate_that_runs_past_the_files_it_could_write_is_cut_and_the_search_goes_on() {
+    let (setup, _seen) = laying_setup();
+    let lines: String = (1..=50).map(|i| format!("# Fixed: line {i}\n")).collect();
+    let runaway = format!("cart.py\n```python\n{lines}");
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(Reply::text(runaway).stop(StopReason::MaxTokens))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(candidates(&r), ["1 failed (0)", "2 passed (0.4)"]);
+    let limits: Vec<u64> = r
+        .server
+        .requests()
+        .iter()
+        .map(|req| req.body["max_tokens"].as_u64().unwrap())
+        .collect();
+    // The ordinary turn keeps the window's limit; the candidates get the
+    // files read (cart.py, as it is after the first attempt) and room for
+    // a few lines.
+    let cap = rein_models::tokens::count_text(WRONG_A) * 5 / 4 + 400;
+    assert_eq!(limits[1..], [cap, cap]);
+    assert!(limits[0] > cap, "{limits:?}");
+    let cut = r
+        .progress
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            TaskEvent::Candidate {
+                number: 1, detail, ..
+            } => Some(detail),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        cut,
+        format!(
+            "it ran past {cap} tokens, longer than the files it could change, and was cut there"
+        )
+    );
+    assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
 }
 
 /// Seen in the held-out round of 2026-12-06 (quicksort): in the whole

@@ -97,7 +97,7 @@ async fn a_whole_file_in_the_reply_is_written_and_checked_at_once() {
         "{first}"
     );
     assert!(
-        first.ends_with("Reply with the whole fixed file the way it is shown above: `cart.py` alone on a line, then every line of the fixed file in a fenced code block. Rein then runs the test."),
+        first.ends_with("Reply with the fixed function whole: `cart.py` alone on a line, then the complete fixed function in a fenced code block (only the function, not the rest of the file). Rein then runs the test."),
         "{first}"
     );
 }

@@ -88,7 +88,7 @@ impl Agent {
             // that claim is the verifier's.
             WholeFiles::Unplaced if self.progress.changed.is_empty() => Some((
                 "whole_file_unplaced",
-                "Your code block names no file, so nothing was written and the test did not run. Write the fixed file whole: its path alone on a line, then every line of the file in a fenced code block.".to_owned(),
+                "Your code block names no file, so nothing was written and the test did not run. Write the fixed function whole: the file's path alone on a line, then the complete function in a fenced code block.".to_owned(),
             )),
             _ => None,
         };

@@ -221,10 +221,10 @@ pub async fn first_message(task: &TaskSpec, sources: &Sources<'_>) -> FirstMessa
             // No example block: small models copy an example's placeholder
             // as the file.
             Some(file) => out.push_str(&format!(
-                "\nFind the bug in the code under test. Reply with the whole fixed file the way it is shown above: `{file}` alone on a line, then every line of the fixed file in a fenced code block. Rein then runs the test."
+                "\nFind the bug in the code under test. Reply with the fixed function whole: `{file}` alone on a line, then the complete fixed function in a fenced code block (only the function, not the rest of the file). Rein then runs the test."
             )),
             None => out.push_str(
-                "\nRead the code under test with read_file, then reply with the whole fixed file: its path alone on a line, then every line of the file in a fenced code block. Rein then runs the test.",
+                "\nRead the code under test with read_file, then reply with the fixed function whole: the file's path alone on a line, then the complete fixed function in a fenced code block (only the function, not the rest of the file). Rein then runs the test.",
             ),
         }
     } else {
@@ -302,7 +302,7 @@ async fn diagnostic_message(
         }
     }
     out.push_str(if sources.whole_files {
-        "\nFix the cause. Reply with the whole fixed file: its path alone on a line, then every line of the file in a fenced code block. Rein then runs the checker again."
+        "\nFix the cause. Reply with the fixed function whole: the file's path alone on a line, then the complete fixed function in a fenced code block (only the function, not the rest of the file; the whole file for a change outside any function). Rein then runs the checker again."
     } else {
         "\nFix the cause in the code (a file shown whole above counts as read: edit it directly with edit_file). Silencing the checker — a suppression comment, a change to its configuration — is not accepted. Rein runs the checker again when you say you are done."
     });

@@ -132,6 +132,19 @@ pub(crate) fn not_whole(path: &str, current: &str, content: &str) -> Option<Stri
             "write_file replaces the whole file, and your content leaves part of {path} out ({line:?}): that part would be deleted. Write every line of the file, or change part of it with edit_file."
         ));
     }
+    // Asked for the function it changes, a model may write only a method:
+    // indented throughout, it is part of a class, and as the whole file it
+    // would delete everything around it.
+    let indented = |text: &str| {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .all(|l| l.starts_with(char::is_whitespace))
+    };
+    if content.lines().any(|l| !l.trim().is_empty()) && indented(content) && !indented(current) {
+        return Some(format!(
+            "write_file replaces the whole file, and your content is indented throughout: it is a part of {path} (a method?), and everything around it would be deleted. Write the whole class or function it belongs to, from its unindented first line, or the whole file."
+        ));
+    }
     let (was, now) = (current.lines().count(), content.lines().count());
     if was > SHRINK_GUARD_LINES && now * 2 < was {
         return Some(format!(
@@ -174,6 +187,22 @@ fn edit_args<'a>(path: &'a str, old_text: &'a str, new_text: &'a str) -> files::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Asked for the function it changes, a model wrote only the method.
+    #[test]
+    fn a_method_written_alone_is_not_the_whole_file() {
+        let current = "class Cart:\n    def total(self):\n        return 0\n";
+        let method = "    def total(self):\n        return sum(self.items)\n";
+        expect_test::expect!["write_file replaces the whole file, and your content is indented throughout: it is a part of cart.py (a method?), and everything around it would be deleted. Write the whole class or function it belongs to, from its unindented first line, or the whole file."]
+            .assert_eq(&not_whole("cart.py", current, method).unwrap());
+        // A file indented throughout is its own; the whole class is whole.
+        assert_eq!(not_whole("a.txt", "  a\n  b\n", "  c\n"), None);
+        assert_eq!(
+            not_whole("cart.py", current, &format!("class Cart:\n{method}")),
+            None
+        );
+        assert_eq!(not_whole("cart.py", current, ""), None);
+    }
 
     #[test]
     fn a_file_written_with_parts_left_out_is_not_whole() {

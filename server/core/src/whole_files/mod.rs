@@ -1,6 +1,8 @@
 //! Whole files a model wrote in its reply (the `whole` edit format,
 //! [`crate::harness::EditFormat`]): the file's path alone on a line, then
-//! the complete new file in a fenced block, as Aider asks of models.
+//! the complete new file in a fenced block, as Aider asks of models — or,
+//! as Rein asks, only the functions it changes, merged by name
+//! ([`merge`]).
 //!
 //! Read from text, so read warily. A block becomes a write only when its
 //! path names a file (or, unnamed, when it is plainly a version of one file
