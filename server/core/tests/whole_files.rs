@@ -201,6 +201,86 @@ async fn a_function_written_alone_is_merged_into_its_file() {
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
 }
 
+const TOTAL_BROKEN: &str = "def total(items):\n    return len(items)\n";
+const TOTAL_FIXED: &str =
+    "def total(items):\n    return sum(item.price * item.qty for item in items)\n";
+
+/// Seen in the held-out round of 2026-12-07 (flatten): the fixed function
+/// twice in one reply became two writes, the second "identical" and an
+/// error, so the fix was never checked and the model went astray. One
+/// file, one write, checked at once.
+#[tokio::test]
+async fn the_fix_written_twice_in_one_reply_is_one_write_checked_at_once() {
+    let twice =
+        format!("cart.py\n```python\n{TOTAL_FIXED}```\n\ncart.py\n```python\n{TOTAL_FIXED}```\n");
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(twice)), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(r.outcome.spent.turns, 1);
+}
+
+/// The code before the fix, quoted beside it, in either order: it undoes
+/// nothing.
+#[tokio::test]
+async fn the_code_before_the_fix_quoted_beside_it_undoes_nothing() {
+    for (first, second) in [(TOTAL_BROKEN, TOTAL_FIXED), (TOTAL_FIXED, TOTAL_BROKEN)] {
+        let reply = format!(
+            "Before:\ncart.py\n```python\n{first}```\nAfter:\ncart.py\n```python\n{second}```\n"
+        );
+        let r = Setup::new(cart_workspace())
+            .run(Scenario::new().reply(Reply::text(reply)), whole)
+            .await;
+        assert_eq!(
+            r.outcome.state,
+            TaskState::Succeeded,
+            "{}",
+            r.outcome.reason
+        );
+        assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    }
+}
+
+/// Seen in the same round: asked for the function it changes, the model
+/// wrote one line, `obj['new_text']`, under the file's name, and it became
+/// the file. A block that is a small part of a longer file and no whole
+/// definition of it is not written; the model is told why.
+#[tokio::test]
+async fn a_few_lines_for_a_longer_file_are_not_written_as_the_file() {
+    let doc = "\n\n\"\"\"\nCart\n\nTotals a cart.\n\nInput:\n    items: a list of Item\n\nOutput:\n    The sum of price times quantity\n\"\"\"\n";
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
+    let ws = rein_core::fakes::MemoryWorkspace::new(root)
+        .with_file("cart.py", &format!("{CART_BROKEN}{doc}"))
+        .with_file(TEST_FILE, TEST_TEXT);
+    let fragment = "    return sum(item.price * item.qty for item in items)\n";
+    let r = Setup::new(ws)
+        .run(
+            Scenario::new()
+                .reply(file_reply("cart.py", fragment))
+                .reply(file_reply("cart.py", TOTAL_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    expect_test::expect![[r#"
+        Your code block for cart.py is a few lines of it, not a whole function or the whole file, so nothing was written (written as the file, it would delete the rest). Write each function you change whole, from its first line to its last, or the whole file.
+        [Progress: turn 2 of 20] No files changed yet."#]]
+        .assert_eq(&told(&r)[0]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), format!("{CART_FIXED}{doc}"));
+}
+
 /// Written as given, "# ... rest unchanged" would delete the rest.
 #[tokio::test]
 async fn a_file_with_parts_left_out_is_refused() {
@@ -321,7 +401,7 @@ async fn the_same_unchanged_file_twice_earns_one_more_try_and_thrice_ends_the_ta
     assert!(text.contains("\ncart.py\n```py\nclass Item:"), "{text}");
     assert!(
         text.ends_with(&format!(
-            "{}\nThe file you wrote (cart.py) is the same as it is now: nothing changed. Find the bug, then write the fixed file whole.",
+            "{}\nThe file you wrote (cart.py) is the same as it is now: nothing changed. Find the bug, then write the fixed function whole.",
             rein_core::context::prompt::AN_EARLIER_TRY
         )),
         "{text}"

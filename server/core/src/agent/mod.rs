@@ -291,6 +291,8 @@ enum WholeFiles {
     Unchanged(Vec<String>),
     /// Code that names no file and rewrites none.
     Unplaced,
+    /// Blocks that are a small part of the files they name (not written).
+    Fragments(Vec<String>),
 }
 
 /// Why the loop stopped early.

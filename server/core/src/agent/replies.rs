@@ -48,6 +48,9 @@ impl Agent {
             return WholeFiles::None;
         }
         if found.calls.is_empty() {
+            if !found.fragments.is_empty() {
+                return WholeFiles::Fragments(found.fragments);
+            }
             return match (found.unchanged.is_empty(), found.unplaced) {
                 (false, _) => WholeFiles::Unchanged(found.unchanged),
                 (true, 0) => WholeFiles::None,

@@ -512,6 +512,9 @@ impl Agent {
                 without_writes_of(&mut reply, &paths);
                 with_calls_from_text(&mut reply, found.prose, found.calls, "candidate_file_");
             } else if calls_of(&reply).is_empty() {
+                if !found.fragments.is_empty() {
+                    return Reading::Broken(super::turn::fragment_nudge(&found.fragments));
+                }
                 if !found.unchanged.is_empty() {
                     return Reading::Unchanged;
                 }

@@ -80,7 +80,7 @@ impl Agent {
             WholeFiles::Unchanged(paths) => Some((
                 "whole_file_unchanged",
                 format!(
-                    "The file you wrote ({}) is the same as it is now: nothing changed. Find the bug, then write the fixed file whole.",
+                    "The file you wrote ({}) is the same as it is now: nothing changed. Find the bug, then write the fixed function whole.",
                     paths.join(", ")
                 ),
             )),
@@ -89,6 +89,10 @@ impl Agent {
             WholeFiles::Unplaced if self.progress.changed.is_empty() => Some((
                 "whole_file_unplaced",
                 "Your code block names no file, so nothing was written and the test did not run. Write the fixed function whole: the file's path alone on a line, then the complete function in a fenced code block.".to_owned(),
+            )),
+            WholeFiles::Fragments(paths) => Some((
+                "whole_file_fragment",
+                fragment_nudge(&paths),
             )),
             _ => None,
         };
@@ -226,3 +230,11 @@ impl Agent {
 /// The most the first message spends on what the task needs up front (the
 /// failure, the test, the code under test).
 pub(super) const FIRST_TURN_TOKENS: u64 = 6_000;
+
+/// What the model is told of blocks that were a small part of their files.
+pub(super) fn fragment_nudge(paths: &[String]) -> String {
+    format!(
+        "Your code block for {} is a few lines of it, not a whole function or the whole file, so nothing was written (written as the file, it would delete the rest). Write each function you change whole, from its first line to its last, or the whole file.",
+        paths.join(", ")
+    )
+}

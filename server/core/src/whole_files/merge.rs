@@ -332,7 +332,10 @@ mod tests {
         // An unnamed block that adds is not taken for a version of the file.
         assert!(!rewrites(FILE, after));
         // Lines that were not apart stay together.
-        assert_eq!(merge("X = 1\nY = 2\n", "Y = 3\n").unwrap(), "X = 1\nY = 3\n");
+        assert_eq!(
+            merge("X = 1\nY = 2\n", "Y = 3\n").unwrap(),
+            "X = 1\nY = 3\n"
+        );
         assert_eq!(
             merge("X = 1\nY = 2\n\n\n", "Y = 3\nZ = 4\n").unwrap(),
             "X = 1\nY = 3\n\n\nZ = 4\n"

@@ -28,6 +28,10 @@ pub struct Writes {
     pub unchanged: Vec<String>,
     /// Blocks that name no file and rewrite none the model read.
     pub unplaced: usize,
+    /// Files named by a block that is a small part of them and no whole
+    /// definition (a line or two of code): not written, which would
+    /// replace the file with it.
+    pub fragments: Vec<String>,
     /// The reply without the blocks that became calls.
     pub prose: String,
 }
@@ -51,6 +55,9 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
     }
     let mut out = Writes::default();
     let mut used = Vec::new();
+    // Each file's text as the blocks so far leave it: a second block for a
+    // file applies on the first's result, and the file gets one write.
+    let mut written: Vec<(String, String)> = Vec::new();
     for (n, block) in found.into_iter().enumerate().take(MAX_BLOCKS) {
         let mut path = match block.path {
             Some(path) => path,
@@ -79,27 +86,65 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
             path = read_path.to_owned();
             current = Some(text.to_owned());
         }
-        // Some of the file's definitions, not all: merged into it.
-        let content = current
+        // A block that leaves the file as it was is a quote of it (the
+        // code before the fix, shown beside the fix): it undoes nothing
+        // another block did.
+        let merged = current
             .as_deref()
-            .and_then(|text| merge::merge(text, &block.content))
-            .unwrap_or(block.content);
+            .and_then(|text| merge::merge(text, &block.content));
         if current
             .as_deref()
-            .is_some_and(|text| same_lines(text, &content))
+            .is_some_and(|text| same_lines(text, merged.as_deref().unwrap_or(&block.content)))
         {
-            out.unchanged.push(path);
+            if !written.iter().any(|(p, _)| *p == path) {
+                out.unchanged.push(path);
+            }
             used.push(n);
             continue;
         }
+        let so_far = written
+            .iter()
+            .position(|(p, _)| *p == path)
+            .map(|i| written.remove(i).1);
+        let base = so_far.as_deref().or(current.as_deref());
+        // Some of the file's definitions, not all: merged into it.
+        let content = match base.and_then(|text| merge::merge(text, &block.content)) {
+            Some(merged) => merged,
+            None if base.is_some_and(|text| is_fragment(text, &block.content)) => {
+                if let Some(text) = so_far {
+                    written.push((path.clone(), text));
+                }
+                out.fragments.push(path);
+                continue;
+            }
+            None => block.content,
+        };
+        out.unchanged.retain(|p| *p != path);
+        written.push((path, content));
+        used.push(n);
+    }
+    for (path, content) in written {
         out.calls.push(TextCall {
             name: WriteFile::NAME.to_owned(),
             arguments: json!({ "path": path, "content": content }),
         });
-        used.push(n);
     }
     out.prose = prose_without(text, &used);
     out
+}
+
+/// Files with fewer non-blank lines than this may be rewritten by any
+/// block: a short file is also a short block.
+const FRAGMENT_FILE_LINES: usize = 8;
+
+/// Whether `block`, not a version of `current` by its definitions, is a
+/// small part of it: written as the file it would delete the rest. Seen
+/// with a 1.5B model asked for the function it changes: a one-line block
+/// `obj['new_text']` for a 29-line file, written as the file.
+fn is_fragment(current: &str, block: &str) -> bool {
+    let lines = |t: &str| t.lines().filter(|l| !l.trim().is_empty()).count();
+    let (was, now) = (lines(current), lines(block));
+    was >= FRAGMENT_FILE_LINES && now * 2 < was
 }
 
 /// The one file of `known` that `label` names but for case or folders.
