@@ -45,7 +45,11 @@ fn searching(mode: SearchMode, candidates: u32) -> impl FnOnce(&mut AgentConfig)
 /// The cart's tests, run where private layers exist; what each layered
 /// run saw of `cart.py` is kept.
 fn laying_setup() -> (Setup, Arc<Mutex<Vec<String>>>) {
-    let setup = Setup::new(cart_workspace());
+    laying_setup_of(cart_workspace())
+}
+
+fn laying_setup_of(ws: rein_core::fakes::MemoryWorkspace) -> (Setup, Arc<Mutex<Vec<String>>>) {
+    let setup = Setup::new(ws);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let script = cart_tests(Arc::clone(&setup.ws));
     let kept = Arc::clone(&seen);
@@ -351,6 +355,41 @@ async fn a_file_written_back_unchanged_starts_a_hot_search() {
     // Each candidate has a seed of its own; the ordinary turn has none.
     assert_eq!(seeds(&r)[..3], [None, Some(2_001), Some(2_002)]);
     assert_eq!(r.ws.proposals(), ["cart.py"]);
+}
+
+/// Seen in the held-out round of 2026-12-07 (next_permutation): a few
+/// lines under the file's name, twice, and the task gave up after 45 s
+/// with four minutes left. Nothing written is a failed attempt, as a file
+/// written back unchanged is: the next turn searches, starting hotter.
+#[tokio::test]
+async fn a_fragment_not_written_starts_a_hot_search() {
+    let doc = "\n\n\"\"\"\nCart\n\nTotals a cart.\n\nInput:\n    items: a list of Item\n\nOutput:\n    The sum of price times quantity\n\"\"\"\n";
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
+    let ws = rein_core::fakes::MemoryWorkspace::new(root)
+        .with_file("cart.py", &format!("{CART_BROKEN}{doc}"))
+        .with_file(support::TEST_FILE, support::TEST_TEXT);
+    let (setup, _seen) = laying_setup_of(ws);
+    let fragment =
+        "cart.py\n```python\n    return sum(item.price * item.qty for item in items)\n```\n";
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(Reply::text(fragment))
+                .reply(Reply::text(fragment))
+                .reply(file_reply(
+                    "def total(items):\n    return sum(item.price * item.qty for item in items)\n",
+                )),
+            searching(SearchMode::OnFailure, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(candidates(&r), ["1 failed (0.4)", "2 passed (0.7)"]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), format!("{CART_FIXED}{doc}"));
 }
 
 /// Seen in the held-out rounds of 2026-12-06: a request's seed overrides

@@ -281,6 +281,43 @@ async fn a_few_lines_for_a_longer_file_are_not_written_as_the_file() {
     assert_eq!(r.ws.text("cart.py").unwrap(), format!("{CART_FIXED}{doc}"));
 }
 
+/// Seen in the held-out round of 2026-12-07 (next_permutation): the fixed
+/// function under the test's path, copied from the failure above the
+/// code. The named file has none of the block's definitions and the one
+/// file read has them all: it is that file's.
+#[tokio::test]
+async fn a_function_labelled_with_the_tests_path_is_written_to_its_own_file() {
+    let reply = format!("file: {TEST_FILE}\n\n```py\n{TOTAL_FIXED}```\n");
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(reply)), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(r.ws.text(TEST_FILE).unwrap(), TEST_TEXT);
+    // A block that is the test's own stays the test's (and is refused).
+    let test_again = format!("{TEST_FILE}\n```py\n{}```\n", TEST_TEXT.replace("30", "3"));
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(Reply::text(test_again))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text(TEST_FILE).unwrap(), TEST_TEXT);
+}
+
 /// Written as given, "# ... rest unchanged" would delete the rest.
 #[tokio::test]
 async fn a_file_with_parts_left_out_is_refused() {

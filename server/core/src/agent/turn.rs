@@ -75,7 +75,9 @@ impl Agent {
         }
         // Nothing written: in this format a fix is a write, and the test
         // already ran after the last one, so this is not a claim to check.
-        let unchanged = matches!(wrote, WholeFiles::Unchanged(_));
+        // Nothing written: a failed attempt, as a file written back
+        // unchanged is.
+        let failed_write = matches!(wrote, WholeFiles::Unchanged(_) | WholeFiles::Fragments(_));
         let nudge = match wrote {
             WholeFiles::Unchanged(paths) => Some((
                 "whole_file_unchanged",
@@ -99,7 +101,7 @@ impl Agent {
         if let Some((guard, nudge)) = nudge {
             // A write that changed nothing is a failed attempt: the next
             // turn searches, starting hotter.
-            if unchanged {
+            if failed_write {
                 self.arm_search_hot();
             }
             return self.answer_instead(guard, nudge, &text).await;
