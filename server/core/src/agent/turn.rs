@@ -74,8 +74,8 @@ impl Agent {
             return Ok(());
         }
         // Nothing written: in this format a fix is a write, and the test
-        // already ran after the last one, so this is not a claim to check.
-        // Nothing written: a failed attempt, as a file written back
+        // already ran after the last one, so this is not a claim to check;
+        // a block not written is a failed attempt, as a file written back
         // unchanged is.
         let failed_write = matches!(wrote, WholeFiles::Unchanged(_) | WholeFiles::Fragments(_));
         let nudge = match wrote {
