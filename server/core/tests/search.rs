@@ -363,11 +363,7 @@ async fn a_file_written_back_unchanged_starts_a_hot_search() {
 /// written back unchanged is: the next turn searches, starting hotter.
 #[tokio::test]
 async fn a_fragment_not_written_starts_a_hot_search() {
-    let doc = "\n\n\"\"\"\nCart\n\nTotals a cart.\n\nInput:\n    items: a list of Item\n\nOutput:\n    The sum of price times quantity\n\"\"\"\n";
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
-    let ws = rein_core::fakes::MemoryWorkspace::new(root)
-        .with_file("cart.py", &format!("{CART_BROKEN}{doc}"))
-        .with_file(support::TEST_FILE, support::TEST_TEXT);
+    let ws = support::documented_cart_workspace();
     let (setup, _seen) = laying_setup_of(ws);
     let fragment =
         "cart.py\n```python\n    return sum(item.price * item.qty for item in items)\n```\n";
@@ -389,7 +385,10 @@ async fn a_fragment_not_written_starts_a_hot_search() {
         r.outcome.reason
     );
     assert_eq!(candidates(&r), ["1 failed (0.4)", "2 passed (0.7)"]);
-    assert_eq!(r.ws.text("cart.py").unwrap(), format!("{CART_FIXED}{doc}"));
+    assert_eq!(
+        r.ws.text("cart.py").unwrap(),
+        format!("{CART_FIXED}{}", support::CART_DOC)
+    );
 }
 
 /// Seen in the held-out rounds of 2026-12-06: a request's seed overrides

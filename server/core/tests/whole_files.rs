@@ -254,11 +254,7 @@ async fn the_code_before_the_fix_quoted_beside_it_undoes_nothing() {
 /// definition of it is not written; the model is told why.
 #[tokio::test]
 async fn a_few_lines_for_a_longer_file_are_not_written_as_the_file() {
-    let doc = "\n\n\"\"\"\nCart\n\nTotals a cart.\n\nInput:\n    items: a list of Item\n\nOutput:\n    The sum of price times quantity\n\"\"\"\n";
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
-    let ws = rein_core::fakes::MemoryWorkspace::new(root)
-        .with_file("cart.py", &format!("{CART_BROKEN}{doc}"))
-        .with_file(TEST_FILE, TEST_TEXT);
+    let ws = support::documented_cart_workspace();
     let fragment = "    return sum(item.price * item.qty for item in items)\n";
     let r = Setup::new(ws)
         .run(
@@ -278,7 +274,10 @@ async fn a_few_lines_for_a_longer_file_are_not_written_as_the_file() {
         Your code block for cart.py is a few lines of it, not a whole function or the whole file, so nothing was written (written as the file, it would delete the rest). Write each function you change whole, from its first line to its last, or the whole file.
         [Progress: turn 2 of 20] No files changed yet."#]]
         .assert_eq(&told(&r)[0]);
-    assert_eq!(r.ws.text("cart.py").unwrap(), format!("{CART_FIXED}{doc}"));
+    assert_eq!(
+        r.ws.text("cart.py").unwrap(),
+        format!("{CART_FIXED}{}", support::CART_DOC)
+    );
 }
 
 /// Seen in the held-out round of 2026-12-07 (next_permutation): the fixed

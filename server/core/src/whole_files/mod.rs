@@ -90,19 +90,20 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
         // file read whose definitions the block rewrites, when the named
         // file has none of them (seen with a 1.5B model, which copied the
         // test's path from the failure above the code).
-        if let Some(text) = current.as_deref()
-            && merge::merge(text, &block.content).is_none()
+        let mut merged = current
+            .as_deref()
+            .and_then(|text| merge::merge(text, &block.content));
+        if merged.is_none()
+            && current.is_some()
             && let Some((other, text)) = only_rewritten(&block.content, &known, &path)
         {
             path = other.to_owned();
+            merged = merge::merge(text, &block.content);
             current = Some(text.to_owned());
         }
         // A block that leaves the file as it was is a quote of it (the
         // code before the fix, shown beside the fix): it undoes nothing
         // another block did.
-        let merged = current
-            .as_deref()
-            .and_then(|text| merge::merge(text, &block.content));
         if current
             .as_deref()
             .is_some_and(|text| same_lines(text, merged.as_deref().unwrap_or(&block.content)))
@@ -117,9 +118,14 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
             .iter()
             .position(|(p, _)| *p == path)
             .map(|i| written.remove(i).1);
+        // Some of the file's definitions, not all: merged into it (into
+        // what an earlier block made of it, if one did).
+        let into = match &so_far {
+            Some(text) => merge::merge(text, &block.content),
+            None => merged,
+        };
         let base = so_far.as_deref().or(current.as_deref());
-        // Some of the file's definitions, not all: merged into it.
-        let content = match base.and_then(|text| merge::merge(text, &block.content)) {
+        let content = match into {
             Some(merged) => merged,
             None if base.is_some_and(|text| is_fragment(text, &block.content)) => {
                 if let Some(text) = so_far {

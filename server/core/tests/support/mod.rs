@@ -34,6 +34,18 @@ pub const CART_BROKEN: &str = "class Item:\n    def __init__(self, price, qty):\
 pub const CART_FIXED: &str = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = qty\n\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n";
 pub const TEST_TEXT: &str = "import unittest\nfrom cart import Item, total\n\n\nclass TestCart(unittest.TestCase):\n    def test_total(self):\n        items = [Item(10, 1), Item(10, 2)]\n        self.assertEqual(total(items), 30)\n";
 
+/// The module docstring a QuixBugs program carries after its code.
+pub const CART_DOC: &str = "\n\n\"\"\"\nCart\n\nTotals a cart.\n\nInput:\n    items: a list of Item\n\nOutput:\n    The sum of price times quantity\n\"\"\"\n";
+
+/// The cart with [`CART_DOC`] after its code: long enough that a few lines
+/// of it are a fragment, not a version of the file.
+pub fn documented_cart_workspace() -> MemoryWorkspace {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
+    MemoryWorkspace::new(root)
+        .with_file("cart.py", &format!("{CART_BROKEN}{CART_DOC}"))
+        .with_file(TEST_FILE, TEST_TEXT)
+}
+
 pub fn cart_workspace() -> MemoryWorkspace {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
     MemoryWorkspace::new(root)
