@@ -317,6 +317,47 @@ async fn a_function_labelled_with_the_tests_path_is_written_to_its_own_file() {
     assert_eq!(r.ws.text(TEST_FILE).unwrap(), TEST_TEXT);
 }
 
+/// Seen in the held-out round of 2026-12-07 (sqrt): the file's name as a
+/// comment on the block's first line, `# sqrt.py`, no label. It names the
+/// file and is no line of it; a file that starts with that very comment
+/// keeps it.
+#[tokio::test]
+async fn a_path_in_the_blocks_first_comment_names_the_file_and_is_not_written() {
+    let reply = format!("```python\n# cart.py\n{TOTAL_FIXED}```\n");
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(reply.clone())), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
+    let headed = rein_core::fakes::MemoryWorkspace::new(root)
+        .with_file(
+            "cart.py",
+            &format!("# cart.py\n# Totals a cart.\n{CART_BROKEN}"),
+        )
+        .with_file(TEST_FILE, TEST_TEXT);
+    let whole_file = format!("```python\n# cart.py\n# Totals a cart.\n{CART_FIXED}```\n");
+    let r = Setup::new(headed)
+        .run(Scenario::new().reply(Reply::text(whole_file)), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        r.ws.text("cart.py").unwrap(),
+        format!("# cart.py\n# Totals a cart.\n{CART_FIXED}")
+    );
+}
+
 /// Written as given, "# ... rest unchanged" would delete the rest.
 #[tokio::test]
 async fn a_file_with_parts_left_out_is_refused() {

@@ -58,7 +58,7 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
     // Each file's text as the blocks so far leave it: a second block for a
     // file applies on the first's result, and the file gets one write.
     let mut written: Vec<(String, String)> = Vec::new();
-    for (n, block) in found.into_iter().enumerate().take(MAX_BLOCKS) {
+    for (n, mut block) in found.into_iter().enumerate().take(MAX_BLOCKS) {
         let mut path = match block.path {
             Some(path) => path,
             None => match matching_file(&block.content, &known) {
@@ -86,6 +86,15 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
             path = read_path.to_owned();
             current = Some(text.to_owned());
         }
+        // `# sqrt.py` named the file, and is the file's own first line.
+        if let Some(header) = block.header.take()
+            && current
+                .as_deref()
+                .and_then(|text| text.lines().next())
+                .is_some_and(|first| first.trim() == header)
+        {
+            block.content = format!("{header}\n{}", block.content);
+        }
         // Labelled with the test's path, the function under test: the one
         // file read whose definitions the block rewrites, when the named
         // file has none of them (seen with a 1.5B model, which copied the
@@ -108,7 +117,7 @@ pub async fn writes(text: &str, workspace: &dyn Workspace, read: &[String]) -> W
             .as_deref()
             .is_some_and(|text| same_lines(text, merged.as_deref().unwrap_or(&block.content)))
         {
-            if !written.iter().any(|(p, _)| *p == path) {
+            if !written.iter().any(|(p, _)| *p == path) && !out.unchanged.contains(&path) {
                 out.unchanged.push(path);
             }
             used.push(n);
@@ -182,8 +191,7 @@ fn only_rewritten<'k>(
 
 /// The one file of `known` that `label` names but for case or folders.
 fn read_by_name<'k>(label: &str, known: &'k [(String, String)]) -> Option<(&'k str, &'k str)> {
-    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_lowercase();
-    let mut same = known.iter().filter(|(p, _)| name(p) == name(label));
+    let mut same = known.iter().filter(|(p, _)| same_name(p, label));
     match (same.next(), same.next()) {
         (Some((path, text)), None) => Some((path, text)),
         _ => None,
@@ -204,26 +212,65 @@ fn same_lines(a: &str, b: &str) -> bool {
 pub struct Block {
     pub path: Option<String>,
     pub content: String,
+    /// The first line's comment that named the file, taken out of
+    /// `content`: put back if the file itself starts with it.
+    pub header: Option<String>,
 }
 
 /// Every fenced block of `text`, in order, with the path written on the
-/// line before it (or in its info string: ```` ```python gcd.py ````).
+/// line before it (or in its info string: ```` ```python gcd.py ````, or
+/// as its first line's comment: `# gcd.py`, which is no line of the file).
 pub fn blocks(text: &str) -> Vec<Block> {
     let lines: Vec<&str> = text.lines().collect();
     spans(&lines)
         .into_iter()
         .map(|(open, close, info)| {
-            let path = info
+            let mut path = info
                 .split_whitespace()
                 .flat_map(|w| w.split(':'))
                 .find_map(as_path)
                 .or_else(|| label_before(&lines[..open]));
-            let body = &lines[open + 1..close];
+            let mut body = &lines[open + 1..close];
+            let mut header = None;
+            if let Some((first, rest)) = body.split_first()
+                && let Some(named) = comment_path(first)
+                && path.as_deref().is_none_or(|p| same_name(p, &named))
+            {
+                path = path.or(Some(named));
+                header = Some(first.trim().to_owned());
+                body = rest;
+            }
             let mut content = without_line_numbers(body).unwrap_or_else(|| body.join("\n"));
             content.push('\n');
-            Block { path, content }
+            Block {
+                path,
+                content,
+                header,
+            }
         })
         .collect()
+}
+
+/// The path a comment line names and nothing else: `# sqrt.py`,
+/// `// src/lib.rs`, `# File: sqrt.py`.
+fn comment_path(line: &str) -> Option<String> {
+    let line = line.trim();
+    let rest = line
+        .strip_prefix("//")
+        .or_else(|| line.strip_prefix('#'))?
+        .trim();
+    let rest = rest
+        .strip_prefix("File:")
+        .or_else(|| rest.strip_prefix("file:"))
+        .unwrap_or(rest)
+        .trim();
+    as_path(rest)
+}
+
+/// Whether two paths name the same file but for folders and case.
+fn same_name(a: &str, b: &str) -> bool {
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_lowercase();
+    name(a) == name(b)
 }
 
 /// `lines` without the numbers `read_file` shows (`{n:>6}\t`), if every
@@ -391,6 +438,7 @@ mod tests {
         Block {
             path: Some(path.to_owned()),
             content: content.to_owned(),
+            header: None,
         }
     }
 
@@ -437,6 +485,49 @@ mod tests {
         assert_eq!(
             blocks("README.md\n````markdown\n```sh\nmake\n```\n````"),
             vec![named("README.md", "```sh\nmake\n```\n")]
+        );
+    }
+
+    /// Seen in the held-out round of 2026-12-07 (sqrt): "```python" then
+    /// "# sqrt.py" as the block's first line, no label.
+    #[test]
+    fn a_path_in_the_first_lines_comment_names_the_file() {
+        let read = |reply: &str| {
+            let block = blocks(reply).remove(0);
+            (block.path, block.content, block.header)
+        };
+        let some = |s: &str| Some(s.to_owned());
+        for first in ["# sqrt.py", "// sqrt.py", "# File: sqrt.py"] {
+            let reply = format!("```python\n{first}\ndef sqrt(x):\n    return x\n```\n");
+            assert_eq!(
+                read(&reply),
+                (
+                    some("sqrt.py"),
+                    "def sqrt(x):\n    return x\n".into(),
+                    some(first)
+                ),
+                "{first}"
+            );
+        }
+        // The same file as the label: the comment is taken out too.
+        assert_eq!(
+            read("sqrt.py\n```python\n# sqrt.py\nx = 1\n```"),
+            (some("sqrt.py"), "x = 1\n".into(), some("# sqrt.py"))
+        );
+        // Another file's name, or a comment that is prose, is the file's.
+        assert_eq!(
+            blocks("sqrt.py\n```python\n# util.py\nx = 1\n```"),
+            vec![named("sqrt.py", "# util.py\nx = 1\n")]
+        );
+        assert_eq!(
+            blocks("sqrt.py\n```python\n# Newton's method\nx = 1\n```"),
+            vec![named("sqrt.py", "# Newton's method\nx = 1\n")]
+        );
+        assert_eq!(blocks("```python\n# fixed it\nx = 1\n```")[0].path, None);
+        // A path out of the project is no name.
+        assert_eq!(
+            blocks("```python\n# ../../etc/x.py\nx = 1\n```")[0].path,
+            None
         );
     }
 
