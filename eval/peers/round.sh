@@ -7,20 +7,25 @@
 #
 #   REIN=<a rein binary copied out of target/> AIDER=<venv>/bin/aider \
 #   OPENAI_BASE_URL=http://127.0.0.1:18432/v1 REIN_MODEL=qwen2.5-coder-1.5b \
-#     eval/peers/round.sh OUT [holdout|all]
+#     eval/peers/round.sh OUT [holdout|dev|all]
 #
 # OUT gets full.toml and naive.toml (8 turns, 5 minutes; the naive loop
 # with harness = "naive"), out/<harness>/<task>/ and a progress log.
-# `holdout`: the suite's held-out split only; `all`: held out first, then
-# the rest; TASKS (names, space-separated) runs only those, in that order.
+# `holdout`: the suite's held-out split only; `dev`: the rest (the tasks
+# the harness was tuned on); `all`: held out first, then the rest; TASKS
+# (names, space-separated) runs only those, in that order.
 # HARNESSES (default "full naive aider") picks which run. SEED is the
 # round's seed: start the server with the same --seed; Rein gets it as
 # search_seed (a request's seed overrides the server's, so without it
 # every round samples the same candidates). It is logged.
 # Sum it up with eval/peers/table.py OUT.
 set -euo pipefail
-out=${1:?usage: round.sh OUT [holdout|all]}
+out=${1:?usage: round.sh OUT [holdout|dev|all]}
 split=${2:-holdout}
+case "$split" in
+  holdout | dev | all) ;;
+  *) echo "round.sh: unknown split '$split' (holdout, dev or all)" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 suite=${SUITE:-$here/../suites/quixbugs}
 rein=${REIN:?set REIN to a rein binary (copy it out of target/: a rebuild mid-round changes the harness)}
@@ -36,8 +41,12 @@ printf 'max_turns = 8\nmax_minutes = 5\nharness = "naive"\n' > "$out/naive.toml"
 
 tasks() {
   if [ -n "${TASKS:-}" ]; then printf '%s\n' $TASKS; return 0; fi
-  grep -l 'split = "holdout"' "$suite"/tasks/*/task.toml | xargs -n1 dirname | xargs -n1 basename
-  [ "$split" = all ] && grep -L 'split = "holdout"' "$suite"/tasks/*/task.toml | xargs -n1 dirname | xargs -n1 basename
+  if [ "$split" != dev ]; then
+    grep -l 'split = "holdout"' "$suite"/tasks/*/task.toml | xargs -n1 dirname | xargs -n1 basename
+  fi
+  if [ "$split" != holdout ]; then
+    grep -L 'split = "holdout"' "$suite"/tasks/*/task.toml | xargs -n1 dirname | xargs -n1 basename
+  fi
   return 0
 }
 
