@@ -208,3 +208,39 @@ async fn a_test_helper_in_the_traceback_is_not_taken_for_the_code_under_test() {
     let helper = first.find("tests/_timeout.py (v1)").unwrap();
     assert!(cart < helper, "{first}");
 }
+
+/// Regression (QuixBugs reverse_linked_list, 1.5B, dev split of
+/// 2026-12-07): the test imports `node` before `reverse_linked_list`, the
+/// failure's traceback names only the test, and node.py was shown as the
+/// likely home of the bug; the model rewrote it for five minutes while
+/// Aider fixed the function in 27 s. The module named after the test file
+/// comes first.
+#[tokio::test]
+async fn the_module_named_after_the_test_file_is_the_likely_home_of_the_bug() {
+    const NODE: &str = "class Node:\n    def __init__(self, value=None, successor=None):\n        self.value = value\n        self.successor = successor\n";
+    const REVERSE: &str = "def reverse_linked_list(node):\n    prevnode = None\n    while node:\n        nextnode = node.successor\n        node.successor = prevnode\n        node = nextnode\n    return prevnode\n";
+    const TEST: &str = "import unittest\n\nfrom node import Node\nfrom reverse_linked_list import reverse_linked_list\n\n\nclass TestReverseLinkedList(unittest.TestCase):\n    def test_reverse_linked_list(self):\n        node1 = Node(1)\n        self.assertEqual(reverse_linked_list(node1), node1)\n";
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/memory-root");
+    let ws = rein_core::fakes::MemoryWorkspace::new(root)
+        .with_file("node.py", NODE)
+        .with_file("reverse_linked_list.py", REVERSE)
+        .with_file("tests/test_reverse_linked_list.py", TEST);
+    let r = Setup::new(ws)
+        .task(rein_core::task::TaskSpec::fix_test(
+            rein_core::task::TaskId("t-test".into()),
+            "tests/test_reverse_linked_list.py",
+            "TestReverseLinkedList.test_reverse_linked_list",
+        ))
+        .run(Scenario::new().reply(Reply::text("I cannot tell.")), |c| {
+            c.budgets.max_turns = 1
+        })
+        .await;
+    let first = first_user_message(&r);
+    assert!(
+        first.contains("most likely `reverse_linked_list.py`"),
+        "{first}"
+    );
+    let program = first.find("reverse_linked_list.py (v1)").unwrap();
+    let node = first.find("node.py (v1)").unwrap();
+    assert!(program < node, "{first}");
+}

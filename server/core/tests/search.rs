@@ -874,7 +874,7 @@ async fn a_candidate_that_changes_the_test_is_not_checked() {
         .collect();
     assert_eq!(
         details[1],
-        "it changes the test `TestCart.test_total` in tests/test_cart.py"
+        "tests/test_cart.py holds the failing test, and the test stays as written, so nothing was written. The bug is in the code it tests, most likely cart.py: reply with `cart.py` alone on a line, then the fixed function whole in a fenced code block."
     );
     assert_eq!(
         candidates(&r),
@@ -977,4 +977,252 @@ async fn a_crash_mid_search_resumes_safely() {
         request.contains("Rein checked your claim and the task is not done yet"),
         "{request}"
     );
+}
+
+/// The same rule for a candidate's `edit_file` of the test: refused as
+/// the tool would refuse it.
+#[tokio::test]
+async fn a_candidate_edit_that_changes_the_test_is_not_checked() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(Reply::tool_call(
+                    "read_file",
+                    json!({"path": support::TEST_FILE}),
+                ))
+                .reply(Reply::tool_call(
+                    "edit_file",
+                    json!({"path": support::TEST_FILE, "old_text": "30)", "new_text": "2)"}),
+                ))
+                .reply(Reply::tool_call(
+                    "edit_file",
+                    json!({"path": "cart.py", "old_text": "return len(items)", "new_text": "return sum(item.price * item.qty for item in items)"}),
+                )),
+            |c| {
+                c.search = SearchConfig {
+                    mode: SearchMode::Always,
+                    candidates: 4,
+                    ..SearchConfig::default()
+                };
+            },
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let details: Vec<String> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Candidate { detail, .. } => Some(detail.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        details[1],
+        "it changes the test `TestCart.test_total` in tests/test_cart.py"
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [CART_FIXED, CART_FIXED].map(str::to_owned)
+    );
+    assert_eq!(r.ws.text(support::TEST_FILE).unwrap(), support::TEST_TEXT);
+}
+
+/// The fix, and a change beside it no check needs.
+const FIXED_AND_MORE: &str = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = qty - 0\n\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n";
+
+/// Regression (QuixBugs find_in_sorted, 1.5B, dev split of 2026-12-07):
+/// the first candidate changed two lines, the fix and a wrong one; the
+/// target test and the docstring's example passed, and Rein said "fixed"
+/// of a function a case nobody wrote still failed. A passing candidate
+/// is now proposed without the changes its check does not need.
+#[tokio::test]
+async fn find_in_sorted_a_change_the_check_does_not_need_is_left_out() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new().reply(file_reply(FIXED_AND_MORE)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    // One proposal: the fix alone.
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [FIXED_AND_MORE, FIXED_AND_MORE, CART_FIXED, CART_FIXED].map(str::to_owned),
+        "the candidate's check (target, then test file), then the one with its first change undone; the fix alone is never undone"
+    );
+    assert_eq!(
+        r.transformations("candidate_made_smaller"),
+        ["left out 1 change(s) the check did not need: cart.py line 4: `self.qty = qty - 0`"]
+    );
+    let details: Vec<String> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Candidate { detail, .. } => Some(detail.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        details,
+        [
+            "its check passed: proposed as the model's reply without 1 change(s) the check did not need (cart.py line 4: `self.qty = qty - 0`)"
+        ]
+    );
+    // The model's reply in the history is what was written.
+    assert_eq!(r.server.requests().len(), 1);
+}
+
+/// Every change the check needs stays; only the one it does not is left
+/// out, and a change that fails the check when undone is kept.
+#[tokio::test]
+async fn only_the_changes_the_check_does_not_need_are_left_out() {
+    let needed = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = int(qty)\n\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n";
+    let candidate = format!("# A shopping cart.\n{needed}");
+    let setup = Setup::new(cart_workspace());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let script = support::cart_tests_passing_when(Arc::clone(&setup.ws), |cart| {
+        cart.contains("sum(") && cart.contains("int(qty)")
+    });
+    let kept = Arc::clone(&seen);
+    let exec = ScriptedExec::new(move |spec| {
+        if let Some(cart) = layered(spec, "cart.py") {
+            kept.lock().unwrap().push(cart);
+        }
+        script(spec)
+    })
+    .laying_files();
+    let r = setup
+        .exec(exec)
+        .run(
+            Scenario::new().reply(file_reply(&candidate)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), needed);
+    let without = |from: &str, to: &str| needed.replace(from, to);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            candidate.clone(),
+            candidate.clone(),
+            // The comment undone: passes (target, test file).
+            needed.to_owned(),
+            needed.to_owned(),
+            // Each change the test needs undone: fails at the target.
+            without("int(qty)", "qty"),
+            without("sum(item.price * item.qty for item in items)", "len(items)"),
+        ]
+    );
+    assert_eq!(
+        r.transformations("candidate_made_smaller"),
+        ["left out 1 change(s) the check did not need: cart.py line 1: `# A shopping cart.`"]
+    );
+}
+
+/// In the tools format the smaller candidate is written with `write_file`
+/// in place of the model's edits.
+#[tokio::test]
+async fn a_smaller_candidate_replaces_the_models_edits() {
+    let (setup, _) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new().reply(
+                Reply::tool_call(
+                    "edit_file",
+                    json!({"path": "cart.py", "old_text": "return len(items)", "new_text": "return sum(item.price * item.qty for item in items)"}),
+                )
+                .tool_call_with_id(
+                    "second",
+                    "edit_file",
+                    json!({"path": "cart.py", "old_text": "self.qty = qty", "new_text": "self.qty = qty - 0"}),
+                ),
+            ),
+            |c| {
+                c.search = SearchConfig {
+                    mode: SearchMode::Always,
+                    candidates: 4,
+                    ..SearchConfig::default()
+                };
+            },
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    let calls: Vec<String> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::ToolCall { tool, .. } => Some(tool.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, ["write_file"]);
+}
+
+/// Regression (QuixBugs get_factors, 1.5B): a candidate that rewrites the
+/// test file whole is no candidate for the fix: it fails with where the
+/// fix goes, and the next is sampled.
+#[tokio::test]
+async fn get_factors_a_candidate_rewriting_the_test_file_fails_with_where_the_fix_goes() {
+    let (setup, seen) = laying_setup();
+    let rewritten = support::TEST_TEXT.replace(
+        "import unittest\n",
+        "import unittest\nfrom unittest import TestCase\n",
+    );
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(Reply::text(format!(
+                    "tests/test_cart.py\n```python\n{rewritten}```\n"
+                )))
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::Always, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(candidates(&r), ["1 failed (0)", "2 passed (0.4)"]);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [CART_FIXED, CART_FIXED].map(str::to_owned)
+    );
+    let second = r.server.requests()[1].body["messages"].to_string();
+    assert!(
+        second.contains("tests/test_cart.py holds the failing test, and the test stays as written"),
+        "{second}"
+    );
+    assert_eq!(r.ws.text(support::TEST_FILE).unwrap(), support::TEST_TEXT);
 }

@@ -177,11 +177,101 @@ async fn a_test_rewritten_whole_is_refused_and_not_checked() {
     assert_eq!(r.outcome.state, TaskState::Succeeded);
     assert_eq!(r.ws.text(TEST_FILE).unwrap(), TEST_TEXT);
     assert!(
-        told(&r)[1].starts_with("Denied by rule built-in deny: the target test"),
+        told(&r)[1].starts_with("tests/test_cart.py holds the failing test, and the test stays as written, so nothing was written."),
         "{:?}",
         told(&r)
     );
     assert_eq!(r.exec.commands().len(), 3, "{:?}", r.exec.commands());
+}
+
+/// Regression (QuixBugs get_factors, 1.5B, dev split of 2026-12-07): the
+/// model wrote the test file whole (imports added, the class's base
+/// renamed), was told "Read tests/test_get_factors.py with read_file
+/// before editing it" five times over, and the loop guard ended the task;
+/// Aider fixed it in 27 s. It is now told where the fix goes.
+#[tokio::test]
+async fn get_factors_a_whole_test_file_is_answered_with_where_the_fix_goes() {
+    let rewritten = TEST_TEXT.replace(
+        "import unittest\n",
+        "import unittest\nfrom unittest import TestCase\n",
+    );
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply(TEST_FILE, &rewritten))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            whole,
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(
+        told(&r),
+        [
+            "tests/test_cart.py holds the failing test, and the test stays as written, so nothing was written. The bug is in the code it tests, most likely cart.py: reply with `cart.py` alone on a line, then the fixed function whole in a fenced code block.\n[Progress: turn 2 of 20] No files changed yet."
+        ]
+    );
+    assert_eq!(
+        r.transformations("whole_file_test_set_aside"),
+        ["set aside the model's whole tests/test_cart.py: the target test's file stays as written"]
+    );
+    assert_eq!(r.ws.text(TEST_FILE).unwrap(), TEST_TEXT);
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+}
+
+/// The test file written whole beside the fix: the fix is written and
+/// checked, the test file stays as it is.
+#[tokio::test]
+async fn a_whole_test_file_beside_the_fix_is_set_aside() {
+    let rewritten = TEST_TEXT.replace("30)", "2)");
+    let reply =
+        format!("cart.py\n```python\n{CART_FIXED}```\n\n{TEST_FILE}\n```python\n{rewritten}```\n");
+    let r = Setup::new(cart_workspace())
+        .run(Scenario::new().reply(Reply::text(reply)), whole)
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.server.requests().len(), 1);
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+    assert_eq!(r.ws.text(TEST_FILE).unwrap(), TEST_TEXT);
+    assert_eq!(written(&r), ["1 file(s) the model wrote whole: cart.py"]);
+}
+
+/// Where the user allows test edits, a whole test file is the model's to
+/// write (by the tools' rules: read first).
+#[tokio::test]
+async fn with_test_edits_allowed_a_whole_test_file_is_not_set_aside() {
+    let rewritten = TEST_TEXT.replace(
+        "import unittest\n",
+        "import unittest\nfrom unittest import TestCase\n",
+    );
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new()
+                .reply(file_reply(TEST_FILE, &rewritten))
+                .reply(file_reply("cart.py", CART_FIXED)),
+            |c| {
+                whole(c);
+                c.allow_test_edits = true;
+            },
+        )
+        .await;
+    assert_eq!(
+        r.transformations("whole_file_test_set_aside"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        written(&r)[0],
+        "1 file(s) the model wrote whole: tests/test_cart.py"
+    );
 }
 
 /// "Here is the corrected function": the function alone is merged into

@@ -17,6 +17,7 @@ mod calls;
 mod claims;
 mod compaction;
 mod ending;
+mod minimise;
 mod model_call;
 mod replies;
 mod search;
@@ -293,6 +294,8 @@ enum WholeFiles {
     Unplaced,
     /// Blocks that are a small part of the files they name (not written).
     Fragments(Vec<String>),
+    /// Only the target test's file, which stays as written (not written).
+    TargetTest(String),
 }
 
 /// Why the loop stopped early.

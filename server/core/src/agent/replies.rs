@@ -43,11 +43,24 @@ impl Agent {
         // first, then its calls run.
         let beside_calls = !calls_of(reply).is_empty();
         let read: Vec<String> = self.reads.all().into_iter().map(|(p, _)| p).collect();
-        let found = whole_files::writes(&reply.text(), self.ports.workspace.as_ref(), &read).await;
+        let mut found =
+            whole_files::writes(&reply.text(), self.ports.workspace.as_ref(), &read).await;
+        let test_written = self.take_test_writes(&mut found.calls);
+        if let Some(test) = &test_written {
+            self.event(TaskEvent::Context {
+                transformation: "whole_file_test_set_aside".into(),
+                detail: format!(
+                    "set aside the model's whole {test}: the target test's file stays as written"
+                ),
+            });
+        }
         if beside_calls && found.calls.is_empty() {
             return WholeFiles::None;
         }
         if found.calls.is_empty() {
+            if let Some(test) = test_written {
+                return WholeFiles::TargetTest(test);
+            }
             if !found.fragments.is_empty() {
                 return WholeFiles::Fragments(found.fragments);
             }
@@ -92,6 +105,33 @@ impl Agent {
         } else {
             WholeFiles::Written
         }
+    }
+
+    /// Takes out of `calls` (files written whole) those that write the
+    /// target test's file in a fix-test task where the test stays as
+    /// written (no `allow_test_edits`), and says which file that was. A
+    /// small model rewrites the file it was shown: seen on QuixBugs'
+    /// get_factors with a 1.5B model, the test file written whole five
+    /// times (imports added, the class's base renamed), answered each time
+    /// "read it before editing it", until the loop guard ended the task.
+    /// The fix is never there, and a whole file is no way to change a
+    /// helper beside the test (`edit_file` is, in the tools format).
+    pub(super) fn take_test_writes(&self, calls: &mut Vec<text_calls::TextCall>) -> Option<String> {
+        let TaskKind::FixTest { path: test, .. } = &self.task.kind else {
+            return None;
+        };
+        if self.config.allow_test_edits {
+            return None;
+        }
+        let root = self.ports.workspace.root();
+        let before = calls.len();
+        calls.retain(|call| {
+            call.arguments["path"]
+                .as_str()
+                .and_then(|p| crate::paths::resolve(root, p).ok())
+                .is_none_or(|p| p != *test)
+        });
+        (calls.len() < before).then(|| test.clone())
     }
 
     /// Whether every call of the last batch succeeded.

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use rein_models::{Message, Role};
 
 use super::call_of::CallOf;
+use super::minimise::Smaller;
 use super::replies::{calls_of, is_finished, with_calls_from_text, without_writes_of};
 use super::*;
 use crate::config::search::SearchMode;
@@ -50,12 +51,15 @@ fn candidate_seed(base: u64, turn: u32, number: u32) -> u64 {
 
 /// How a search ended.
 pub(super) enum Searched {
-    /// Go on with `reply` as the ordinary reply of `turn`: the candidate
-    /// that passed (`passed`), or a reply that is no candidate.
-    Reply {
+    /// Go on with `reply`, no candidate, as the ordinary reply of `turn`.
+    Reply { turn: u32, reply: ModelReply },
+    /// A candidate passed its check: `reply` goes on as the ordinary
+    /// reply of `turn`, its writes replaced by `smaller`'s where the
+    /// check did not need all of its changes.
+    Passed {
         turn: u32,
         reply: ModelReply,
-        passed: bool,
+        smaller: Option<Smaller>,
     },
     /// No candidate passed (the model was told), or the prompt changed
     /// under the search (compacted): the next turn starts from the
@@ -250,11 +254,7 @@ impl Agent {
             let files = match self.read_candidate(&reply).await {
                 Reading::Not(what) => {
                     self.event(candidate(CandidateOutcome::NotACandidate, what, &[], 0));
-                    return Ok(Searched::Reply {
-                        turn,
-                        reply,
-                        passed: false,
-                    });
+                    return Ok(Searched::Reply { turn, reply });
                 }
                 // Seen with a 1.5B model after a turned-down attempt: the
                 // first candidate, at 0.4, said "I'm sorry for the
@@ -271,11 +271,7 @@ impl Agent {
                         &[],
                         0,
                     ));
-                    return Ok(Searched::Reply {
-                        turn,
-                        reply,
-                        passed: false,
-                    });
+                    return Ok(Searched::Reply { turn, reply });
                 }
                 Reading::Answer => {
                     let why = "no change: an answer or a claim".to_owned();
@@ -353,23 +349,30 @@ impl Agent {
                     &paths,
                     check_ms,
                 ));
-                return Ok(Searched::Reply {
-                    turn,
-                    reply,
-                    passed: false,
-                });
+                return Ok(Searched::Reply { turn, reply });
             };
             if passed {
+                let started = Instant::now();
+                let smaller = self.smallest_passing(&files).await?;
+                let check_ms = check_ms + started.elapsed().as_millis() as u64;
+                let detail = match &smaller {
+                    None => "its check passed: proposed as the model's reply".to_owned(),
+                    Some(smaller) => format!(
+                        "its check passed: proposed as the model's reply without {} change(s) the check did not need ({})",
+                        smaller.left_out.len(),
+                        smaller.left_out.join("; ")
+                    ),
+                };
                 self.event(candidate(
                     CandidateOutcome::Passed,
-                    "its check passed: proposed as the model's reply".into(),
+                    detail,
                     &paths,
                     check_ms,
                 ));
-                return Ok(Searched::Reply {
+                return Ok(Searched::Passed {
                     turn,
                     reply,
-                    passed: true,
+                    smaller,
                 });
             }
             // It quotes test output, and goes to the model.
@@ -409,7 +412,6 @@ impl Agent {
             return Ok(Searched::Reply {
                 turn: first_turn,
                 reply,
-                passed: false,
             });
         }
         let summary = summary(&tried);
@@ -446,7 +448,7 @@ impl Agent {
 
     /// The verifier's check of a candidate's files, until the task is
     /// cancelled.
-    async fn check_candidate(
+    pub(super) async fn check_candidate(
         &self,
         files: &[(String, String)],
     ) -> Result<Option<CandidateCheck>, Stop> {
@@ -501,8 +503,9 @@ impl Agent {
         }
         if self.config.whole_files() {
             let read: Vec<String> = self.reads.all().into_iter().map(|(p, _)| p).collect();
-            let found =
+            let mut found =
                 whole_files::writes(&reply.text(), self.ports.workspace.as_ref(), &read).await;
+            let test_written = self.take_test_writes(&mut found.calls);
             if !found.calls.is_empty() {
                 let paths: Vec<String> = found
                     .calls
@@ -512,6 +515,13 @@ impl Agent {
                 without_writes_of(&mut reply, &paths);
                 with_calls_from_text(&mut reply, found.prose, found.calls, "candidate_file_");
             } else if calls_of(&reply).is_empty() {
+                if let Some(test) = test_written {
+                    let under_test = self.likely_under_test().await;
+                    return Reading::Broken(super::turn::test_file_nudge(
+                        &test,
+                        under_test.as_deref(),
+                    ));
+                }
                 if !found.fragments.is_empty() {
                     return Reading::Broken(super::turn::fragment_nudge(&found.fragments));
                 }

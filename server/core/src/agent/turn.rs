@@ -22,13 +22,14 @@ impl Agent {
         let (request, estimated) = self.prepare_request(turn).await?;
         // A search gives the reply to go on with (a candidate that passed
         // its check, or one that is no candidate), or none.
-        let (turn, mut reply, checked) = if self.search_now() {
+        let (turn, mut reply, checked, smaller) = if self.search_now() {
             match self.search(turn, request, estimated).await? {
-                search::Searched::Reply {
+                search::Searched::Reply { turn, reply } => (turn, reply, false, None),
+                search::Searched::Passed {
                     turn,
                     reply,
-                    passed,
-                } => (turn, reply, passed),
+                    smaller,
+                } => (turn, reply, true, smaller),
                 search::Searched::Again => return Ok(()),
             }
         } else {
@@ -36,7 +37,7 @@ impl Agent {
                 // The history was compacted to fit: try the turn again.
                 return Ok(());
             };
-            (turn, reply, false)
+            (turn, reply, false, None)
         };
         let unusable_text_calls = self.take_text_calls(turn, &mut reply);
         // In the whole format the file is the answer asked for, even beside
@@ -45,6 +46,9 @@ impl Agent {
         // model: the fix in a code block, then the same file again as a
         // `write_file` JSON call that its own nested fence cut short.
         let wrote = self.take_whole_files(turn, &mut reply).await;
+        if let Some(smaller) = smaller {
+            self.write_smaller(turn, &mut reply, smaller);
+        }
 
         let text = reply.text();
         self.turn_text = text.trim().to_owned();
@@ -77,7 +81,14 @@ impl Agent {
         // already ran after the last one, so this is not a claim to check;
         // a block not written is a failed attempt, as a file written back
         // unchanged is.
-        let failed_write = matches!(wrote, WholeFiles::Unchanged(_) | WholeFiles::Fragments(_));
+        let failed_write = matches!(
+            wrote,
+            WholeFiles::Unchanged(_) | WholeFiles::Fragments(_) | WholeFiles::TargetTest(_)
+        );
+        let under_test = match &wrote {
+            WholeFiles::TargetTest(_) => self.likely_under_test().await,
+            _ => None,
+        };
         let nudge = match wrote {
             WholeFiles::Unchanged(paths) => Some((
                 "whole_file_unchanged",
@@ -95,6 +106,10 @@ impl Agent {
             WholeFiles::Fragments(paths) => Some((
                 "whole_file_fragment",
                 fragment_nudge(&paths),
+            )),
+            WholeFiles::TargetTest(test) => Some((
+                "whole_file_test",
+                test_file_nudge(&test, under_test.as_deref()),
             )),
             _ => None,
         };
@@ -168,24 +183,35 @@ impl Agent {
     /// [`first_turn`]); the files shown whole count as read.
     pub(super) async fn task_message(&self) -> String {
         let baseline = self.ports.verifier.baseline_output();
-        let window = self.context.config.window_tokens;
-        let first = first_turn::first_message(
-            &self.task,
-            &first_turn::Sources {
-                workspace: self.ports.workspace.as_ref(),
-                policy: &self.config.policy,
-                redactor: &self.config.redactor,
-                baseline: baseline.as_ref(),
-                // What the task needs up front, not the whole window.
-                budget_tokens: (window / 4).min(FIRST_TURN_TOKENS),
-                whole_files: self.config.whole_files(),
-            },
-        )
-        .await;
+        let first =
+            first_turn::first_message(&self.task, &self.first_turn_sources(baseline.as_ref()))
+                .await;
         for (path, version) in first.reads {
             self.reads.set(&path, version);
         }
         first.text
+    }
+
+    /// The file the first message named as the likely home of the bug.
+    pub(super) async fn likely_under_test(&self) -> Option<String> {
+        let baseline = self.ports.verifier.baseline_output();
+        first_turn::likely_under_test(&self.task, &self.first_turn_sources(baseline.as_ref())).await
+    }
+
+    fn first_turn_sources<'a>(
+        &'a self,
+        baseline: Option<&'a crate::ports::BaselineOutput>,
+    ) -> first_turn::Sources<'a> {
+        let window = self.context.config.window_tokens;
+        first_turn::Sources {
+            workspace: self.ports.workspace.as_ref(),
+            policy: &self.config.policy,
+            redactor: &self.config.redactor,
+            baseline,
+            // What the task needs up front, not the whole window.
+            budget_tokens: (window / 4).min(FIRST_TURN_TOKENS),
+            whole_files: self.config.whole_files(),
+        }
     }
 
     /// The one more try after a model repeated itself, in the whole-file
@@ -238,5 +264,20 @@ pub(super) fn fragment_nudge(paths: &[String]) -> String {
     format!(
         "Your code block for {} is a few lines of it, not a whole function or the whole file, so nothing was written (written as the file, it would delete the rest). Write each function you change whole, from its first line to its last, or the whole file.",
         paths.join(", ")
+    )
+}
+
+/// What a model that wrote the target test's file whole is told: not
+/// "read it first" (true of the tool, no help to the model), but where
+/// the fix goes.
+pub(super) fn test_file_nudge(test: &str, under_test: Option<&str>) -> String {
+    let there = match under_test {
+        Some(file) => format!(
+            "The bug is in the code it tests, most likely {file}: reply with `{file}` alone on a line, then the fixed function whole in a fenced code block."
+        ),
+        None => "The bug is in the code it tests: read that code with read_file, then write the fixed function there, whole.".to_owned(),
+    };
+    format!(
+        "{test} holds the failing test, and the test stays as written, so nothing was written. {there}"
     )
 }

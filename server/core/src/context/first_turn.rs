@@ -382,6 +382,24 @@ fn numbered(lines: &[&str], first: usize) -> String {
     out
 }
 
+/// The file a fix-test task's first message names as most likely holding
+/// the bug (the first shown of [`code_under_test`]'s): what the model is
+/// pointed back to when it writes the test instead.
+pub async fn likely_under_test(task: &TaskSpec, sources: &Sources<'_>) -> Option<String> {
+    let TaskKind::FixTest { path, .. } = &task.kind else {
+        return None;
+    };
+    let test_file = sources.workspace.read_file(path).await.ok();
+    for (candidate, _) in
+        code_under_test(path, test_file.as_ref().map(|f| f.text.as_str()), sources)
+    {
+        if sources.workspace.exists(&candidate).await {
+            return Some(candidate);
+        }
+    }
+    None
+}
+
 fn readable(policy: &Policy, path: &str) -> bool {
     policy.check(&read_file::action(path)).decision == Decision::Allow
 }
@@ -423,7 +441,15 @@ fn code_under_test(
         }
     }
     if let Some(text) = test_text {
-        for module in imports(test_path, text) {
+        let mut modules = imports(test_path, text);
+        // The module named after the test file first: seen on QuixBugs'
+        // reverse_linked_list, whose test imports `node` before
+        // `reverse_linked_list`; node.py was shown as the likely home of
+        // the bug, and a 1.5B model rewrote it for five minutes.
+        if let Some(tested) = tested_name(test_path) {
+            modules.sort_by_key(|m| module_name(m) != tested);
+        }
+        for module in modules {
             add(&module, None);
         }
     }
@@ -433,6 +459,32 @@ fn code_under_test(
     // small model, shown that file, rewrote it.
     out.sort_by_key(|(path, _)| is_test_support(path));
     out
+}
+
+/// The name a test file gives the code it tests: `tests/test_gcd.py`,
+/// `gcd_test.go`, `gcd.test.ts` → `gcd`; `None` for a file named
+/// otherwise.
+fn tested_name(test_path: &str) -> Option<&str> {
+    let name = test_path.rsplit('/').next()?;
+    let stem = name.split('.').next()?;
+    let bare = stem
+        .strip_prefix("test_")
+        .or_else(|| stem.strip_suffix("_test"))
+        .or_else(|| stem.strip_suffix("_spec"))
+        .or_else(|| (name.contains(".test.") || name.contains(".spec.")).then_some(stem));
+    bare.filter(|b| !b.is_empty())
+}
+
+/// The module a path holds: its file's stem, or its folder's name for a
+/// package's `__init__.py` / `index.js` / `mod.rs`.
+fn module_name(path: &str) -> &str {
+    let mut parts = path.rsplit('/');
+    let name = parts.next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    match stem {
+        "__init__" | "index" | "mod" => parts.next().unwrap_or(stem),
+        _ => stem,
+    }
 }
 
 /// Whether a path belongs to the tests rather than the code they test: a
@@ -580,6 +632,39 @@ mod tests {
             block.contains("/tmp/e/tasks/gcd/projectile/x.py"),
             "{block}"
         );
+    }
+
+    #[test]
+    fn a_test_file_names_the_module_it_tests() {
+        let named: Vec<Option<&str>> = [
+            "tests/test_reverse_linked_list.py",
+            "pkg/gcd_test.go",
+            "spec/cart_spec.rb",
+            "src/cart.test.ts",
+            "src/cart.spec.js",
+            "tests/conftest.py",
+            "tests/test_.py",
+            "test_x",
+        ]
+        .iter()
+        .map(|p| tested_name(p))
+        .collect();
+        assert_eq!(
+            named,
+            [
+                Some("reverse_linked_list"),
+                Some("gcd"),
+                Some("cart"),
+                Some("cart"),
+                Some("cart"),
+                None,
+                None,
+                Some("x"),
+            ]
+        );
+        assert_eq!(module_name("src/cart/__init__.py"), "cart");
+        assert_eq!(module_name("lib/cart/index.js"), "cart");
+        assert_eq!(module_name("node.py"), "node");
     }
 
     #[test]
