@@ -80,6 +80,29 @@ fn candidates(r: &Run) -> Vec<String> {
         .collect()
 }
 
+/// Each candidate event's detail, in order.
+fn candidate_details(r: &Run) -> Vec<String> {
+    r.progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Candidate { detail, .. } => Some(detail.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A search in the tools format (the default edit format).
+fn searching_with_tools(mode: SearchMode, candidates: u32) -> impl FnOnce(&mut AgentConfig) {
+    move |config| {
+        config.search = SearchConfig {
+            mode,
+            candidates,
+            ..SearchConfig::default()
+        };
+    }
+}
+
 fn temperatures(r: &Run) -> Vec<f64> {
     r.server
         .requests()
@@ -515,13 +538,7 @@ async fn a_reply_that_runs_a_command_ends_the_search() {
                     "edit_file",
                     json!({"path": "cart.py", "old_text": "return len(items)", "new_text": "return sum(item.price * item.qty for item in items)"}),
                 )),
-            |c| {
-                c.search = SearchConfig {
-                    mode: SearchMode::Always,
-                    candidates: 4,
-                    ..SearchConfig::default()
-                };
-            },
+            searching_with_tools(SearchMode::Always, 4),
         )
         .await;
     assert_eq!(
@@ -864,14 +881,7 @@ async fn a_candidate_that_changes_the_test_is_not_checked() {
         "{}",
         r.outcome.reason
     );
-    let events = r.progress.events();
-    let details: Vec<String> = events
-        .iter()
-        .filter_map(|e| match e {
-            TaskEvent::Candidate { detail, .. } => Some(detail.clone()),
-            _ => None,
-        })
-        .collect();
+    let details = candidate_details(&r);
     assert_eq!(
         details[1],
         "tests/test_cart.py holds the failing test, and the test stays as written, so nothing was written. The bug is in the code it tests, most likely cart.py: reply with `cart.py` alone on a line, then the fixed function whole in a fenced code block."
@@ -999,13 +1009,7 @@ async fn a_candidate_edit_that_changes_the_test_is_not_checked() {
                     "edit_file",
                     json!({"path": "cart.py", "old_text": "return len(items)", "new_text": "return sum(item.price * item.qty for item in items)"}),
                 )),
-            |c| {
-                c.search = SearchConfig {
-                    mode: SearchMode::Always,
-                    candidates: 4,
-                    ..SearchConfig::default()
-                };
-            },
+            searching_with_tools(SearchMode::Always, 4),
         )
         .await;
     assert_eq!(
@@ -1014,15 +1018,7 @@ async fn a_candidate_edit_that_changes_the_test_is_not_checked() {
         "{}",
         r.outcome.reason
     );
-    let details: Vec<String> = r
-        .progress
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            TaskEvent::Candidate { detail, .. } => Some(detail.clone()),
-            _ => None,
-        })
-        .collect();
+    let details = candidate_details(&r);
     assert_eq!(
         details[1],
         "it changes the test `TestCart.test_total` in tests/test_cart.py"
@@ -1069,15 +1065,7 @@ async fn find_in_sorted_a_change_the_check_does_not_need_is_left_out() {
         r.transformations("candidate_made_smaller"),
         ["left out 1 change(s) the check did not need: cart.py line 4: `self.qty = qty - 0`"]
     );
-    let details: Vec<String> = r
-        .progress
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            TaskEvent::Candidate { detail, .. } => Some(detail.clone()),
-            _ => None,
-        })
-        .collect();
+    let details = candidate_details(&r);
     assert_eq!(
         details,
         [
@@ -1159,13 +1147,7 @@ async fn a_smaller_candidate_replaces_the_models_edits() {
                     json!({"path": "cart.py", "old_text": "self.qty = qty", "new_text": "self.qty = qty - 0"}),
                 ),
             ),
-            |c| {
-                c.search = SearchConfig {
-                    mode: SearchMode::Always,
-                    candidates: 4,
-                    ..SearchConfig::default()
-                };
-            },
+            searching_with_tools(SearchMode::Always, 4),
         )
         .await;
     assert_eq!(

@@ -49,6 +49,15 @@ fn told(r: &Run) -> Vec<String> {
         .collect()
 }
 
+/// The test file as a small model rewrote it in get_factors: an import
+/// added, the test itself as it was.
+fn with_an_import_added() -> String {
+    TEST_TEXT.replace(
+        "import unittest\n",
+        "import unittest\nfrom unittest import TestCase\n",
+    )
+}
+
 fn written(r: &Run) -> Vec<String> {
     r.transformations("whole_files_from_text")
 }
@@ -191,10 +200,7 @@ async fn a_test_rewritten_whole_is_refused_and_not_checked() {
 /// Aider fixed it in 27 s. It is now told where the fix goes.
 #[tokio::test]
 async fn get_factors_a_whole_test_file_is_answered_with_where_the_fix_goes() {
-    let rewritten = TEST_TEXT.replace(
-        "import unittest\n",
-        "import unittest\nfrom unittest import TestCase\n",
-    );
+    let rewritten = with_an_import_added();
     let r = Setup::new(cart_workspace())
         .run(
             Scenario::new()
@@ -249,10 +255,7 @@ async fn a_whole_test_file_beside_the_fix_is_set_aside() {
 /// write (by the tools' rules: read first).
 #[tokio::test]
 async fn with_test_edits_allowed_a_whole_test_file_is_not_set_aside() {
-    let rewritten = TEST_TEXT.replace(
-        "import unittest\n",
-        "import unittest\nfrom unittest import TestCase\n",
-    );
+    let rewritten = with_an_import_added();
     let r = Setup::new(cart_workspace())
         .run(
             Scenario::new()
