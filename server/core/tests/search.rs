@@ -1208,3 +1208,146 @@ async fn get_factors_a_candidate_rewriting_the_test_file_fails_with_where_the_fi
     );
     assert_eq!(r.ws.text(support::TEST_FILE).unwrap(), support::TEST_TEXT);
 }
+
+/// The cart's tests passing when `passes` holds of `cart.py`, run where
+/// private layers exist; what each layered run saw of `cart.py` is kept.
+fn laying_setup_passing_when(
+    passes: impl Fn(&str) -> bool + Send + Sync + 'static,
+) -> (Setup, Arc<Mutex<Vec<String>>>) {
+    let setup = Setup::new(cart_workspace());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let script = support::cart_tests_passing_when(Arc::clone(&setup.ws), passes);
+    let kept = Arc::clone(&seen);
+    let exec = ScriptedExec::new(move |spec| {
+        if let Some(cart) = layered(spec, "cart.py") {
+            kept.lock().unwrap().push(cart);
+        }
+        script(spec)
+    })
+    .laying_files();
+    (setup.exec(exec), seen)
+}
+
+/// The fix, beside a list kept in `__init__` (`seen`) and a line that
+/// uses it: undone alone, the list fails the check (the line needs it);
+/// once the line is left out, so can the list be.
+const FIXED_WITH_A_LIST: &str = "class Item:\n    def __init__(self, price, qty):\n        self.seen = []\n        self.price = price\n        self.qty = qty\n        self.seen.append(qty)\n\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n";
+
+/// Passes with the fix, unless a line uses the list and none makes it.
+fn sums_without_a_missing_list(cart: &str) -> bool {
+    cart.contains("sum(") && (!cart.contains("self.seen.append") || cart.contains("self.seen = []"))
+}
+
+/// Regression (QuixBugs lcs_length, 1.5B, held-out seed 2 on c6ebf1d):
+/// with no search on that turn, the first file the model wrote fixed the
+/// line and rewrote the return around a new list; the target test passed,
+/// a case nobody had written failed, and Rein said "fixed". A file
+/// written whole on the ordinary path is now checked in the private layer
+/// before it is proposed, and proposed without the changes its check does
+/// not need, a change needed only by one left out included.
+#[tokio::test]
+async fn lcs_length_a_written_fix_is_proposed_without_the_changes_the_check_does_not_need() {
+    let (setup, seen) = laying_setup_passing_when(sums_without_a_missing_list);
+    let r = setup
+        .run(
+            Scenario::new().reply(file_reply(FIXED_WITH_A_LIST)),
+            searching(SearchMode::Off, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    let without = |lines: &[&str]| {
+        lines
+            .iter()
+            .fold(FIXED_WITH_A_LIST.to_owned(), |t, l| t.replace(l, ""))
+    };
+    let list = "        self.seen = []\n";
+    let uses = "        self.seen.append(qty)\n";
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            // The write's check (target, test file).
+            FIXED_WITH_A_LIST.to_owned(),
+            FIXED_WITH_A_LIST.to_owned(),
+            // The list undone: fails at the target.
+            without(&[list]),
+            // The line using it undone: passes.
+            without(&[uses]),
+            without(&[uses]),
+            // The fix undone: fails.
+            without(&[uses]).replace("sum(item.price * item.qty for item in items)", "len(items)"),
+            // Second pass: the list, now needed by nothing.
+            CART_FIXED.to_owned(),
+            CART_FIXED.to_owned(),
+        ]
+    );
+    assert_eq!(
+        r.transformations("candidate_made_smaller"),
+        [
+            "left out 2 change(s) the check did not need: cart.py line 5: `self.seen.append(qty)`; cart.py line 3: `self.seen = []`"
+        ]
+    );
+    // Not a search: no candidate, one request.
+    assert_eq!(candidates(&r), Vec::<String>::new());
+    assert_eq!(r.server.requests().len(), 1);
+}
+
+/// A write of one region has nothing to leave out: it is proposed without
+/// a check first (no extra run of the tests).
+#[tokio::test]
+async fn a_written_fix_of_one_region_is_not_checked_before_it_is_proposed() {
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new().reply(file_reply(CART_FIXED)),
+            searching(SearchMode::Off, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), CART_FIXED);
+    assert_eq!(*seen.lock().unwrap(), Vec::<String>::new());
+}
+
+/// A write that fails its first check is proposed as written: the
+/// verifier's failure on the live text is what the model is told, as
+/// before.
+#[tokio::test]
+async fn a_written_fix_that_fails_its_first_check_is_proposed_as_written() {
+    let wrong_twice = WRONG_A.replace("self.qty = qty", "self.qty = qty or 0");
+    // One region from the text it fixes: proposed without a check first.
+    let fixed_after = CART_FIXED.replace("self.qty = qty", "self.qty = qty or 0");
+    let (setup, seen) = laying_setup();
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(&wrong_twice))
+                .reply(file_reply(&fixed_after)),
+            searching(SearchMode::Off, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
+    assert_eq!(*seen.lock().unwrap(), [wrong_twice]);
+    assert_eq!(
+        r.transformations("candidate_made_smaller"),
+        Vec::<String>::new()
+    );
+    let second = r.server.requests()[1].body.to_string();
+    assert!(second.contains("AssertionError: 2 != 30"), "{second}");
+}

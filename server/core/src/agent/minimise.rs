@@ -10,7 +10,8 @@
 
 use rein_text::patch::{Hunk, apply, line_hunks};
 
-use super::replies::without_writes_of;
+use super::replies::{calls_of, without_writes_of};
+use super::search::Reading;
 use super::*;
 use crate::ports::CandidateCheck;
 use crate::tools::TypedTool as _;
@@ -42,6 +43,8 @@ struct Changed {
     after: String,
     hunks: Vec<Hunk>,
     kept: Vec<bool>,
+    /// The check at which each region was last undone (0: never).
+    tried: Vec<usize>,
 }
 
 impl Changed {
@@ -78,6 +81,53 @@ impl Agent {
         if self.config.tools.get(WriteFile::NAME).is_none() {
             return Ok(None);
         }
+        let changed = self.changed(files).await;
+        if regions(&changed) < 2 {
+            return Ok(None);
+        }
+        self.without_unneeded(changed).await
+    }
+
+    /// The files a reply writes whole, checked in the private layer before
+    /// they reach the workspace, and made as small as the check allows if
+    /// it passes. Only a write of two regions or more is checked first
+    /// (one region has nothing to leave out), so a one-line fix costs no
+    /// extra run. Seen with a 1.5B model on QuixBugs' lcs_length: the
+    /// first file it wrote fixed the line and rewrote the return around a
+    /// new list; the target test passed, a case nobody had written failed,
+    /// and Rein said "fixed" — this was the ordinary path, where no
+    /// candidate is checked before it is proposed.
+    pub(super) async fn written_made_smaller(
+        &self,
+        reply: &ModelReply,
+    ) -> Result<Option<Smaller>, Stop> {
+        if self.config.tools.get(WriteFile::NAME).is_none() || self.tracker.time_budget().is_over()
+        {
+            return Ok(None);
+        }
+        let calls: Vec<ToolCall> = calls_of(reply).into_iter().flatten().collect();
+        let Reading::Files(files) = self.changes_of(&calls).await else {
+            return Ok(None);
+        };
+        let changed = self.changed(&files).await;
+        if regions(&changed) < 2 {
+            return Ok(None);
+        }
+        self.event(TaskEvent::Activity {
+            text: "checking the fix before proposing it".into(),
+        });
+        let passed = matches!(
+            self.check_candidate(&files).await?,
+            Some(CandidateCheck { passed: true, .. })
+        );
+        if !passed {
+            return Ok(None);
+        }
+        self.without_unneeded(changed).await
+    }
+
+    /// Each file of `files` with the regions it changes.
+    async fn changed(&self, files: &[(String, String)]) -> Vec<Changed> {
         let mut changed = Vec::with_capacity(files.len());
         for (path, after) in files {
             let before = self
@@ -96,48 +146,53 @@ impl Agent {
                 before,
                 after: after.clone(),
                 kept: vec![true; hunks.len()],
+                tried: vec![0; hunks.len()],
                 hunks,
             });
         }
-        let regions = |changed: &[Changed]| -> usize {
-            changed
-                .iter()
-                .map(|c| {
-                    if c.before.is_none() {
-                        1
-                    } else {
-                        c.kept.iter().filter(|k| **k).count()
-                    }
-                })
-                .sum()
-        };
-        if regions(&changed) < 2 {
-            return Ok(None);
-        }
+        changed
+    }
+
+    /// `changed` (which passed its check) with each region the check
+    /// still passes without left out. A second pass retries the regions
+    /// the first kept once something was left out: a change may be needed
+    /// only by another that is now gone (lcs_length: a list the rewritten
+    /// return used).
+    async fn without_unneeded(&self, mut changed: Vec<Changed>) -> Result<Option<Smaller>, Stop> {
         let mut left_out = Vec::new();
         let mut checks = 0;
-        'files: for f in 0..changed.len() {
-            for h in 0..changed[f].hunks.len() {
-                // At least one change stays: the candidate failed without
-                // any.
-                if checks == MAX_CHECKS
-                    || regions(&changed) < 2
-                    || self.tracker.time_budget().is_over()
-                {
-                    break 'files;
-                }
-                changed[f].kept[h] = false;
-                let trial: Vec<(String, String)> =
-                    changed.iter().map(|c| (c.path.clone(), c.text())).collect();
-                checks += 1;
-                let passed = matches!(
-                    self.check_candidate(&trial).await?,
-                    Some(CandidateCheck { passed: true, .. })
-                );
-                if passed {
-                    left_out.push(described(&changed[f], h));
-                } else {
-                    changed[f].kept[h] = true;
+        // The last check that left a region out: one that failed is
+        // retried only if something was left out after it was tried.
+        let mut last_left_out = 0;
+        'passes: for pass in 0..2 {
+            for f in 0..changed.len() {
+                for h in 0..changed[f].hunks.len() {
+                    if !changed[f].kept[h] || (pass == 1 && changed[f].tried[h] >= last_left_out) {
+                        continue;
+                    }
+                    // At least one change stays: the candidate failed
+                    // without any.
+                    if checks == MAX_CHECKS
+                        || regions(&changed) < 2
+                        || self.tracker.time_budget().is_over()
+                    {
+                        break 'passes;
+                    }
+                    changed[f].kept[h] = false;
+                    let trial: Vec<(String, String)> =
+                        changed.iter().map(|c| (c.path.clone(), c.text())).collect();
+                    checks += 1;
+                    changed[f].tried[h] = checks;
+                    let passed = matches!(
+                        self.check_candidate(&trial).await?,
+                        Some(CandidateCheck { passed: true, .. })
+                    );
+                    if passed {
+                        last_left_out = checks;
+                        left_out.push(described(&changed[f], h));
+                    } else {
+                        changed[f].kept[h] = true;
+                    }
                 }
             }
         }
@@ -184,6 +239,20 @@ impl Agent {
             ),
         });
     }
+}
+
+/// How many regions `changed` still changes (a created file is one).
+fn regions(changed: &[Changed]) -> usize {
+    changed
+        .iter()
+        .map(|c| {
+            if c.before.is_none() {
+                1
+            } else {
+                c.kept.iter().filter(|k| **k).count()
+            }
+        })
+        .sum()
 }
 
 /// A left-out change as the trace shows it: where, and its first line.

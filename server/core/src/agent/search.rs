@@ -68,7 +68,7 @@ pub(super) enum Searched {
 }
 
 /// What a sampled reply is as a candidate.
-enum Reading {
+pub(super) enum Reading {
     /// Its files once applied, (path, text) sorted by path: only those
     /// it changes.
     Files(Vec<(String, String)>),
@@ -552,7 +552,7 @@ impl Agent {
 
     /// The files `calls` (edits only) would leave, from the text as it is
     /// now, by the rules the tools apply when they run.
-    async fn changes_of(&self, calls: &[ToolCall]) -> Reading {
+    pub(super) async fn changes_of(&self, calls: &[ToolCall]) -> Reading {
         let root = self.ports.workspace.root();
         // path → (text now, text after)
         let mut files: BTreeMap<String, (Option<String>, String)> = BTreeMap::new();

@@ -46,6 +46,15 @@ impl Agent {
         // model: the fix in a code block, then the same file again as a
         // `write_file` JSON call that its own nested fence cut short.
         let wrote = self.take_whole_files(turn, &mut reply).await;
+        // A search checked its candidate; the ordinary path checks a
+        // write of several regions before proposing it (see
+        // `written_made_smaller`).
+        let smaller = match smaller {
+            None if wrote == WholeFiles::Written && !checked => {
+                self.written_made_smaller(&reply).await?
+            }
+            smaller => smaller,
+        };
         if let Some(smaller) = smaller {
             self.write_smaller(turn, &mut reply, smaller);
         }
