@@ -1351,3 +1351,36 @@ async fn a_written_fix_that_fails_its_first_check_is_proposed_as_written() {
     let second = r.server.requests()[1].body.to_string();
     assert!(second.contains("AssertionError: 2 != 30"), "{second}");
 }
+
+/// Without private layers a write is not checked before it is proposed:
+/// only the verifier's run on the live text would check it, and that
+/// run comes after. Proposed as the model wrote it.
+#[tokio::test]
+async fn without_private_layers_a_written_fix_is_proposed_as_written() {
+    let r = Setup::new(cart_workspace())
+        .run(
+            Scenario::new().reply(file_reply(FIXED_WITH_A_LIST)),
+            searching(SearchMode::Off, 4),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.ws.text("cart.py").unwrap(), FIXED_WITH_A_LIST);
+    let activities: Vec<String> = r
+        .progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Activity { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !activities.iter().any(|a| a.contains("before proposing")),
+        "{activities:?}"
+    );
+}

@@ -101,7 +101,11 @@ impl Agent {
         &self,
         reply: &ModelReply,
     ) -> Result<Option<Smaller>, Stop> {
-        if self.config.tools.get(WriteFile::NAME).is_none() || self.tracker.time_budget().is_over()
+        // Where no private layer exists the write could only be checked
+        // on the live text, which is the verifier's run after it.
+        if self.config.tools.get(WriteFile::NAME).is_none()
+            || !self.ports.exec.lays_files()
+            || self.tracker.time_budget().is_over()
         {
             return Ok(None);
         }
