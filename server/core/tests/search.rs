@@ -49,9 +49,18 @@ fn laying_setup() -> (Setup, Arc<Mutex<Vec<String>>>) {
 }
 
 fn laying_setup_of(ws: rein_core::fakes::MemoryWorkspace) -> (Setup, Arc<Mutex<Vec<String>>>) {
+    laying_setup_with(ws, |cart| cart.contains("sum("))
+}
+
+/// [`laying_setup_of`] with the cart's tests passing when `passes` holds
+/// of `cart.py`.
+fn laying_setup_with(
+    ws: rein_core::fakes::MemoryWorkspace,
+    passes: impl Fn(&str) -> bool + Send + Sync + 'static,
+) -> (Setup, Arc<Mutex<Vec<String>>>) {
     let setup = Setup::new(ws);
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let script = cart_tests(Arc::clone(&setup.ws));
+    let script = support::cart_tests_passing_when(Arc::clone(&setup.ws), passes);
     let kept = Arc::clone(&seen);
     let exec = ScriptedExec::new(move |spec| {
         if let Some(cart) = layered(spec, "cart.py") {
@@ -1082,21 +1091,10 @@ async fn find_in_sorted_a_change_the_check_does_not_need_is_left_out() {
 async fn only_the_changes_the_check_does_not_need_are_left_out() {
     let needed = "class Item:\n    def __init__(self, price, qty):\n        self.price = price\n        self.qty = int(qty)\n\ndef total(items):\n    return sum(item.price * item.qty for item in items)\n";
     let candidate = format!("# A shopping cart.\n{needed}");
-    let setup = Setup::new(cart_workspace());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let script = support::cart_tests_passing_when(Arc::clone(&setup.ws), |cart| {
+    let (setup, seen) = laying_setup_with(cart_workspace(), |cart| {
         cart.contains("sum(") && cart.contains("int(qty)")
     });
-    let kept = Arc::clone(&seen);
-    let exec = ScriptedExec::new(move |spec| {
-        if let Some(cart) = layered(spec, "cart.py") {
-            kept.lock().unwrap().push(cart);
-        }
-        script(spec)
-    })
-    .laying_files();
     let r = setup
-        .exec(exec)
         .run(
             Scenario::new().reply(file_reply(&candidate)),
             searching(SearchMode::Always, 4),
@@ -1209,25 +1207,6 @@ async fn get_factors_a_candidate_rewriting_the_test_file_fails_with_where_the_fi
     assert_eq!(r.ws.text(support::TEST_FILE).unwrap(), support::TEST_TEXT);
 }
 
-/// The cart's tests passing when `passes` holds of `cart.py`, run where
-/// private layers exist; what each layered run saw of `cart.py` is kept.
-fn laying_setup_passing_when(
-    passes: impl Fn(&str) -> bool + Send + Sync + 'static,
-) -> (Setup, Arc<Mutex<Vec<String>>>) {
-    let setup = Setup::new(cart_workspace());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let script = support::cart_tests_passing_when(Arc::clone(&setup.ws), passes);
-    let kept = Arc::clone(&seen);
-    let exec = ScriptedExec::new(move |spec| {
-        if let Some(cart) = layered(spec, "cart.py") {
-            kept.lock().unwrap().push(cart);
-        }
-        script(spec)
-    })
-    .laying_files();
-    (setup.exec(exec), seen)
-}
-
 /// The fix, beside a list kept in `__init__` (`seen`) and a line that
 /// uses it: undone alone, the list fails the check (the line needs it);
 /// once the line is left out, so can the list be.
@@ -1247,7 +1226,7 @@ fn sums_without_a_missing_list(cart: &str) -> bool {
 /// not need, a change needed only by one left out included.
 #[tokio::test]
 async fn lcs_length_a_written_fix_is_proposed_without_the_changes_the_check_does_not_need() {
-    let (setup, seen) = laying_setup_passing_when(sums_without_a_missing_list);
+    let (setup, seen) = laying_setup_with(cart_workspace(), sums_without_a_missing_list);
     let r = setup
         .run(
             Scenario::new().reply(file_reply(FIXED_WITH_A_LIST)),
