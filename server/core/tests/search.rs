@@ -1363,3 +1363,175 @@ async fn without_private_layers_a_written_fix_is_proposed_as_written() {
         "{activities:?}"
     );
 }
+
+/// The guard events of a run, as "guard: message".
+fn guard_events(r: &Run) -> Vec<String> {
+    r.progress
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Guard { guard, message, .. } => Some(format!("{guard}: {message}")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The file written back unchanged `n` times, then `last`.
+fn unchanged_times(n: usize, last: Option<&str>) -> Scenario {
+    let mut scenario = Scenario::new();
+    for _ in 0..n {
+        scenario = scenario.reply(file_reply(CART_BROKEN));
+    }
+    match last {
+        Some(text) => scenario.reply(file_reply(text)),
+        None => scenario,
+    }
+}
+
+/// Seen in the held-out rounds of 2026-12-07: 10 of 17 failures were the
+/// loop guard's stop after 140–251 s of 300, with turns left, and each of
+/// those tasks was fixed by a search in another round. Where the guard
+/// would stop, a search runs once more instead, hot from its first
+/// candidate, from the task told afresh.
+#[tokio::test]
+async fn a_model_that_gives_up_gets_one_last_search_before_rein_stops() {
+    let (setup, _seen) = laying_setup();
+    let r = setup
+        .run(
+            unchanged_times(5, Some(CART_FIXED)),
+            searching(SearchMode::OnFailure, 1),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    // Turn 2 and 4 searched after an unchanged write; turn 6 is the last
+    // search, where the guard would have stopped at turn 5.
+    assert_eq!(
+        candidates(&r),
+        [
+            "1 same_as_before (0.4)",
+            "1 same_as_before (1)",
+            "1 passed (1)"
+        ]
+    );
+    let guards = guard_events(&r);
+    assert_eq!(
+        guards
+            .iter()
+            .filter(|g| g.starts_with("last_search: "))
+            .count(),
+        1,
+        "{guards:#?}"
+    );
+    assert!(
+        guards.contains(
+            &"last_search: the model gave up (the same answer twice, nothing changed in between): one last search before Rein stops (1 candidate(s), hotter from the first)".to_owned()
+        ),
+        "{guards:#?}"
+    );
+    // The last search starts from the task told afresh.
+    assert_eq!(r.transformations("fresh_start").len(), 2);
+    assert_eq!(r.ws.proposals(), ["cart.py"]);
+}
+
+/// The last search is spent once: a model that gives up after it is
+/// stopped, as before.
+#[tokio::test]
+async fn the_last_search_is_spent_once() {
+    let (setup, _seen) = laying_setup();
+    let r = setup
+        .run(
+            unchanged_times(10, None),
+            searching(SearchMode::OnFailure, 1),
+        )
+        .await;
+    assert_eq!(r.outcome.state, TaskState::Failed, "{}", r.outcome.reason);
+    assert_eq!(
+        r.outcome.reason,
+        "stopped: the model gave up (the same answer twice, nothing changed in between)"
+    );
+    assert_eq!(r.outcome.spent.turns, 7);
+    let guards: Vec<String> = guard_events(&r)
+        .into_iter()
+        .map(|g| g.split(':').next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        guards,
+        ["whole_file_unchanged", "resample", "last_search", "gave_up"]
+    );
+    assert_eq!(r.ws.proposals(), Vec::<String>::new());
+}
+
+/// Without a search (off, or no turn left) the guard's stop stands.
+#[tokio::test]
+async fn without_a_search_or_a_turn_left_the_guard_stops_as_before() {
+    for (name, configure) in [
+        (
+            "search off",
+            Box::new(searching(SearchMode::Off, 1)) as Box<dyn FnOnce(&mut AgentConfig)>,
+        ),
+        (
+            "no turn left",
+            Box::new(|c: &mut AgentConfig| {
+                searching(SearchMode::OnFailure, 1)(c);
+                c.budgets.max_turns = 5;
+            }),
+        ),
+    ] {
+        let (setup, _seen) = laying_setup();
+        let r = setup.run(unchanged_times(10, None), configure).await;
+        assert_eq!(
+            r.outcome.state,
+            TaskState::Failed,
+            "{name}: {}",
+            r.outcome.reason
+        );
+        assert!(
+            r.outcome.reason.starts_with("stopped: the model gave up"),
+            "{name}: {}",
+            r.outcome.reason
+        );
+        assert!(
+            !guard_events(&r)
+                .iter()
+                .any(|g| g.starts_with("last_search")),
+            "{name}: {:#?}",
+            guard_events(&r)
+        );
+    }
+}
+
+/// The same for a claim the checks turned down: a model that keeps
+/// saying it is done gets the last search too.
+#[tokio::test]
+async fn a_model_that_keeps_claiming_gets_one_last_search_before_rein_stops() {
+    let (setup, _seen) = laying_setup();
+    let done = Reply::text("Done: the test passes now.");
+    let r = setup
+        .run(
+            Scenario::new()
+                .reply(file_reply(WRONG_A))
+                .reply(done.clone())
+                .reply(done.clone())
+                .reply(done)
+                .reply(file_reply(CART_FIXED)),
+            searching(SearchMode::OnFailure, 1),
+        )
+        .await;
+    assert_eq!(
+        r.outcome.state,
+        TaskState::Succeeded,
+        "{}",
+        r.outcome.reason
+    );
+    let guards: Vec<String> = guard_events(&r)
+        .into_iter()
+        .map(|g| g.split(':').next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(guards, ["resample", "last_search"]);
+    assert_eq!(r.ws.proposals(), ["cart.py", "cart.py"]);
+}

@@ -88,6 +88,14 @@ impl Agent {
                 }
                 let keep_going = match self.turned_down(&text) {
                     TurnedDown::GiveUp(why) => {
+                        self.progress.last_gap = Some(gap.clone());
+                        if self
+                            .last_search(&why, &format!("Rein ran the test after it: {gap}"))
+                            .await
+                        {
+                            self.set_state(TaskState::Running, None);
+                            return Ok(());
+                        }
                         // Its last words claim what the checks refuted: said
                         // so, never quoted as if they held.
                         let reason = match text.trim() {
@@ -165,6 +173,9 @@ impl Agent {
     ) -> Result<(), Stop> {
         let nudge = match self.turned_down(reply) {
             TurnedDown::GiveUp(why) => {
+                if self.last_search(&why, &nudge).await {
+                    return Ok(());
+                }
                 return Err(self.guard_stop(
                     "gave_up",
                     StopCause::GaveUp,

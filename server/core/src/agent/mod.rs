@@ -264,6 +264,8 @@ struct Agent {
     search_hot: bool,
     /// The search was found unavailable here, and said so.
     search_unavailable_said: bool,
+    /// The one last search the loop guard's stop gives way to was spent.
+    last_search_spent: bool,
     /// The user turned down the model's last change (none applied since):
     /// a model that then stops stops because the user said no.
     user_rejected: bool,
@@ -368,6 +370,7 @@ impl Agent {
             search_armed: false,
             search_hot: false,
             search_unavailable_said: false,
+            last_search_spent: false,
             user_rejected: false,
             artifacts,
             context,

@@ -124,6 +124,42 @@ impl Agent {
         self.search_hot = self.search_armed;
     }
 
+    /// The loop guard would end the task (the model gave up, or kept
+    /// claiming with nothing changed), yet turns and time are left: once
+    /// per task, one last search in its place, hot from its first
+    /// candidate, from the task told afresh with `did_not_work`. Seen in
+    /// the held-out rounds of 2026-12-07: 10 of 17 failures ended there
+    /// after 140–251 s of 300, with turns left; each task was fixed by a
+    /// search in another round. `false`: the stop stands (search off or
+    /// unavailable, already spent, or a budget spent).
+    pub(super) async fn last_search(&mut self, why: &str, did_not_work: &str) -> bool {
+        if self.last_search_spent
+            || self.config.search.mode == SearchMode::Off
+            || self.tracker.check().is_some()
+            || !self.can_search()
+        {
+            return false;
+        }
+        self.last_search_spent = true;
+        self.event(TaskEvent::Guard {
+            call_id: None,
+            guard: "last_search".into(),
+            message: format!(
+                "{why}: one last search before Rein stops ({} candidate(s), hotter from the first)",
+                self.config.search.candidates.max(1)
+            ),
+        });
+        if !self.start_afresh(did_not_work).await {
+            self.history.push(Item::user(format!(
+                "{did_not_work}\n{}",
+                prompt::TRY_SOMETHING_ELSE
+            )));
+        }
+        self.search_armed = true;
+        self.search_hot = true;
+        true
+    }
+
     /// Never in the naive loop (the baseline the harness is measured
     /// against), nor for a task without a target test; and only where a
     /// candidate's files can be laid over the workspace in a private
