@@ -744,6 +744,12 @@ async fn an_answer_after_the_user_rejected_the_change_ends_the_search() {
     );
     assert_eq!(r.server.requests().len() as u32, r.outcome.spent.turns);
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
+    // The model stopped because the user said no: no last search.
+    let guards = guard_events(&r);
+    assert!(
+        !guards.iter().any(|g| g.starts_with("last_search")),
+        "{guards:#?}"
+    );
 }
 
 /// Cancelled while a candidate is checked: the task ends there, no other

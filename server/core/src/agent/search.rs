@@ -131,9 +131,12 @@ impl Agent {
     /// the held-out rounds of 2026-12-07: 10 of 17 failures ended there
     /// after 140–251 s of 300, with turns left; each task was fixed by a
     /// search in another round. `false`: the stop stands (search off or
-    /// unavailable, already spent, or a budget spent).
+    /// unavailable, already spent, or a budget spent), and after the user
+    /// turned the change down: then the model stops because the user said
+    /// no, and the task ends so (the demo's rejected edit).
     pub(super) async fn last_search(&mut self, why: &str, did_not_work: &str) -> bool {
         if self.last_search_spent
+            || self.user_rejected
             || self.config.search.mode == SearchMode::Off
             || self.tracker.check().is_some()
             || !self.can_search()
