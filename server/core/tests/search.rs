@@ -1395,8 +1395,8 @@ fn unchanged_times(n: usize, last: Option<&str>) -> Scenario {
 }
 
 /// Seen in the held-out rounds of 2026-12-07: 10 of 17 failures were the
-/// loop guard's stop after 140–251 s of 300, with turns left, and each of
-/// those tasks was fixed by a search in another round. Where the guard
+/// loop guard's stop after 140–251 s of 300, with turns left, and most of
+/// those tasks were fixed by a search in another round. Where the guard
 /// would stop, a search runs once more instead, hot from its first
 /// candidate, from the task told afresh.
 #[tokio::test]

@@ -129,8 +129,8 @@ impl Agent {
     /// per task, one last search in its place, hot from its first
     /// candidate, from the task told afresh with `did_not_work`. Seen in
     /// the held-out rounds of 2026-12-07: 10 of 17 failures ended there
-    /// after 140–251 s of 300, with turns left; each task was fixed by a
-    /// search in another round. `false`: the stop stands (search off or
+    /// after 140–251 s of 300, with turns left; most of those tasks were
+    /// fixed by a search in another round. `false`: the stop stands (search off or
     /// unavailable, already spent, or a budget spent), and after the user
     /// turned the change down: then the model stops because the user said
     /// no, and the task ends so (the demo's rejected edit).
