@@ -18,21 +18,9 @@ use rein_core::ports::TaskEvent;
 use rein_core::task::TaskState;
 use rein_testkit::fake_model::{Reply, Scenario, Usage as FakeUsage};
 use serde_json::json;
-use support::{Run, Setup, cart_workspace};
+use support::{Setup, cart_workspace};
 
 const TARGET: &str = "tests/test_cart.py::TestCart::test_total";
-
-/// The guard events of a run, as "guard: message".
-fn guard_events(run: &Run) -> Vec<String> {
-    run.progress
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            TaskEvent::Guard { guard, message, .. } => Some(format!("{guard}: {message}")),
-            _ => None,
-        })
-        .collect()
-}
 
 /// A test run that fails the same way every time, but like a real runner
 /// reports a fresh timing on each run (and Rein a fresh log path).
@@ -95,7 +83,7 @@ async fn identical_failing_test_runs_trip_the_guard() {
     );
     // The notice, two refusals, and (three turns without anything new) the
     // nudge to give a best answer.
-    let guards = guard_events(&r);
+    let guards = r.guard_events();
     let kinds: Vec<&str> = guards.iter().filter_map(|g| g.split(':').next()).collect();
     assert_eq!(
         kinds,
@@ -133,7 +121,7 @@ async fn the_naive_harness_refuses_nothing_and_reads_no_calls_from_text() {
     for result in &results {
         assert!(result.starts_with("ERROR $ run-tests"), "{results:?}");
     }
-    assert_eq!(guard_events(&r), Vec::<String>::new());
+    assert_eq!(r.guard_events(), Vec::<String>::new());
     // The text was a claim, checked by running the target once more.
     assert_eq!(runs.load(Ordering::SeqCst), 6, "{:?}", r.exec.commands());
     let read_from_text = r.progress.events().iter().any(|e| {
@@ -182,7 +170,7 @@ async fn a_test_run_that_changed_is_not_a_repeat() {
         "{:?}",
         support::tool_results(&r)
     );
-    assert_eq!(guard_events(&r), Vec::<String>::new());
+    assert_eq!(r.guard_events(), Vec::<String>::new());
 }
 
 #[tokio::test]
@@ -208,7 +196,7 @@ async fn the_loop_guard_ends_a_task_that_keeps_repeating() {
         r.outcome.final_text.as_deref(),
         Some("Let me look at cart.py again.")
     );
-    let guards = guard_events(&r);
+    let guards = r.guard_events();
     assert!(
         guards
             .last()
@@ -241,7 +229,7 @@ async fn a_model_that_gives_up_twice_gets_one_more_try_then_the_task_ends() {
         "stopped: the model gave up (the same answer twice, nothing changed in between); not verified: Rein's checks show the task is not done. Its last words: \"My edit was not applied, so I stop here.\""
     );
     assert_eq!(r.outcome.final_text.as_deref(), Some(GIVING_UP));
-    let guards = guard_events(&r);
+    let guards = r.guard_events();
     assert_eq!(
         guards,
         vec![
@@ -326,7 +314,7 @@ async fn a_model_that_says_the_same_after_changing_something_goes_on() {
         .run(scenario, |c| c.budgets.max_turns = 4)
         .await;
     assert_eq!(r.outcome.state, TaskState::BudgetExhausted);
-    assert_eq!(guard_events(&r), Vec::<String>::new());
+    assert_eq!(r.guard_events(), Vec::<String>::new());
 }
 
 #[tokio::test]

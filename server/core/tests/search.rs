@@ -745,7 +745,7 @@ async fn an_answer_after_the_user_rejected_the_change_ends_the_search() {
     assert_eq!(r.server.requests().len() as u32, r.outcome.spent.turns);
     assert_eq!(r.ws.text("cart.py").unwrap(), CART_BROKEN);
     // The model stopped because the user said no: no last search.
-    let guards = guard_events(&r);
+    let guards = r.guard_events();
     assert!(
         !guards.iter().any(|g| g.starts_with("last_search")),
         "{guards:#?}"
@@ -1370,18 +1370,6 @@ async fn without_private_layers_a_written_fix_is_proposed_as_written() {
     );
 }
 
-/// The guard events of a run, as "guard: message".
-fn guard_events(r: &Run) -> Vec<String> {
-    r.progress
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            TaskEvent::Guard { guard, message, .. } => Some(format!("{guard}: {message}")),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The file written back unchanged `n` times, then `last`.
 fn unchanged_times(n: usize, last: Option<&str>) -> Scenario {
     let mut scenario = Scenario::new();
@@ -1424,7 +1412,7 @@ async fn a_model_that_gives_up_gets_one_last_search_before_rein_stops() {
             "1 passed (1)"
         ]
     );
-    let guards = guard_events(&r);
+    let guards = r.guard_events();
     assert_eq!(
         guards
             .iter()
@@ -1461,7 +1449,8 @@ async fn the_last_search_is_spent_once() {
         "stopped: the model gave up (the same answer twice, nothing changed in between)"
     );
     assert_eq!(r.outcome.spent.turns, 7);
-    let guards: Vec<String> = guard_events(&r)
+    let guards: Vec<String> = r
+        .guard_events()
         .into_iter()
         .map(|g| g.split(':').next().unwrap_or_default().to_owned())
         .collect();
@@ -1502,11 +1491,11 @@ async fn without_a_search_or_a_turn_left_the_guard_stops_as_before() {
             r.outcome.reason
         );
         assert!(
-            !guard_events(&r)
+            !r.guard_events()
                 .iter()
                 .any(|g| g.starts_with("last_search")),
             "{name}: {:#?}",
-            guard_events(&r)
+            r.guard_events()
         );
     }
 }
@@ -1534,7 +1523,8 @@ async fn a_model_that_keeps_claiming_gets_one_last_search_before_rein_stops() {
         "{}",
         r.outcome.reason
     );
-    let guards: Vec<String> = guard_events(&r)
+    let guards: Vec<String> = r
+        .guard_events()
         .into_iter()
         .map(|g| g.split(':').next().unwrap_or_default().to_owned())
         .collect();

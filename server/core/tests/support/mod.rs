@@ -135,6 +135,20 @@ impl Run {
             })
             .collect()
     }
+
+    /// The loop guard's events, as "guard: message", in order.
+    pub fn guard_events(&self) -> Vec<String> {
+        self.progress
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                rein_core::ports::TaskEvent::Guard { guard, message, .. } => {
+                    Some(format!("{guard}: {message}"))
+                }
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Everything a run needs; defaults: the cart project, the fix-test task,
